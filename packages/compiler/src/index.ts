@@ -1,0 +1,20 @@
+export { compileConfiguration, type ConfigurationInput } from './compile/configuration.js';
+export { compileTrigger, TRIGGER_ENVIRONMENT, TRIGGER_STEP, type TriggerInput } from './compile/trigger.js';
+export { compileBundle, type BundleInput } from './compile/bundle.js';
+export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
+export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
+export { renderPrompt } from './dispatch/render.js';
+export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
+export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';
+export { issueCodes, type IssueCode } from './issues/codes.js';
+export type { CompileResult, Issue } from './issues/issue.js';
+export type {
+  CompiledAgent,
+  CompiledConfiguration,
+  CompiledEnvironment,
+  CompiledEvent,
+  CompiledStep,
+  CompiledTrigger,
+  DeclaredInput,
+  SourceRef,
+} from './model/types.js';

@@ -1,0 +1,68 @@
+/** Where a model value came from, for issues found after compiling (resources, dispatch). */
+export interface SourceRef {
+  file?: string;
+  pointer: string;
+  line: number;
+  column: number;
+}
+
+export interface CompiledEnvironment {
+  name: string;
+  kind: 'daemon';
+  daemon: string;
+  cwd: string;
+  /** The `daemon` value. */
+  daemonSource: SourceRef;
+}
+
+export interface DeclaredInput {
+  name: string;
+  description?: string;
+  required: boolean;
+  /** Numbers and booleans are taken as their text. */
+  default?: string;
+  enum?: string[];
+}
+
+export interface CompiledEvent {
+  kind: 'manual.run';
+  inputs: DeclaredInput[];
+}
+
+export interface CompiledAgent {
+  provider: string;
+  mode?: string;
+  model?: string;
+  /** The legacy agents entry the step named, if it named one. */
+  name?: string;
+  sources: { provider: SourceRef; mode?: SourceRef; model?: SourceRef };
+}
+
+export interface CompiledStep {
+  id: string;
+  /** The name of one of the configuration's environments. */
+  environment: string;
+  maxRuntimeMs: number;
+  idleTimeoutMs: number | null;
+  agent: CompiledAgent;
+  /** The prompt template: items in order, includes replaced by their partials' text. */
+  prompt: string;
+}
+
+export interface CompiledTrigger {
+  name: string;
+  enabled: boolean;
+  events: CompiledEvent[];
+  maxRuntimeMs: number;
+  /** filters.from_users: who may dispatch the trigger. */
+  allowlist: string[];
+  steps: CompiledStep[];
+  source: SourceRef;
+}
+
+/** The one model every document shape compiles to. */
+export interface CompiledConfiguration {
+  shape: 'configuration' | 'trigger' | 'bundle';
+  environments: CompiledEnvironment[];
+  triggers: CompiledTrigger[];
+}

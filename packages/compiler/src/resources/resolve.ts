@@ -1,0 +1,71 @@
+import { IssueCollector } from '../issues/collect.js';
+import type { IssueCode } from '../issues/codes.js';
+import type { Issue } from '../issues/issue.js';
+import { didYouMean } from '../issues/suggest.js';
+import { defaultLimits } from '../limits/limits.js';
+import type { CompiledConfiguration, SourceRef } from '../model/types.js';
+
+/** The organization's daemons and what each advertises, as plain data. */
+export interface ResourceCatalog {
+  daemons: {
+    name: string;
+    runtimes: { provider: string; modes?: string[]; models?: string[] }[];
+  }[];
+}
+
+/**
+ * Checks every step's daemon and agent against the catalog (DECISIONS.md, Resource
+ * resolution). The compiler looks nothing up itself: the caller passes the catalog in.
+ */
+export function resolveResources(
+  value: CompiledConfiguration,
+  catalog: ResourceCatalog,
+  maxIssues: number = defaultLimits.maxIssues,
+): Issue[] {
+  const issues = new IssueCollector();
+  const add = (code: IssueCode, message: string, at: SourceRef) =>
+    issues.add(code, message, at.pointer, { file: at.file, line: at.line, column: at.column });
+  const daemons = new Map(catalog.daemons.map((daemon) => [daemon.name, daemon]));
+  const environments = new Map(value.environments.map((environment) => [environment.name, environment]));
+  for (const environment of value.environments) {
+    if (daemons.has(environment.daemon)) continue;
+    const names = [...daemons.keys()];
+    add(
+      'resource.unknown_daemon',
+      `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
+      environment.daemonSource,
+    );
+  }
+  for (const trigger of value.triggers) {
+    for (const step of trigger.steps) {
+      const daemon = daemons.get(environments.get(step.environment)?.daemon ?? '');
+      if (daemon === undefined) continue;
+      const { agent } = step;
+      const runtime = daemon.runtimes.find((candidate) => candidate.provider === agent.provider);
+      if (runtime === undefined) {
+        const offered = daemon.runtimes.map((candidate) => candidate.provider);
+        add(
+          'resource.unknown_runtime',
+          `The daemon "${daemon.name}" does not advertise the provider "${agent.provider}"${offered.length > 0 ? `; it advertises ${offered.join(', ')}.` : '; it advertises none.'}`,
+          agent.sources.provider,
+        );
+        continue;
+      }
+      if (agent.mode !== undefined && runtime.modes !== undefined && runtime.modes.length > 0 && !runtime.modes.includes(agent.mode)) {
+        add(
+          'resource.unknown_mode',
+          `The daemon "${daemon.name}" runs ${agent.provider} in the modes ${runtime.modes.join(', ')}, not "${agent.mode}".`,
+          agent.sources.mode ?? agent.sources.provider,
+        );
+      }
+      if (agent.model !== undefined && runtime.models !== undefined && runtime.models.length > 0 && !runtime.models.includes(agent.model)) {
+        add(
+          'resource.unknown_model',
+          `The daemon "${daemon.name}" runs ${agent.provider} with the models ${runtime.models.join(', ')}, not "${agent.model}".`,
+          agent.sources.model ?? agent.sources.provider,
+        );
+      }
+    }
+  }
+  return issues.finish(maxIssues);
+}

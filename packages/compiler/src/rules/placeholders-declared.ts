@@ -1,0 +1,57 @@
+import { isScalar } from 'yaml';
+import { didYouMean } from '../issues/suggest.js';
+import { entries, field, type DraftTrigger } from '../model/draft.js';
+import { locateNode } from '../source/locate.js';
+import { reportAt, type RuleContext } from './context.js';
+
+/** A placeholder: {{ name }} where name is an identifier with dots, such as inputs.branch. */
+export const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
+
+export function declaredInputNames(trigger: DraftTrigger): string[] {
+  return entries(field(trigger.on, 'manual.run', 'inputs')).map(([name]) => name);
+}
+
+/** Templates may use {{ prompt }} and {{ inputs.<declared name> }}, in text and in included partials. */
+export function placeholdersDeclared(context: RuleContext): void {
+  for (const trigger of context.draft.triggers) {
+    const inputs = declaredInputNames(trigger);
+    const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`)];
+    const unknown = (name: string) => {
+      const hint = didYouMean(name, allowed) || '.';
+      const list = inputs.length > 0 ? `{{ prompt }} and {{ inputs.<name> }} for ${inputs.join(', ')}` : '{{ prompt }} (this trigger declares no inputs)';
+      return `Unknown placeholder {{ ${name} }}${hint} Placeholders here: ${list}.`;
+    };
+    for (const step of trigger.steps) {
+      for (const part of step.prompt) {
+        if (part.kind === 'text' && typeof part.field.value === 'string') {
+          for (const match of part.field.value.matchAll(PLACEHOLDER)) {
+            const name = match[1] as string;
+            if (allowed.includes(name)) continue;
+            const node = locateNode(part.field.doc, part.field.pointer);
+            const range = isScalar(node) ? (node.range ?? undefined) : undefined;
+            const raw = range === undefined ? -1 : part.field.doc.source.text.slice(range[0], range[1]).indexOf(match[0]);
+            if (raw < 0 || range === undefined) reportAt(context.issues, 'template.unknown_placeholder', unknown(name), part.field);
+            else {
+              context.issues.add('template.unknown_placeholder', unknown(name), part.field.pointer, {
+                file: part.field.doc.file,
+                source: part.field.doc.source,
+                offset: range[0] + raw,
+              });
+            }
+          }
+        } else if (part.kind === 'include' && part.partial !== undefined) {
+          const partial = part.partial;
+          for (const match of partial.content.matchAll(PLACEHOLDER)) {
+            const name = match[1] as string;
+            if (allowed.includes(name)) continue;
+            context.issues.add('template.unknown_placeholder', unknown(name), `${partial.pointer}/content`, {
+              file: partial.path,
+              source: partial.source,
+              offset: match.index,
+            });
+          }
+        }
+      }
+    }
+  }
+}

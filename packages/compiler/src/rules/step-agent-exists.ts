@@ -1,0 +1,15 @@
+import { didYouMean } from '../issues/suggest.js';
+import { reportAt, type RuleContext } from './context.js';
+
+/** A legacy step may name an entry of the hub file's agents instead of writing the agent out. */
+export function stepAgentExists(context: RuleContext): void {
+  const names = [...context.draft.agents.keys()];
+  for (const trigger of context.draft.triggers) {
+    for (const step of trigger.steps) {
+      const name = step.agent.value;
+      if (typeof name !== 'string' || context.draft.agents.has(name)) continue;
+      const hint = didYouMean(name, names) || (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${names.join(', ')}.`);
+      reportAt(context.issues, 'step.unknown_agent', `No agent is named "${name}"${hint}`, step.agent);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { didYouMean } from '../issues/suggest.js';
+import { reportAt, type RuleContext } from './context.js';
+
+export function stepEnvironmentExists(context: RuleContext): void {
+  const names = context.draft.environments
+    .map((environment) => environment.name.value)
+    .filter((name): name is string => typeof name === 'string');
+  const known = new Set(names);
+  for (const trigger of context.draft.triggers) {
+    for (const step of trigger.steps) {
+      const name = step.environment.value;
+      if (typeof name !== 'string' || known.has(name)) continue;
+      const hint = didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${names.join(', ')}.`);
+      reportAt(context.issues, 'step.unknown_environment', `No environment is named "${name}"${hint}`, step.environment);
+    }
+  }
+}
