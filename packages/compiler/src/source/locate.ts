@@ -17,7 +17,7 @@ export function locateNode(parsed: ParsedDocument, pointer: string, options: { k
   let node = doc.contents as Node | null;
   let keyNode: Node | null = null;
   for (const segment of splitPointer(pointer)) {
-    while (isAlias(node)) node = (node.resolve(doc) as Node | undefined) ?? null;
+    while (isAlias(node)) node = parsed.aliases.get(node) ?? null;
     let next: Node | null | undefined;
     keyNode = null;
     if (isMap(node)) {

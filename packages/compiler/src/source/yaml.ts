@@ -1,5 +1,6 @@
 import {
   Composer,
+  type Alias,
   isAlias,
   isMap,
   isScalar,
@@ -21,6 +22,8 @@ export interface ParsedDocument {
   source: SourceText;
   doc: Document.Parsed;
   value: unknown;
+  /** The node each alias stands for, as the walk resolved it. */
+  aliases: Map<Alias, Node>;
 }
 
 const coreTags = new Set(
@@ -81,7 +84,8 @@ export function parseYaml(
   }
   const walker = new Walker(doc, limits, issues, where);
   try {
-    return { file, source, doc, value: walker.toValue(doc.contents, '', 1, false) };
+    const value = walker.toValue(doc.contents, '', 1, false);
+    return { file, source, doc, value, aliases: walker.aliases };
   } catch (error) {
     if (error instanceof Abort) return undefined;
     throw error;
@@ -114,6 +118,10 @@ type WhereAt = (offset: number) => { file: string | undefined; source: SourceTex
 
 /** Turns the AST into plain data, enforcing the YAML policy on the way. */
 class Walker {
+  readonly aliases = new Map<Alias, Node>();
+  // Anchors in document order, so that an alias finds the latest definition before it.
+  // (yaml's Alias.resolve searches the whole document each time: quadratic on alias-heavy input.)
+  private readonly anchors = new Map<string, Node>();
   private expanded = 0;
 
   constructor(
@@ -135,13 +143,15 @@ class Walker {
       throw new Abort();
     }
     if (isAlias(node)) {
-      const target = node.resolve(this.doc);
+      const target = this.aliases.get(node) ?? this.anchors.get(node.source);
       if (target === undefined) {
         this.fail('yaml.unknown_alias', `The alias *${node.source} names no anchor defined before it.`, pointer, node);
         return null;
       }
+      this.aliases.set(node, target);
       return this.toValue(target, pointer, depth, true);
     }
+    if (!viaAlias && node.anchor !== undefined) this.anchors.set(node.anchor, node);
     if (!viaAlias && node.tag !== undefined && !coreTags.has(node.tag)) {
       this.fail('yaml.tag', `The tag ${node.tag} is not allowed; only the YAML 1.2 core schema's are.`, pointer, node);
     }
@@ -167,6 +177,7 @@ class Walker {
     const seen = viaAlias ? undefined : new Map<string, Node>();
     for (const pair of pairs) {
       const keyNode = pair.key as Node | null;
+      if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.anchor !== undefined) this.anchors.set(keyNode.anchor, keyNode);
       const key = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
       if (key === undefined) {
         if (!viaAlias) {

@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  checkPath,
+  compileBundle,
+  compileConfiguration,
+  compileTrigger,
+  foldPath,
+  type CompileResult,
+  type CompiledConfiguration,
+  type Issue,
+} from '../src/index.js';
+import { exampleBundle, exampleConfiguration, exampleTrigger } from './support/documents.js';
+
+const runs = { numRuns: 300 };
+
+/** Any UTF-16 text, lone surrogates included. */
+const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 200 });
+/** Text made of YAML's own punctuation, which reaches the parser's odd corners more often. */
+const yamlish = fc.string({
+  unit: fc.constantFrom(...'-:?[]{},&*!|>\'"%@`#\n\r\t <<.~0123456789abcxyz'.split(''), '\uFEFF', 'é', '😀'),
+  maxLength: 300,
+});
+/** A valid document with a few characters spliced in or cut out. */
+function mutated(base: string) {
+  return fc
+    .array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 5 }), fc.string({ maxLength: 4 })), { maxLength: 4 })
+    .map((edits) => edits.reduce((text, [at, cut, insert]) => text.slice(0, at) + insert + text.slice(at + cut), base));
+}
+const partialSet = fc.array(
+  fc.record({
+    path: fc.oneof(fc.constantFrom('testing.md', 'Testing.md', '../x', 'a//b', 'cafe\u0301.md'), anyText),
+    content: fc.oneof(anyText, fc.constant('{{ prompt }} {{ inputs.branch }} {{ nope }}')),
+  }),
+  { maxLength: 6 },
+);
+
+function compileAll(text: string): CompileResult<CompiledConfiguration>[] {
+  return [
+    compileConfiguration({ yaml: text }),
+    compileTrigger({ yaml: text }),
+    compileBundle({ files: [{ path: '.hub/hub.yml', content: text }, { path: '.hub/workflows/w.yml', content: text }] }),
+  ];
+}
+
+function lines(text: string): string[] {
+  return text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+}
+
+/** Every positioned issue lies inside the text it points into. */
+function positionsInside(issues: Issue[], texts: Map<string | undefined, string>): boolean {
+  for (const issue of issues) {
+    if (issue.line === undefined) continue;
+    const text = texts.get(issue.file);
+    if (text === undefined) return false;
+    const all = lines(text);
+    const line = all[issue.line - 1];
+    if (line === undefined || issue.column === undefined || issue.column < 1) return false;
+    if (issue.column > [...line].length + 1) return false;
+  }
+  return true;
+}
+
+describe('the compiler never throws', () => {
+  it('on arbitrary text', () => {
+    fc.assert(fc.property(fc.oneof(anyText, yamlish), (text) => void compileAll(text)), runs);
+  });
+
+  it('on arbitrary YAML data', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => void compileAll(stringify(value))), runs);
+  });
+
+  it('on near-valid documents', () => {
+    fc.assert(
+      fc.property(mutated(exampleConfiguration), mutated(exampleTrigger), (configuration, trigger) => {
+        compileConfiguration({ yaml: configuration, partials: [{ path: 'testing.md', content: 'x' }] });
+        compileTrigger({ yaml: trigger });
+      }),
+      runs,
+    );
+  });
+
+  it('on arbitrary partial sets and bundles', () => {
+    fc.assert(
+      fc.property(partialSet, (partials) => {
+        compileConfiguration({ yaml: exampleConfiguration, partials });
+        compileBundle({ files: [...exampleBundle, ...partials.map((p) => ({ ...p, path: `.hub/workflows/${p.path}` }))] });
+        compileBundle({ files: partials });
+      }),
+      runs,
+    );
+  });
+});
+
+describe('positions', () => {
+  it('lie inside the document for every issue', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated(exampleConfiguration), yamlish), partialSet, (yaml, partials) => {
+        const result = compileConfiguration({ yaml, partials });
+        if (result.ok) return true;
+        const texts = new Map<string | undefined, string>([[undefined, yaml], ...partials.map((p) => [p.path, p.content] as const)]);
+        return positionsInside(result.issues, texts);
+      }),
+      runs,
+    );
+  });
+
+  it('lie inside the bundle file they name', () => {
+    fc.assert(
+      fc.property(mutated(exampleBundle[1]?.content ?? ''), (workflow) => {
+        const files = exampleBundle.map((file) => (file.path.endsWith('review.yml') ? { ...file, content: workflow } : file));
+        const result = compileBundle({ files });
+        if (result.ok) return true;
+        return positionsInside(result.issues, new Map(files.map((file) => [file.path, file.content])));
+      }),
+      runs,
+    );
+  });
+});
+
+describe('compiling is deterministic', () => {
+  it('gives equal results twice', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated(exampleConfiguration), yamlish), partialSet, (yaml, partials) => {
+        expect(compileConfiguration({ yaml, partials })).toEqual(compileConfiguration({ yaml, partials }));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('canonical paths', () => {
+  const segment = fc
+    .string({
+      unit: fc.oneof(fc.constantFrom(...'abcXYZ019-_. ~'.split('')), fc.constantFrom('é', 'ß', '中', '😀', 'Å')),
+      minLength: 1,
+      maxLength: 12,
+    })
+    .filter((s) => s !== '.' && s !== '..')
+    .map((s) => s.normalize('NFC'));
+  const canonical = fc
+    .array(segment, { minLength: 1, maxLength: 6 })
+    .map((segments) => segments.join('/'))
+    .filter((path) => !/^[A-Za-z]:/.test(path));
+
+  it('pass checkPath, and normalizing them changes nothing', () => {
+    fc.assert(
+      fc.property(canonical, (path) => {
+        expect(checkPath(path)).toEqual({ ok: true, path });
+        expect(path.normalize('NFC')).toBe(path);
+        expect(foldPath(foldPath(path))).toBe(foldPath(path));
+      }),
+      runs,
+    );
+  });
+
+  it('fail once a dot segment, an empty segment or a .. is spliced in', () => {
+    fc.assert(
+      fc.property(canonical, fc.constantFrom('.', '', '..'), (path, bad) => {
+        const result = checkPath(`${path}/${bad}/x`);
+        expect(result).toMatchObject({ ok: false, code: bad === '..' ? 'path.unsafe' : 'path.noncanonical' });
+      }),
+      runs,
+    );
+  });
+});
