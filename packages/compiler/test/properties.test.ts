@@ -99,7 +99,9 @@ describe('positions', () => {
       fc.property(fc.oneof(mutated(exampleConfiguration), yamlish), partialSet, (yaml, partials) => {
         const result = compileConfiguration({ yaml, partials });
         if (result.ok) return true;
-        const texts = new Map<string | undefined, string>([[undefined, yaml], ...partials.map((p) => [p.path, p.content] as const)]);
+        // Duplicates are reported and dropped, so an issue's file is the first entry of that path.
+        const texts = new Map<string | undefined, string>([[undefined, yaml]]);
+        for (const partial of partials) if (!texts.has(partial.path)) texts.set(partial.path, partial.content);
         return positionsInside(result.issues, texts);
       }),
       runs,

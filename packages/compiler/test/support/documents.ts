@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { compileBundle, compileConfiguration, type Issue } from '../../src/index.js';
 
 const examples = fileURLToPath(new URL('../../../schemas/examples/', import.meta.url));
 
@@ -30,6 +31,44 @@ triggers:
     max_runtime: ${options.maxRuntime ?? '2h'}
     filters: { from_users: [dev-lead] }
 ${options.extra ?? ''}    steps:
+${steps}
+`;
+}
+
+/** code and pointer of each issue (or warning, with `warnings`) of a configuration. */
+export function found(yaml: string, partials: { path: string; content: string }[] = [], warnings = false): [string, string][] {
+  const result = compileConfiguration({ yaml, partials });
+  const list: Issue[] = result.ok ? (warnings ? result.warnings : []) : result.issues;
+  return list.map((issue) => [issue.code, issue.pointer]);
+}
+
+/** code and pointer of each issue of a legacy bundle made of a hub file and workflows. */
+export function foundInBundle(hub: string, workflows: Record<string, string>, partials: Record<string, string> = {}): [string, string, string | undefined][] {
+  const files = [
+    { path: '.hub/hub.yml', content: hub },
+    ...Object.entries(workflows).map(([name, content]) => ({ path: `.hub/workflows/${name}.yml`, content })),
+    ...Object.entries(partials).map(([name, content]) => ({ path: `.hub/workflows/partials/${name}`, content })),
+  ];
+  const result = compileBundle({ files });
+  return result.ok ? [] : result.issues.map((issue) => [issue.code, issue.pointer, issue.file]);
+}
+
+export const legacyHub = `environments:
+  build: { kind: daemon, daemon: build-box, cwd: /srv/repo }
+agents:
+  reviewer: { provider: claude, mode: review }
+`;
+
+export function legacyWorkflow(name: string, steps = `  - id: review
+    environment: build
+    agent: reviewer
+    prompt:
+      - text: "Review. {{ prompt }}"`): string {
+  return `name: ${name}
+on: { manual.run: {} }
+max_runtime: 1h
+filters: { from_users: [dev-lead] }
+steps:
 ${steps}
 `;
 }
