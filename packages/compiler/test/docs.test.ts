@@ -1,0 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { issueCodes } from '../src/index.js';
+
+const doc = readFileSync(new URL('../../../docs/issue-codes.md', import.meta.url), 'utf8');
+
+describe('docs/issue-codes.md', () => {
+  it('documents every issue code, and no code that does not exist', () => {
+    const documented = [...doc.matchAll(/^### `([a-z_.]+)`$/gm)].map((match) => match[1]);
+    expect([...documented].sort()).toEqual(Object.keys(issueCodes).sort());
+  });
+});
