@@ -30,40 +30,53 @@ const SIZES = [
 const FLOOR_RATIO_TARGET = 1.5;
 const FLOOR_TARGET_SIZES = new Set(['100 KB', '1 MB']);
 
-/** Per measurement: warm up for WARMUP_MS, then sample for BUDGET_MS, within the sample bounds. */
+/**
+ * Per size, the functions are timed in rounds, one call of each per round, so that a slow spell
+ * of this (shared, virtual) machine hits all of them alike. Each is warmed up first for
+ * WARMUP_MS (at least one call); then rounds run until every function had BUDGET_MS in all and
+ * MIN_SAMPLES calls, or MAX_SAMPLES calls.
+ */
 const WARMUP_MS = 500;
-const WARMUP_MAX_RUNS = 200;
 const BUDGET_MS = 2_000;
-const MIN_SAMPLES = 5;
+const MIN_SAMPLES = 7;
 const MAX_SAMPLES = 3_000;
 
 /** @type {unknown} Keeps results alive so that no call can be optimized away. */
 let sink;
 
 /**
- * Runs `fn` until the time box is spent and returns the sorted samples in ms. A function
- * that returns a promise is awaited inside its timed region.
+ * One call of `fn`, in ms; a function that returns a promise is awaited inside the timed region.
  * @param {() => unknown} fn
- * @returns {Promise<number[]>}
  */
-async function sample(fn) {
+async function time(fn) {
+  const t0 = performance.now();
+  const result = fn();
+  sink = result instanceof Promise ? await result : result;
+  return performance.now() - t0;
+}
+
+/**
+ * Warms up each function, then samples them in rounds; returns each one's samples in ms, sorted.
+ * @param {(() => unknown)[]} fns
+ * @returns {Promise<number[][]>}
+ */
+async function sampleRounds(fns) {
   globalThis.gc?.();
-  const warmupStart = performance.now();
-  for (let runs = 0; runs < WARMUP_MAX_RUNS && (runs < 2 || performance.now() - warmupStart < WARMUP_MS); runs++) {
-    const result = fn();
-    sink = result instanceof Promise ? await result : result;
+  for (const fn of fns) {
+    const start = performance.now();
+    do await time(fn);
+    while (performance.now() - start < WARMUP_MS);
   }
   globalThis.gc?.();
-  /** @type {number[]} */
-  const samples = [];
+  /** @type {number[][]} */
+  const samples = fns.map(() => []);
   const start = performance.now();
-  while (samples.length < MAX_SAMPLES && (samples.length < MIN_SAMPLES || performance.now() - start < BUDGET_MS)) {
-    const t0 = performance.now();
-    const result = fn();
-    sink = result instanceof Promise ? await result : result;
-    samples.push(performance.now() - t0);
+  let rounds = 0;
+  while (rounds < MAX_SAMPLES && (rounds < MIN_SAMPLES || performance.now() - start < BUDGET_MS * fns.length)) {
+    for (const [index, fn] of fns.entries()) samples[index]?.push(await time(fn));
+    rounds++;
   }
-  return samples.sort((a, b) => a - b);
+  return samples.map((list) => list.sort((a, b) => a - b));
 }
 
 /**
@@ -83,18 +96,19 @@ function quantile(sorted, q) {
 
 /**
  * @param {string} size
- * @param {string} role
- * @param {string} name
- * @param {string} text the text the function reads, for the MB/s figure
- * @param {() => unknown} fn
- * @returns {Promise<Row>}
+ * @param {{ role: string, name: string, text: string, fn: () => unknown }[]} measurements `text` is what the
+ *   function reads, for the MB/s figure
+ * @returns {Promise<Row[]>}
  */
-async function measure(size, role, name, text, fn) {
-  const samples = await sample(fn);
-  const medianMs = quantile(samples, 0.5);
-  const bytes = Buffer.byteLength(text, 'utf8');
-  const iqrPct = ((quantile(samples, 0.75) - quantile(samples, 0.25)) / medianMs) * 100;
-  return { size, role, name, bytes, runs: samples.length, medianMs, iqrPct, mbps: bytes / 1e6 / (medianMs / 1000) };
+async function measure(size, measurements) {
+  const samples = await sampleRounds(measurements.map((measurement) => measurement.fn));
+  return measurements.map(({ role, name, text }, index) => {
+    const sorted = samples[index] ?? [];
+    const medianMs = quantile(sorted, 0.5);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const iqrPct = ((quantile(sorted, 0.75) - quantile(sorted, 0.25)) / medianMs) * 100;
+    return { size, role, name, bytes, runs: sorted.length, medianMs, iqrPct, mbps: bytes / 1e6 / (medianMs / 1000) };
+  });
 }
 
 /**
@@ -132,7 +146,10 @@ console.log(
     `@actions/workflow-parser ${versionOf('../node_modules/@actions/workflow-parser/package.json')}; ` +
     `gc between measurements: ${globalThis.gc === undefined ? 'no (run node with --expose-gc)' : 'yes'}`,
 );
-console.log(`Each measurement: ${WARMUP_MS} ms warm-up, then samples for ${BUDGET_MS} ms (${MIN_SAMPLES} to ${MAX_SAMPLES}); median shown.\n`);
+console.log(
+  `Per size: each function warmed up for ${WARMUP_MS} ms, then timed in interleaved rounds (one call of each per round) for ` +
+    `${BUDGET_MS} ms per function, ${MIN_SAMPLES} to ${MAX_SAMPLES} rounds; median shown.\n`,
+);
 
 /** @type {Row[]} */
 const rows = [];
@@ -160,15 +177,22 @@ for (const size of SIZES) {
       `${config.partials.length} partial); workflow ${workflow.text.length} chars (${workflow.jobs} jobs, ${workflow.steps} steps)`,
   );
 
-  const compile = await measure(size.label, 'hub', 'compileConfiguration', config.text, () => compileConfiguration(input));
-  const floor = await measure(size.label, 'floor', 'yaml.parseDocument (same text)', config.text, () => parseDocument(config.text));
-  const peer = await measure(size.label, 'peer', peerName, workflow.text, async () => {
-    const result = parseWorkflow(file, trace);
-    return convertWorkflowTemplate(result.context, /** @type {NonNullable<typeof result.value>} */ (result.value));
-  });
-  const peerParse = await measure(size.label, 'info', 'parseWorkflow only', workflow.text, () => parseWorkflow(file, trace));
-  const peerFloor = await measure(size.label, 'info', 'yaml.parseDocument (workflow text)', workflow.text, () => parseDocument(workflow.text));
-  rows.push(compile, floor, peer, peerParse, peerFloor);
+  const [compile, floor, peer, peerFloor] = await measure(size.label, [
+    { role: 'hub', name: 'compileConfiguration', text: config.text, fn: () => compileConfiguration(input) },
+    { role: 'floor', name: 'yaml.parseDocument (same text)', text: config.text, fn: () => parseDocument(config.text) },
+    {
+      role: 'peer',
+      name: peerName,
+      text: workflow.text,
+      fn: async () => {
+        const result = parseWorkflow(file, trace);
+        return convertWorkflowTemplate(result.context, /** @type {NonNullable<typeof result.value>} */ (result.value));
+      },
+    },
+    { role: 'info', name: 'yaml.parseDocument (workflow text)', text: workflow.text, fn: () => parseDocument(workflow.text) },
+  ]);
+  check(compile !== undefined && floor !== undefined && peer !== undefined && peerFloor !== undefined, 'a measurement is missing');
+  rows.push(compile, floor, peer, peerFloor);
   ratios.push({
     size: size.label,
     floorRatio: compile.medianMs / floor.medianMs,
@@ -219,5 +243,5 @@ console.log('floor = yaml.parseDocument(yaml) with default options, on the same 
 console.log(`peer  = @actions/workflow-parser ${peerName}: parseWorkflow({ name, content }, NoOperationTraceWriter)`);
 console.log('        (yaml.parseDocument with keepSourceTokens + LineCounter, schema validation into template tokens, expression parsing),');
 console.log('        then await convertWorkflowTemplate(context, root) with default options, on a generated workflow of the same size.');
-console.log('info  = the peer without its conversion, and the peer text through yaml.parseDocument; not part of any target.');
+console.log('info  = the peer\'s text through yaml.parseDocument (the peer\'s own floor); not part of any target.');
 console.log('MB/s  = UTF-8 bytes / 1e6 / median seconds; IQR = (p75 - p25) / median.');
