@@ -55,6 +55,7 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
 
   const hubRoot = root(hub);
   const draft: Draft = {
+    containers: { environments: field(hubRoot, 'environments'), agents: field(hubRoot, 'agents') },
     environments: entries(field(hubRoot, 'environments')).map(([name, node]) => ({
       node,
       name: { value: name, doc: hub, pointer: node.pointer },

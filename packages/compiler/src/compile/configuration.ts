@@ -36,7 +36,7 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
   const textOk = checkYamlText(given.yaml, '/yaml', limits, issues);
   const partials = intakeFiles(list.files, limits, issues, 'partial.duplicate');
   checkPartialBytes(partials, limits, issues, '/partials');
-  if (!textOk || issues.has((code) => code.startsWith('limit.'))) return failed(issues, limits);
+  if (!textOk || issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
 
   const parsed = parseYaml(given.yaml, undefined, limits, issues);
   if (parsed === undefined) return failed(issues, limits);
@@ -44,6 +44,7 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
 
   const top = root(parsed);
   const draft: Draft = {
+    containers: { environments: field(top, 'environments') },
     environments: items(field(top, 'environments')).map((node) => ({
       node,
       name: field(node, 'name'),

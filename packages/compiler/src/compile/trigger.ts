@@ -46,6 +46,7 @@ export function compileTrigger(input: TriggerInput, options?: CompileOptions): C
     prompt: typeof prompt.value === 'string' ? [{ kind: 'text', field: prompt }] : [],
   };
   const draft: Draft = {
+    containers: { environments: target },
     environments: [{ node: target, name: named(TRIGGER_ENVIRONMENT, target), daemon: field(target, 'daemon'), cwd: field(target, 'cwd') }],
     agents: new Map(),
     triggers: [

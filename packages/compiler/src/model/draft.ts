@@ -58,6 +58,8 @@ export type IncludeTarget = { ok: true; path: string } | { ok: false; code: 'inc
 
 /** The documents of any shape, laid out alike so that one set of rules checks them all. */
 export interface Draft {
+  /** Where the environments and the legacy agents are defined, whole. */
+  containers: { environments: Field; agents?: Field };
   environments: DraftEnvironment[];
   /** Legacy named agents, by name. */
   agents: Map<string, Field>;

@@ -38,9 +38,12 @@ export function checkPath(path: unknown, limits: Pick<Limits, 'maxPathLength'> =
   return { ok: true, path };
 }
 
-/** The form under which two paths count as the same file: NFC, then case folded. */
+/**
+ * The form under which two paths count as the same file: NFC, then case folded. Upper then
+ * lower case folds most letters as Unicode's full case folding does; ß and ẞ fold to "ss".
+ */
 export function foldPath(path: string): string {
-  return path.normalize('NFC').toUpperCase().toLowerCase().normalize('NFC');
+  return path.normalize('NFC').toUpperCase().toLowerCase().replace(/ß/g, 'ss').normalize('NFC');
 }
 
 function unsafe(message: string): PathCheck {

@@ -3,6 +3,7 @@ import type { IssueCode } from '../issues/codes.js';
 import type { Limits } from '../limits/limits.js';
 import type { Draft, Field } from '../model/draft.js';
 import { locate } from '../source/locate.js';
+import { covered } from '../source/yaml.js';
 
 export interface RuleContext {
   draft: Draft;
@@ -11,7 +12,7 @@ export interface RuleContext {
   limits: Limits;
 }
 
-/** A cross-field check. Rules see raw values and must skip what the schema already rejected. */
+/** A cross-field check. Rules see raw values; reportAt drops what the schema already rejected. */
 export type Rule = (context: RuleContext) => void;
 
 export function reportAt(
@@ -21,7 +22,13 @@ export function reportAt(
   at: Field,
   options: { key?: boolean } = {},
 ): void {
+  if (rejected(at)) return;
   issues.add(code, message, at.pointer, locate(at.doc, at.pointer, options));
+}
+
+/** Whether the schema rejected this field or a mapping or list it lies in. */
+export function rejected(at: Field | undefined): boolean {
+  return at !== undefined && (covered(at.doc.rejected, at.pointer) || covered(at.doc.flagged, at.pointer));
 }
 
 export function where(at: Field): string {

@@ -11,7 +11,8 @@ export function environmentsUsed(context: RuleContext): void {
       'environment.unused',
       `No step runs in the environment "${environment.name.value}".`,
       environment.name,
-      { key: true },
+      // A legacy environment's name is its key; an A environment's is its name value.
+      { key: environment.name.pointer === environment.node.pointer },
     );
   }
 }

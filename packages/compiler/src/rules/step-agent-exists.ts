@@ -1,8 +1,9 @@
 import { didYouMean } from '../issues/suggest.js';
-import { reportAt, type RuleContext } from './context.js';
+import { reportAt, rejected, type RuleContext } from './context.js';
 
 /** A legacy step may name an entry of the hub file's agents instead of writing the agent out. */
 export function stepAgentExists(context: RuleContext): void {
+  if (rejected(context.draft.containers.agents)) return;
   const names = [...context.draft.agents.keys()];
   for (const trigger of context.draft.triggers) {
     for (const step of trigger.steps) {

@@ -1,7 +1,8 @@
 import { didYouMean } from '../issues/suggest.js';
-import { reportAt, type RuleContext } from './context.js';
+import { reportAt, rejected, type RuleContext } from './context.js';
 
 export function stepEnvironmentExists(context: RuleContext): void {
+  if (rejected(context.draft.containers.environments)) return;
   const names = context.draft.environments
     .map((environment) => environment.name.value)
     .filter((name): name is string => typeof name === 'string');

@@ -24,6 +24,19 @@ export interface ParsedDocument {
   value: unknown;
   /** The node each alias stands for, as the walk resolved it. */
   aliases: Map<Alias, Node>;
+  /** Pointers of nodes with a YAML issue: the schema does not report them a second time. */
+  flagged: Set<string>;
+  /** Pointers the schema rejected: the rules do not report them a second time. */
+  rejected: Set<string>;
+}
+
+/** Whether `pointer` is one of `pointers` or lies below one of them. */
+export function covered(pointers: Set<string>, pointer: string): boolean {
+  if (pointers.size === 0) return false;
+  for (let at = pointer; ; at = at.slice(0, at.lastIndexOf('/'))) {
+    if (pointers.has(at)) return true;
+    if (at === '') return false;
+  }
 }
 
 const coreTags = new Set(
@@ -64,7 +77,7 @@ export function parseYaml(
   const docs: Document.Parsed[] = [];
   const composer = new Composer(composerOptions);
   for (const token of tokens) docs.push(...composer.next(token));
-  docs.push(...composer.end());
+  docs.push(...composer.end(true));
   const doc = docs[0];
   if (doc === undefined) return undefined;
   if (docs.length > 1) {
@@ -76,16 +89,16 @@ export function parseYaml(
       where(second),
     );
   }
-  if (doc.errors.length > 0) {
-    for (const error of doc.errors) {
-      issues.add('yaml.syntax', firstLine(error.message), '', where(error.pos[0]));
-    }
+  // Only the first syntax error: the parser's later ones mostly echo it on valid lines.
+  const syntax = doc.errors[0];
+  if (syntax !== undefined) {
+    issues.add('yaml.syntax', firstLine(syntax.message), '', where(syntaxOffset(source.text, tokens, syntax)));
     return undefined;
   }
-  const walker = new Walker(doc, limits, issues, where);
+  const walker = new Walker(doc, limits, issues, source, file);
   try {
     const value = walker.toValue(doc.contents, '', 1, false);
-    return { file, source, doc, value, aliases: walker.aliases };
+    return { file, source, doc, value, aliases: walker.aliases, flagged: walker.flagged, rejected: new Set() };
   } catch (error) {
     if (error instanceof Abort) return undefined;
     throw error;
@@ -98,27 +111,73 @@ function firstLine(message: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
 }
 
-/** Offset of the first collection nested deeper than `maxDepth`, found without recursion. */
-function findTooDeep(tokens: CST.Token[], maxDepth: number): number | undefined {
+/** Every node token of the concrete syntax tree with its depth (collections count), without recursion. */
+function* nodeTokens(tokens: CST.Token[], maxDepth = Infinity): Generator<[CST.Token, number]> {
   const stack: [CST.Token, number][] = [];
   for (const token of tokens) if (token.type === 'document' && token.value) stack.push([token.value, 1]);
   while (stack.length > 0) {
-    const [token, depth] = stack.pop() as [CST.Token, number];
+    const entry = stack.pop() as [CST.Token, number];
+    yield entry;
+    const [token, depth] = entry;
     if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') continue;
-    if (depth > maxDepth) return token.offset;
+    if (depth > maxDepth) continue;
     for (const item of token.items) {
       if ('key' in item && item.key) stack.push([item.key, depth + 1]);
       if (item.value) stack.push([item.value, depth + 1]);
     }
   }
+}
+
+/** Offset of the first collection nested deeper than `maxDepth`. */
+function findTooDeep(tokens: CST.Token[], maxDepth: number): number | undefined {
+  for (const [token, depth] of nodeTokens(tokens, maxDepth)) {
+    const collection = token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection';
+    if (collection && depth > maxDepth) return token.offset;
+  }
   return undefined;
 }
 
-type WhereAt = (offset: number) => { file: string | undefined; source: SourceText; offset: number };
+/**
+ * Where to point for a syntax error. The parser reports where it noticed the problem; for a
+ * quote or a bracket never closed, the place to fix is where it opened, and for a badly
+ * indented line, the first character after the indentation.
+ */
+function syntaxOffset(text: string, tokens: CST.Token[], error: { code: string; message: string; pos: [number, number] }): number {
+  const at = error.pos[0];
+  const unclosedQuote = error.code === 'MISSING_CHAR' && /quote/i.test(error.message);
+  const unclosedFlow = /end with a [\]}]/.test(error.message);
+  if (unclosedQuote || unclosedFlow) {
+    let best: number | undefined;
+    for (const [token] of nodeTokens(tokens)) {
+      if (token.offset > at) continue;
+      const open = unclosedQuote ? isUnclosedQuote(token) : isUnclosedFlow(token);
+      if (open && (best === undefined || token.offset > best)) best = token.offset;
+    }
+    if (best !== undefined) return best;
+  }
+  let offset = at;
+  while (offset < text.length && text[offset] === ' ') offset++;
+  return offset < text.length && text[offset] !== '\n' && text[offset] !== '\r' ? offset : at;
+}
+
+function isUnclosedQuote(token: CST.Token): boolean {
+  if (token.type === 'double-quoted-scalar') return token.source.length < 2 || !/(?:^|[^\\])(?:\\\\)*"$/.test(token.source);
+  if (token.type === 'single-quoted-scalar') return token.source.length < 2 || !token.source.endsWith("'");
+  return false;
+}
+
+function isUnclosedFlow(token: CST.Token): boolean {
+  if (token.type !== 'flow-collection') return false;
+  const close = token.start.source === '[' ? ']' : '}';
+  return !token.end.some((end) => end.source === close);
+}
 
 /** Turns the AST into plain data, enforcing the YAML policy on the way. */
 class Walker {
   readonly aliases = new Map<Alias, Node>();
+  readonly flagged = new Set<string>();
+  /** The alias written in the document that the current expansion started from. */
+  private outerAlias: { node: Alias; pointer: string } | undefined;
   // Anchors in document order, so that an alias finds the latest definition before it.
   // (yaml's Alias.resolve searches the whole document each time: quadratic on alias-heavy input.)
   private readonly anchors = new Map<string, Node>();
@@ -128,19 +187,18 @@ class Walker {
     private readonly doc: Document.Parsed,
     private readonly limits: Limits,
     private readonly issues: IssueCollector,
-    private readonly where: WhereAt,
+    private readonly source: SourceText,
+    private readonly file: string | undefined,
   ) {}
+
+  private where(offset: number) {
+    return { file: this.file, source: this.source, offset };
+  }
 
   toValue(node: ParsedNode | Node | null, pointer: string, depth: number, viaAlias: boolean): unknown {
     if (node === null) return null;
     if (viaAlias && ++this.expanded > this.limits.maxAliasExpansion) {
-      this.issues.add(
-        'limit.alias_expansion',
-        `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`,
-        pointer,
-        this.where(offsetOf(node)),
-      );
-      throw new Abort();
+      this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`, pointer, node);
     }
     if (isAlias(node)) {
       const target = this.aliases.get(node) ?? this.anchors.get(node.source);
@@ -149,16 +207,21 @@ class Walker {
         return null;
       }
       this.aliases.set(node, target);
-      return this.toValue(target, pointer, depth, true);
+      if (viaAlias) return this.toValue(target, pointer, depth, true);
+      this.outerAlias = { node, pointer };
+      const value = this.toValue(target, pointer, depth, true);
+      this.outerAlias = undefined;
+      return value;
     }
     if (!viaAlias && node.anchor !== undefined) this.anchors.set(node.anchor, node);
     if (!viaAlias && node.tag !== undefined && !coreTags.has(node.tag)) {
-      this.fail('yaml.tag', `The tag ${node.tag} is not allowed; only the YAML 1.2 core schema's are.`, pointer, node);
+      const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
+      this.issues.add('yaml.tag', `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`, pointer, this.where(tagOffset(this.source.text, offsetOf(node))));
+      this.flagged.add(pointer);
     }
     if (isScalar(node)) return node.value;
     if (depth > this.limits.maxDepth) {
-      this.issues.add('limit.depth', `The YAML nests deeper than ${this.limits.maxDepth} levels.`, pointer, this.where(offsetOf(node)));
-      throw new Abort();
+      this.abort('limit.depth', `The YAML nests deeper than ${this.limits.maxDepth} levels.`, pointer, node);
     }
     if (isSeq(node)) {
       return node.items.map((item, index) => this.toValue(item as Node, joinPointer(pointer, index), depth + 1, viaAlias));
@@ -189,10 +252,11 @@ class Walker {
       if (seen !== undefined && keyNode !== null) {
         if (key === '<<' && isScalar(keyNode) && keyNode.type === 'PLAIN') {
           this.fail('yaml.merge_key', 'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.', childPointer, keyNode);
+          continue;
         }
         const first = seen.get(key);
         if (first !== undefined) {
-          const { line, column } = this.where(offsetOf(first)).source.position(offsetOf(first));
+          const { line, column } = this.source.position(offsetOf(first));
           this.fail('yaml.duplicate_key', `The key "${key}" is already defined at line ${line}, column ${column}.`, childPointer, keyNode);
         } else seen.set(key, keyNode);
       }
@@ -204,8 +268,33 @@ class Walker {
   }
 
   private fail(code: Parameters<IssueCollector['add']>[0], message: string, pointer: string, node: Node | null): void {
+    this.flagged.add(pointer);
     this.issues.add(code, message, pointer, this.where(node === null ? 0 : offsetOf(node)));
   }
+
+  /** A resource limit: reported at the alias written in the document, if inside an expansion. */
+  private abort(code: 'limit.depth' | 'limit.alias_expansion', message: string, pointer: string, node: Node): never {
+    const at = this.outerAlias ?? { node, pointer };
+    this.issues.add(code, message, at.pointer, this.where(offsetOf(at.node)));
+    throw new Abort();
+  }
+}
+
+/**
+ * Where a node's tag is written: the AST keeps the value's position only, so look back over the
+ * node's properties (a tag and an anchor, in either order) for the token that starts with "!".
+ */
+function tagOffset(text: string, valueStart: number): number {
+  let end = valueStart;
+  for (let token = 0; token < 2; token++) {
+    while (end > 0 && /[ \t]/.test(text[end - 1] as string)) end--;
+    let start = end;
+    while (start > 0 && !/[\s,[{]/.test(text[start - 1] as string)) start--;
+    if (text[start] === '!') return start;
+    if (text[start] !== '&') break;
+    end = start;
+  }
+  return valueStart;
 }
 
 function offsetOf(node: Node): number {

@@ -4,14 +4,22 @@ import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
 import { didYouMean } from '../issues/suggest.js';
 import { locate } from '../source/locate.js';
-import type { ParsedDocument } from '../source/yaml.js';
+import { covered, type ParsedDocument } from '../source/yaml.js';
 import { validatorFor, type DocumentKind } from './schemas.js';
 
-/** Validates a parsed document against its schema and reports each failure as an issue. */
+/**
+ * Validates a parsed document against its schema and reports each failure as an issue, except
+ * where the YAML itself was already reported. Records the pointers it rejected in `parsed`.
+ */
 export function validateDocument(kind: DocumentKind, parsed: ParsedDocument, issues: IssueCollector): boolean {
   const validate = validatorFor(kind);
   if (validate(parsed.value)) return true;
-  for (const error of collapse(validate.errors ?? [])) report(error, parsed, issues);
+  const add: IssueCollector['add'] = (code, message, pointer, where) => {
+    if (covered(parsed.flagged, pointer)) return;
+    parsed.rejected.add(pointer);
+    issues.add(code, message, pointer, where);
+  };
+  for (const error of collapse(validate.errors ?? [])) report(error, parsed, { add } as IssueCollector);
   return false;
 }
 
@@ -100,7 +108,9 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
       at('schema.too_many', tooManyMessage(error.keyword, Number(params.limit), known));
       return;
     case 'uniqueItems':
-      at('schema.not_unique', `Items ${Number(params.j)} and ${Number(params.i)} are the same; each value may appear once.`, joinPointer(path, Number(params.i)));
+      // ajv names the pair (i, j) in either order; the later item is the repeat.
+      const [first, repeat] = [Number(params.i), Number(params.j)].sort((a, b) => a - b) as [number, number];
+      at('schema.not_unique', `Item ${repeat} repeats item ${first}; each value may appear once.`, joinPointer(path, repeat));
       return;
     default:
       at('schema.type', `The value does not match the schema (${error.keyword}).`);
