@@ -137,6 +137,14 @@ function table(rows, align) {
   return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
 }
 
+/**
+ * @param {number} n
+ * @param {string} noun
+ */
+function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 const trace = new NoOperationTraceWriter();
 const peerName = 'parseWorkflow+convertWorkflowTemplate';
 
@@ -173,8 +181,9 @@ for (const size of SIZES) {
   check(template.errors === undefined && template.jobs.length === workflow.jobs, `the ${size.label} workflow does not convert: ${JSON.stringify(template.errors?.slice(0, 5))}`);
 
   console.log(
-    `${size.label}: configuration ${config.text.length} chars (${config.environments} environments, ${config.triggers} triggers, ${config.steps} steps, ` +
-      `${config.partials.length} partial); workflow ${workflow.text.length} chars (${workflow.jobs} jobs, ${workflow.steps} steps)`,
+    `${size.label}: configuration ${config.text.length} chars (${count(config.environments, 'environment')}, ${count(config.triggers, 'trigger')}, ` +
+      `${count(config.steps, 'step')}, ${count(config.partials.length, 'partial')}); ` +
+      `workflow ${workflow.text.length} chars (${count(workflow.jobs, 'job')}, ${count(workflow.steps, 'step')})`,
   );
 
   const [compile, floor, peer, peerFloor] = await measure(size.label, [
