@@ -254,3 +254,23 @@ console.log('        (yaml.parseDocument with keepSourceTokens + LineCounter, sc
 console.log('        then await convertWorkflowTemplate(context, root) with default options, on a generated workflow of the same size.');
 console.log('info  = the peer\'s text through yaml.parseDocument (the peer\'s own floor); not part of any target.');
 console.log('MB/s  = UTF-8 bytes / 1e6 / median seconds; IQR = (p75 - p25) / median.');
+
+// The alias bomb of the issue: a few hundred bytes that would expand to a billion nodes.
+const bomb = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+for (let level = 1; level < 10; level++) {
+  const name = String.fromCharCode(97 + level);
+  const previous = String.fromCharCode(96 + level);
+  bomb.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`);
+}
+const bombText = `${bomb.join('\n')}\n`;
+const bombStart = performance.now();
+const bombResult = compileConfiguration({ yaml: bombText });
+const firstCall = performance.now() - bombStart;
+check(!bombResult.ok && bombResult.issues[0]?.code === 'limit.alias_expansion', 'the alias bomb must be refused');
+const [bombRow] = await measure('bomb', [{ role: 'hub', name: 'compileConfiguration', text: bombText, fn: () => compileConfiguration({ yaml: bombText }) }]);
+console.log('');
+console.log(
+  `alias bomb (${bombText.length} bytes, 9 levels of 9 aliases): limit.alias_expansion in ${bombRow?.medianMs.toFixed(2)} ms median ` +
+    `(${firstCall.toFixed(2)} ms the first time); target < 100 ms.`,
+);
+

@@ -20,7 +20,9 @@ export type CompileResult<T> =
   | { ok: false; issues: Issue[] };
 
 export function escapePointerSegment(segment: string | number): string {
-  return String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+  if (typeof segment === 'number') return String(segment);
+  if (!segment.includes('~') && !segment.includes('/')) return segment;
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 export function joinPointer(base: string, ...segments: (string | number)[]): string {

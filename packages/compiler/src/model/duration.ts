@@ -6,6 +6,17 @@ const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
  */
 export function parseDuration(text: unknown): number | undefined {
   if (typeof text !== 'string' || text === '') return undefined;
+  // Rules and the model ask for the same few durations many times over.
+  if (cache.has(text)) return cache.get(text);
+  const ms = compute(text);
+  if (cache.size >= 1024) cache.clear();
+  cache.set(text, ms);
+  return ms;
+}
+
+const cache = new Map<string, number | undefined>();
+
+function compute(text: string): number | undefined {
   const match = DURATION.exec(text);
   if (match === null) return undefined;
   const [d, h, m, s] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as [number, number, number, number];

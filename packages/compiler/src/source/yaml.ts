@@ -12,6 +12,7 @@ import {
 } from 'yaml';
 import type { CST } from 'yaml';
 import type { IssueCollector } from '../issues/collect.js';
+import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
 import type { Limits } from '../limits/limits.js';
 import { SourceText, stripBom } from './text.js';
@@ -97,7 +98,7 @@ export function parseYaml(
   }
   const walker = new Walker(doc, limits, issues, source, file);
   try {
-    const value = walker.toValue(doc.contents, '', 1, false);
+    const value = walker.toValue(doc.contents, 1, false);
     return { file, source, doc, value, aliases: walker.aliases, flagged: walker.flagged, rejected: new Set() };
   } catch (error) {
     if (error instanceof Abort) return undefined;
@@ -176,6 +177,8 @@ function isUnclosedFlow(token: CST.Token): boolean {
 class Walker {
   readonly aliases = new Map<Alias, Node>();
   readonly flagged = new Set<string>();
+  /** The path to the node being walked; a pointer string is built only for an issue. */
+  private readonly path: (string | number)[] = [];
   /** The alias written in the document that the current expansion started from. */
   private outerAlias: { node: Alias; pointer: string } | undefined;
   // Anchors in document order, so that an alias finds the latest definition before it.
@@ -191,51 +194,47 @@ class Walker {
     private readonly file: string | undefined,
   ) {}
 
-  private where(offset: number) {
-    return { file: this.file, source: this.source, offset };
-  }
-
-  toValue(node: ParsedNode | Node | null, pointer: string, depth: number, viaAlias: boolean): unknown {
+  toValue(node: ParsedNode | Node | null, depth: number, viaAlias: boolean): unknown {
     if (node === null) return null;
     if (viaAlias && ++this.expanded > this.limits.maxAliasExpansion) {
-      this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`, pointer, node);
+      this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`, node);
     }
     if (isAlias(node)) {
       const target = this.aliases.get(node) ?? this.anchors.get(node.source);
       if (target === undefined) {
-        this.fail('yaml.unknown_alias', `The alias *${node.source} names no anchor defined before it.`, pointer, node);
+        this.fail('yaml.unknown_alias', `The alias *${node.source} names no anchor defined before it.`, node);
         return null;
       }
       this.aliases.set(node, target);
-      if (viaAlias) return this.toValue(target, pointer, depth, true);
-      this.outerAlias = { node, pointer };
-      const value = this.toValue(target, pointer, depth, true);
+      if (viaAlias) return this.toValue(target, depth, true);
+      this.outerAlias = { node, pointer: this.pointer() };
+      const value = this.toValue(target, depth, true);
       this.outerAlias = undefined;
       return value;
     }
     if (!viaAlias && node.anchor !== undefined) this.anchors.set(node.anchor, node);
     if (!viaAlias && node.tag !== undefined && !coreTags.has(node.tag)) {
       const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
-      this.issues.add('yaml.tag', `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`, pointer, this.where(tagOffset(this.source.text, offsetOf(node))));
-      this.flagged.add(pointer);
+      this.fail('yaml.tag', `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`, node, tagOffset(this.source.text, offsetOf(node)));
     }
     if (isScalar(node)) return node.value;
     if (depth > this.limits.maxDepth) {
-      this.abort('limit.depth', `The YAML nests deeper than ${this.limits.maxDepth} levels.`, pointer, node);
+      this.abort('limit.depth', `The YAML nests deeper than ${this.limits.maxDepth} levels.`, node);
     }
     if (isSeq(node)) {
-      return node.items.map((item, index) => this.toValue(item as Node, joinPointer(pointer, index), depth + 1, viaAlias));
+      const out: unknown[] = new Array(node.items.length);
+      for (let index = 0; index < node.items.length; index++) {
+        this.path.push(index);
+        out[index] = this.toValue(node.items[index] as Node, depth + 1, viaAlias);
+        this.path.pop();
+      }
+      return out;
     }
-    if (isMap(node)) return this.mapToValue(node.items, pointer, depth, viaAlias);
+    if (isMap(node)) return this.mapToValue(node.items, depth, viaAlias);
     return null;
   }
 
-  private mapToValue(
-    pairs: { key: unknown; value: unknown }[],
-    pointer: string,
-    depth: number,
-    viaAlias: boolean,
-  ): Record<string, unknown> {
+  private mapToValue(pairs: { key: unknown; value: unknown }[], depth: number, viaAlias: boolean): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const seen = viaAlias ? undefined : new Map<string, Node>();
     for (const pair of pairs) {
@@ -243,39 +242,52 @@ class Walker {
       if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.anchor !== undefined) this.anchors.set(keyNode.anchor, keyNode);
       const key = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
       if (key === undefined) {
-        if (!viaAlias) {
-          this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`, pointer, keyNode);
-        }
+        if (!viaAlias) this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`, keyNode);
         continue;
       }
-      const childPointer = joinPointer(pointer, key);
-      if (seen !== undefined && keyNode !== null) {
-        if (key === '<<' && isScalar(keyNode) && keyNode.type === 'PLAIN') {
-          this.fail('yaml.merge_key', 'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.', childPointer, keyNode);
-          continue;
-        }
-        const first = seen.get(key);
-        if (first !== undefined) {
-          const { line, column } = this.source.position(offsetOf(first));
-          this.fail('yaml.duplicate_key', `The key "${key}" is already defined at line ${line}, column ${column}.`, childPointer, keyNode);
-        } else seen.set(key, keyNode);
+      this.path.push(key);
+      if (seen !== undefined && keyNode !== null && this.checkKey(key, keyNode, seen)) {
+        this.path.pop();
+        continue;
       }
-      const value = this.toValue(pair.value as Node | null, childPointer, depth + 1, viaAlias);
+      const value = this.toValue(pair.value as Node | null, depth + 1, viaAlias);
+      this.path.pop();
       if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       else out[key] = value;
     }
     return out;
   }
 
-  private fail(code: Parameters<IssueCollector['add']>[0], message: string, pointer: string, node: Node | null): void {
+  /** Reports a merge key or a duplicate; true when the pair is to be left out of the value. */
+  private checkKey(key: string, keyNode: Node, seen: Map<string, Node>): boolean {
+    if (key === '<<' && isScalar(keyNode) && keyNode.type === 'PLAIN') {
+      this.fail('yaml.merge_key', 'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.', keyNode);
+      return true;
+    }
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, keyNode);
+      return false;
+    }
+    const { line, column } = this.source.position(offsetOf(first));
+    this.fail('yaml.duplicate_key', `The key "${key}" is already defined at line ${line}, column ${column}.`, keyNode);
+    return false;
+  }
+
+  private pointer(): string {
+    return joinPointer('', ...this.path);
+  }
+
+  private fail(code: IssueCode, message: string, node: Node | null, offset = node === null ? 0 : offsetOf(node)): void {
+    const pointer = this.pointer();
     this.flagged.add(pointer);
-    this.issues.add(code, message, pointer, this.where(node === null ? 0 : offsetOf(node)));
+    this.issues.add(code, message, pointer, { file: this.file, source: this.source, offset });
   }
 
   /** A resource limit: reported at the alias written in the document, if inside an expansion. */
-  private abort(code: 'limit.depth' | 'limit.alias_expansion', message: string, pointer: string, node: Node): never {
-    const at = this.outerAlias ?? { node, pointer };
-    this.issues.add(code, message, at.pointer, this.where(offsetOf(at.node)));
+  private abort(code: 'limit.depth' | 'limit.alias_expansion', message: string, node: Node): never {
+    const at = this.outerAlias ?? { node, pointer: this.pointer() };
+    this.issues.add(code, message, at.pointer, { file: this.file, source: this.source, offset: offsetOf(at.node) });
     throw new Abort();
   }
 }
