@@ -40,6 +40,37 @@ export interface Fixture {
 
 const KINDS: FixtureKind[] = ['configuration', 'trigger', 'bundle'];
 
+/** A dispatch input case: declared inputs, an `input` text, and what parseManualInput makes of it. */
+export interface DispatchFixture {
+  id: string;
+  description: string;
+  declared: { name: string; description?: string; required: boolean; default?: string; enum?: string[] }[];
+  input: string;
+  /** Either the parsed inputs and prompt, or the issues. */
+  inputs?: Record<string, string>;
+  prompt?: string;
+  issues?: ExpectedIssue[];
+}
+
+export function loadDispatchFixtures(): DispatchFixture[] {
+  const dir = join(fixturesDir, 'dispatch');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.yml'))
+    .sort()
+    .map((name) => {
+      const spec = parse(readFileSync(join(dir, name), 'utf8')) as Omit<DispatchFixture, 'id' | 'issues'> & {
+        expect: { inputs: Record<string, string>; prompt: string } | string[];
+      };
+      const fixture: DispatchFixture = { id: `dispatch/${name}`, description: spec.description, declared: spec.declared, input: spec.input };
+      if (Array.isArray(spec.expect)) fixture.issues = spec.expect.map(parseExpectLine);
+      else {
+        fixture.inputs = spec.expect.inputs;
+        fixture.prompt = spec.expect.prompt;
+      }
+      return fixture;
+    });
+}
+
 export function loadFixtures(): Fixture[] {
   const fixtures: Fixture[] = [];
   for (const kind of KINDS) {

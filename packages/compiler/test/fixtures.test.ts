@@ -4,14 +4,16 @@ import {
   compileConfiguration,
   compileTrigger,
   issueCodes,
+  parseManualInput,
   resolveResources,
   type CompileResult,
   type CompiledConfiguration,
   type Issue,
 } from '../src/index.js';
-import { loadFixtures, type ExpectedIssue, type Fixture } from '../../../test-fixtures/load.js';
+import { loadDispatchFixtures, loadFixtures, type ExpectedIssue, type Fixture } from '../../../test-fixtures/load.js';
 
 const fixtures = loadFixtures();
+const dispatchFixtures = loadDispatchFixtures();
 
 function compileFixture(fixture: Fixture): CompileResult<CompiledConfiguration> {
   if (fixture.kind === 'bundle') return compileBundle({ files: fixture.files });
@@ -44,9 +46,17 @@ describe.each(fixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (
   });
 });
 
+describe.each(dispatchFixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
+  it(fixture.description, () => {
+    const result = parseManualInput(fixture.input, fixture.declared);
+    if (fixture.issues === undefined) expect(result).toEqual({ ok: true, inputs: fixture.inputs, prompt: fixture.prompt });
+    else expect(result.ok ? [] : result.issues.map(shape)).toEqual(fixture.issues.map(shape));
+  });
+});
+
 describe('the fixture set', () => {
   it('has at least 80 cases', () => {
-    expect(fixtures.length).toBeGreaterThanOrEqual(80);
+    expect(fixtures.length + dispatchFixtures.length).toBeGreaterThanOrEqual(80);
   });
 
   it('covers every issue code the compiler emits', () => {
@@ -56,9 +66,8 @@ describe('the fixture set', () => {
         covered.add(issue.code);
       }
     }
-    // input.* codes of parseManualInput and input.invalid are API-level: see dispatch.test.ts and api.test.ts.
-    const apiLevel = new Set(['input.required', 'input.not_in_enum', 'input.invalid']);
-    const missing = Object.keys(issueCodes).filter((code) => !covered.has(code) && !apiLevel.has(code));
+    for (const fixture of dispatchFixtures) for (const issue of fixture.issues ?? []) covered.add(issue.code);
+    const missing = Object.keys(issueCodes).filter((code) => !covered.has(code));
     expect(missing).toEqual([]);
   });
 
