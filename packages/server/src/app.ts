@@ -1,0 +1,23 @@
+import express, { type Express } from 'express';
+import type { Hub } from './hub.js';
+import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
+import { adminRoutes } from './routes/admin.js';
+import { daemonRoutes } from './routes/daemons.js';
+import { healthRoutes } from './routes/health.js';
+import { publicRoutes } from './routes/public.js';
+import { mount } from './routes/registry.js';
+
+export { Hub, type HubOptions } from './hub.js';
+
+/** The hub's Express app, without a listening socket: main.ts and tests start it. */
+export function createApp(hub: Hub): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(hub.log));
+  app.use(securityHeaders());
+  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub)]);
+  app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
+  return app;
+}

@@ -1,0 +1,51 @@
+import type { RequestHandler } from 'express';
+import type { Sql } from 'postgres';
+import { contextOf } from '../http/context.js';
+import { HttpProblem } from '../problems/problem.js';
+import { digest, isWellFormed } from './secrets.js';
+
+export const SCOPES = [
+  'projects:read',
+  'configuration:validate',
+  'configuration:install',
+  'runs:dispatch',
+  'daemons:enroll',
+  'runs:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const unauthorized = () =>
+  new HttpProblem('unauthorized', 'Send a valid, unrevoked API key as Authorization: Bearer <key>.', {
+    headers: { 'WWW-Authenticate': 'Bearer realm="hub"' },
+  });
+
+/**
+ * Authenticates the organization API key and checks one scope. Unknown, malformed and revoked
+ * keys get the same 401; a valid key without the scope gets a 403 naming it. On success the
+ * key's lastUsedAt is set in the same statement that checks it, so revocation takes effect on
+ * the very next request on every instance: nothing is cached.
+ */
+export function requireScope(sql: Sql, scope: Scope): RequestHandler {
+  return async (req, _res, next) => {
+    const token = bearer(req.get('authorization'));
+    if (token === undefined || !isWellFormed(token, 'pk')) throw unauthorized();
+    const key = digest(token);
+    const [granted] = await sql<{ id: string; organizationId: string }[]>`
+      update api_keys set last_used_at = now()
+      where digest = ${key} and revoked_at is null and ${scope} = any (scopes)
+      returning id, organization_id as "organizationId"`;
+    if (granted !== undefined) {
+      contextOf(req).auth = { keyId: granted.id, organizationId: granted.organizationId };
+      next();
+      return;
+    }
+    const [exists] = await sql`select 1 from api_keys where digest = ${key} and revoked_at is null`;
+    if (exists === undefined) throw unauthorized();
+    throw new HttpProblem('insufficient_scope', `This API key lacks the scope ${scope}.`, { extensions: { requiredScope: scope } });
+  };
+}
+
+export function bearer(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+  return match?.[1];
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { generateToken } from './auth/secrets.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicUrl: string;
+  problemBase: string;
+  logLevel: string | undefined;
+}
+
+/** The environment variables of DECISIONS.md, Operating the hub. */
+export function readConfig(env: NodeJS.ProcessEnv): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
+  const publicUrl = (env.HUB_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  return {
+    host,
+    port,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: resolve(env.HUB_DATA_DIR || '.hub-data'),
+    publicUrl,
+    problemBase: (env.HUB_PROBLEM_BASE || publicUrl).replace(/\/+$/, ''),
+    logLevel: env.HUB_LOG_LEVEL,
+  };
+}
+
+/**
+ * A secret kept in the data directory (mode 0600), made on first use. `created` tells the
+ * caller whether this start made it (the admin token is printed only then).
+ */
+export async function dataDirSecret(dataDir: string, name: string, make: () => string): Promise<{ value: string; created: boolean }> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, name);
+  if (existsSync(path)) return { value: (await readFile(path, 'utf8')).trim(), created: false };
+  const value = make();
+  await writeFile(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  await chmod(path, 0o600);
+  return { value, created: true };
+}
+
+export const makeAdminToken = () => generateToken('admin');
+export const makeDatabasePassword = () => randomBytes(24).toString('base64url');

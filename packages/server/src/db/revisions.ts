@@ -1,0 +1,76 @@
+import type { CompiledConfiguration } from '@hub/compiler';
+import type { Sql } from 'postgres';
+
+export type AuthoredConfiguration =
+  | { shape: 'configuration'; yaml: string; partials: { path: string; content: string }[] }
+  | { shape: 'bundle'; files: { path: string; content: string }[] };
+
+export interface InstalledRevision {
+  versionId: string;
+  version: number;
+}
+
+/** Configuration revisions of projects: one active per project, versions from 1 without gaps. */
+export class RevisionRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Stores the authored content exactly, with its compiled model and the key that installed it,
+   * and makes it the project's active revision. Concurrent installs to one project queue on the
+   * project row; a failure anywhere rolls everything back, version counter included.
+   * Undefined when the project is no longer active.
+   */
+  async install(
+    organizationId: string,
+    projectSlug: string,
+    authored: AuthoredConfiguration,
+    model: CompiledConfiguration,
+    apiKeyId: string,
+  ): Promise<InstalledRevision | undefined> {
+    return this.sql.begin(async (tx) => {
+      const [project] = await tx<{ id: string; version: number }[]>`
+        update projects set last_version = last_version + 1
+        where organization_id = ${organizationId} and slug = ${projectSlug} and active
+        returning id, last_version as version`;
+      if (project === undefined) return undefined;
+      await tx`update configuration_revisions set active = false where project_id = ${project.id} and active`;
+      const yaml = authored.shape === 'configuration' ? authored.yaml : null;
+      const partials = authored.shape === 'configuration' ? tx.json(authored.partials) : null;
+      const files = authored.shape === 'bundle' ? tx.json(authored.files) : null;
+      const [revision] = await tx<{ id: string }[]>`
+        insert into configuration_revisions (project_id, version, shape, yaml, partials, files, model, active, api_key_id)
+        values (${project.id}, ${project.version}, ${authored.shape}, ${yaml}, ${partials}, ${files},
+                ${tx.json(model as never)}, true, ${apiKeyId})
+        returning id`;
+      return { versionId: (revision as { id: string }).id, version: project.version };
+    });
+  }
+}
+
+export interface InstalledTrigger {
+  triggerId: string;
+  name: string;
+  revisionId: string;
+  version: number;
+}
+
+/** The organization's B triggers, each with revisions of its own. */
+export class TriggerRepository {
+  constructor(private readonly sql: Sql) {}
+
+  async install(organizationId: string, name: string, yaml: string, model: CompiledConfiguration, apiKeyId: string): Promise<InstalledTrigger> {
+    return this.sql.begin(async (tx) => {
+      const [trigger] = await tx<{ id: string; version: number }[]>`
+        insert into triggers (organization_id, name, last_version) values (${organizationId}, ${name}, 1)
+        on conflict (organization_id, name) do update set last_version = triggers.last_version + 1
+        returning id, last_version as version`;
+      const { id, version } = trigger as { id: string; version: number };
+      await tx`update trigger_revisions set active = false where trigger_id = ${id} and active`;
+      const [revision] = await tx<{ id: string }[]>`
+        insert into trigger_revisions (trigger_id, version, yaml, model, active, api_key_id)
+        values (${id}, ${version}, ${yaml}, ${tx.json(model as never)}, true, ${apiKeyId})
+        returning id`;
+      return { triggerId: id, name, revisionId: (revision as { id: string }).id, version };
+    });
+  }
+}

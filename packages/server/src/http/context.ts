@@ -1,0 +1,26 @@
+import type { Request } from 'express';
+
+/** What the hub attaches to a request on its way through. */
+export interface RequestContext {
+  requestId: string;
+  /** Set by the API-key middleware. */
+  auth?: { keyId: string; organizationId: string };
+}
+
+const contexts = new WeakMap<Request, RequestContext>();
+
+export function setContext(req: Request, context: RequestContext): void {
+  contexts.set(req, context);
+}
+
+export function contextOf(req: Request): RequestContext {
+  const context = contexts.get(req);
+  if (context === undefined) throw new Error('request context missing: is the request-id middleware installed?');
+  return context;
+}
+
+export function authOf(req: Request): { keyId: string; organizationId: string } {
+  const { auth } = contextOf(req);
+  if (auth === undefined) throw new Error('authOf before authentication');
+  return auth;
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import express from 'express';
+import { HttpProblem, toProblem } from '../problems/problem.js';
+import { contextOf, setContext } from './context.js';
+import type { Logger } from './logger.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** X-Request-Id on every response: the client's if it sent a UUID, else a new one; and one log line per request. */
+export function requestContext(log: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get('x-request-id');
+    const requestId = given !== undefined && UUID.test(given) ? given.toLowerCase() : randomUUID();
+    setContext(req, { requestId });
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      log.info('request', {
+        requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      });
+    });
+    next();
+  };
+}
+
+/** Security headers on every response; API answers are never cached. */
+export function securityHeaders(): RequestHandler {
+  return (req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+    res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+    if (!req.path.startsWith('/api/reference')) {
+      res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    }
+    if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+}
+
+/**
+ * Parses a JSON body after authentication (401 and 403 come before 400). A body that is not
+ * JSON, or is larger than `limit`, is a problem; a request without a body gets `undefined`.
+ */
+export function jsonBody(limit: number): RequestHandler {
+  const parse = express.json({ limit, strict: false, type: () => true });
+  return (req, res, next) => {
+    const length = req.headers['content-length'];
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!hasBody) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    const type = req.headers['content-type'];
+    if (type === undefined || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+      next(new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.'));
+      return;
+    }
+    parse(req, res, next);
+  };
+}
+
+/** Renders every error as a problem document; anything unexpected is a 500 that leaks nothing. */
+export function problemHandler(options: { problemBase: string; log: Logger }): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const problem = asProblem(error);
+    const { requestId } = contextOf(req);
+    if (problem.status >= 500) options.log.error('request failed', { requestId, error: describe(error) });
+    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+    res.status(problem.status).type('application/problem+json').send(JSON.stringify(toProblem(problem, { problemBase: options.problemBase, requestId })));
+  };
+}
+
+function asProblem(error: unknown): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  const status = (error as { status?: unknown; type?: unknown } | null)?.status;
+  const type = (error as { type?: unknown } | null)?.type;
+  if (status === 413 || type === 'entity.too.large') {
+    return new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
+  }
+  if (type === 'entity.parse.failed') return new HttpProblem('invalid_request', 'The body is not valid JSON.');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return new HttpProblem('unsupported_media_type', 'Send the body as UTF-8 JSON.');
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) return new HttpProblem('invalid_request', 'The request could not be read.');
+  return new HttpProblem('internal_error', 'Something went wrong on the hub; the request id identifies it in the logs.');
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
+}

@@ -1,0 +1,38 @@
+import type { Sql } from 'postgres';
+import type { Compile } from './compile/pool.js';
+import { ApiKeyRepository } from './db/api-keys.js';
+import { DaemonRepository } from './db/daemons.js';
+import { OrganizationRepository } from './db/organizations.js';
+import { RevisionRepository, TriggerRepository } from './db/revisions.js';
+import type { Logger } from './http/logger.js';
+
+export interface HubOptions {
+  /** {problem_base}: problem types are {problemBase}/problems/<code>. */
+  problemBase: string;
+  /** The bearer token of the operator API. */
+  adminToken: string;
+  /** Bodies above this many bytes are refused with 413. */
+  maxBodyBytes: number;
+}
+
+/** Everything a route needs: the database's repositories, the compiler, the log, the options. */
+export class Hub {
+  readonly organizations: OrganizationRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly revisions: RevisionRepository;
+  readonly triggers: TriggerRepository;
+  readonly daemons: DaemonRepository;
+
+  constructor(
+    readonly sql: Sql,
+    readonly compile: Compile,
+    readonly log: Logger,
+    readonly options: HubOptions,
+  ) {
+    this.organizations = new OrganizationRepository(sql);
+    this.apiKeys = new ApiKeyRepository(sql);
+    this.revisions = new RevisionRepository(sql);
+    this.triggers = new TriggerRepository(sql);
+    this.daemons = new DaemonRepository(sql);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Request } from 'express';
+import { requireScope } from '../auth/api-key.js';
+import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
+import type { Runtime } from '../db/daemons.js';
+import type { Hub } from '../hub.js';
+import { BodyCheck, isObject } from '../http/body.js';
+import { authOf } from '../http/context.js';
+import { jsonBody } from '../http/middleware.js';
+import { HttpProblem } from '../problems/problem.js';
+import type { Route } from './registry.js';
+
+const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const PROVIDER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const BASE64URL_32_BYTES = /^[A-Za-z0-9_-]{43}$/;
+
+const tokenInvalid = () =>
+  new HttpProblem('enrollment_token_invalid', 'The enrollment token is unknown, already used, expired, or its API key was revoked; ask for a new one.');
+
+/** Enrollment tokens (section 4.9) and daemon enrollment (DECISIONS.md, Daemons). */
+export function daemonRoutes(hub: Hub): Route[] {
+  const json = jsonBody(hub.options.maxBodyBytes);
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/daemons/enrollment-tokens',
+      handlers: [
+        requireScope(hub.sql, 'daemons:enroll'),
+        json,
+        async (req, res) => {
+          if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
+            throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.');
+          }
+          const { organizationId, keyId } = authOf(req);
+          const token = generateToken('et');
+          const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
+          if (issued === undefined) throw new HttpProblem('unauthorized', 'The API key was revoked.');
+          res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/daemons/enroll',
+      handlers: [
+        json,
+        async (req, res) => {
+          const enrollment = readEnrollBody(req);
+          if (!isWellFormed(enrollment.token, 'et')) throw tokenInvalid();
+          const result = await hub.daemons.enroll(digest(enrollment.token), enrollment);
+          if (!result.ok && result.reason === 'token_invalid') throw tokenInvalid();
+          if (!result.ok) {
+            throw new HttpProblem('daemon_name_taken', `An active daemon of the organization is named "${enrollment.name}"; enroll with replace: true to retire it.`);
+          }
+          res.status(201).json({ daemonId: result.daemonId, name: result.name });
+        },
+      ],
+    },
+  ];
+}
+
+function readEnrollBody(req: Request): { token: string; name: string; publicKey: object; runtimes: Runtime[]; replace: boolean } {
+  const check = new BodyCheck(req.body);
+  const fields = check.object(['token', 'name', 'publicKey', 'runtimes', 'replace']);
+  if (fields === undefined) check.done();
+  const body = fields as Record<string, unknown>;
+  const token = check.string(body, 'token', { maxLength: 200 });
+  const name = check.string(body, 'name', { pattern: NAME, patternHint: 'must be 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit' });
+  const key = body.publicKey;
+  if (!isObject(key) || key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string' || !BASE64URL_32_BYTES.test(key.x) || Object.keys(key).some((k) => !['kty', 'crv', 'x'].includes(k))) {
+    check.add('/publicKey', key === undefined ? 'request.required' : 'request.type', 'publicKey must be an Ed25519 public key as a JWK: { "kty": "OKP", "crv": "Ed25519", "x": <43 base64url characters> }.');
+  }
+  const runtimes = body.runtimes;
+  if (!Array.isArray(runtimes)) {
+    check.add('/runtimes', runtimes === undefined ? 'request.required' : 'request.type', 'runtimes must be a list of { provider, modes?, models? }.');
+  } else {
+    runtimes.forEach((runtime: unknown, index) => checkRuntime(check, runtime, `/runtimes/${index}`));
+  }
+  if (body.replace !== undefined && typeof body.replace !== 'boolean') check.add('/replace', 'request.type', 'replace must be a boolean.');
+  check.done();
+  return {
+    token: token as string,
+    name: name as string,
+    publicKey: { kty: 'OKP', crv: 'Ed25519', x: (key as { x: string }).x },
+    runtimes: runtimes as Runtime[],
+    replace: body.replace === true,
+  };
+}
+
+function checkRuntime(check: BodyCheck, runtime: unknown, at: string): void {
+  if (!isObject(runtime) || typeof runtime.provider !== 'string' || !PROVIDER.test(runtime.provider)) {
+    check.add(at, 'request.type', 'A runtime is { provider, modes?, models? } with a provider such as claude or codex.');
+    return;
+  }
+  for (const key of Object.keys(runtime)) {
+    if (!['provider', 'modes', 'models'].includes(key)) check.add(`${at}/${key}`, 'request.unknown_field', `Unknown field "${key}". Allowed: provider, modes, models.`);
+  }
+  for (const key of ['modes', 'models'] as const) {
+    const list = runtime[key];
+    if (list !== undefined && !(Array.isArray(list) && list.every((item) => typeof item === 'string' && item.length > 0 && item.length <= 200))) {
+      check.add(`${at}/${key}`, 'request.type', `${key} must be a list of non-empty strings.`);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import { resolveResources, type CompiledConfiguration } from '@hub/compiler';
+import type { Request } from 'express';
+import { requireScope } from '../auth/api-key.js';
+import type { CompileTask } from '../compile/tasks.js';
+import type { AuthoredConfiguration } from '../db/revisions.js';
+import type { Hub } from '../hub.js';
+import { BodyCheck } from '../http/body.js';
+import { authOf } from '../http/context.js';
+import { jsonBody } from '../http/middleware.js';
+import { HttpProblem } from '../problems/problem.js';
+import type { Route } from './registry.js';
+
+/** GET /api/v1/projects and the configuration and trigger endpoints of sections 4.1 to 4.7. */
+export function publicRoutes(hub: Hub): Route[] {
+  const json = jsonBody(hub.options.maxBodyBytes);
+  const configuration = (install: boolean) => async (req: Request) => {
+    const { organizationId } = authOf(req);
+    const { projectSlug, authored } = readConfigurationBody(req.body);
+    const project = await hub.organizations.activeProject(organizationId, projectSlug);
+    if (project === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+    const task: CompileTask =
+      authored.shape === 'configuration'
+        ? { kind: 'configuration', input: { yaml: authored.yaml, partials: authored.partials } }
+        : { kind: 'bundle', input: { files: authored.files } };
+    const model = await compileChecked(hub, organizationId, task, 'invalid_configuration');
+    return { projectSlug, authored, model, install };
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/projects',
+      handlers: [
+        requireScope(hub.sql, 'projects:read'),
+        async (req, res) => {
+          res.json({ projects: await hub.organizations.activeProjects(authOf(req).organizationId) });
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/configurations/validate',
+      handlers: [
+        requireScope(hub.sql, 'configuration:validate'),
+        json,
+        async (req, res) => {
+          const { projectSlug } = await configuration(false)(req);
+          res.json({ projectSlug, valid: true });
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/configurations/install',
+      handlers: [
+        requireScope(hub.sql, 'configuration:install'),
+        json,
+        async (req, res) => {
+          const { projectSlug, authored, model } = await configuration(true)(req);
+          const { organizationId, keyId } = authOf(req);
+          const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
+          if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+          res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/triggers/validate',
+      handlers: [
+        requireScope(hub.sql, 'configuration:validate'),
+        json,
+        async (req, res) => {
+          const yaml = readTriggerBody(req.body);
+          const model = await compileChecked(hub, authOf(req).organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
+          res.json({ name: model.triggers[0]?.name, valid: true });
+        },
+      ],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/triggers/install',
+      handlers: [
+        requireScope(hub.sql, 'configuration:install'),
+        json,
+        async (req, res) => {
+          const yaml = readTriggerBody(req.body);
+          const { organizationId, keyId } = authOf(req);
+          const model = await compileChecked(hub, organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
+          const name = model.triggers[0]?.name as string;
+          const installed = await hub.triggers.install(organizationId, name, yaml, model, keyId);
+          res.status(201).json({ ...installed, active: true });
+        },
+      ],
+    },
+  ];
+}
+
+/** Compiles, then resolves resources against the organization's daemons; either failing is a 422. */
+async function compileChecked(
+  hub: Hub,
+  organizationId: string,
+  task: CompileTask,
+  problem: 'invalid_configuration' | 'invalid_trigger',
+): Promise<CompiledConfiguration> {
+  const what = problem === 'invalid_trigger' ? 'trigger' : 'configuration';
+  const result = await hub.compile(task);
+  if (!result.ok) throw new HttpProblem(problem, `The ${what} has ${count(result.issues.length)}; see issues.`, { issues: result.issues });
+  const issues = resolveResources(result.value, await hub.daemons.catalog(organizationId));
+  if (issues.length > 0) {
+    throw new HttpProblem(problem, `The ${what} names resources the organization does not have: ${count(issues.length)}; see issues.`, { issues });
+  }
+  return result.value;
+}
+
+function count(n: number): string {
+  return `${n} issue${n === 1 ? '' : 's'}`;
+}
+
+/** Shape A ({ projectSlug, yaml, partials? }) or B legacy ({ projectSlug, files }). */
+function readConfigurationBody(body: unknown): { projectSlug: string; authored: AuthoredConfiguration } {
+  const check = new BodyCheck(body);
+  const fields = check.object(['projectSlug', 'yaml', 'partials', 'files']);
+  let authored: AuthoredConfiguration | undefined;
+  let projectSlug: string | undefined;
+  if (fields !== undefined) {
+    projectSlug = check.string(fields, 'projectSlug');
+    const hasYaml = fields.yaml !== undefined;
+    if (hasYaml === (fields.files !== undefined)) {
+      check.add('', 'request.shape', 'Send either yaml (with optional partials), or files (a legacy bundle); not both, not neither.');
+    } else if (hasYaml) {
+      if (fields.partials !== undefined && fields.files !== undefined) check.add('/files', 'request.unknown_field', 'files goes without yaml.');
+      const yaml = check.string(fields, 'yaml');
+      const partials = check.files(fields, 'partials', false);
+      if (yaml !== undefined && partials !== undefined) authored = { shape: 'configuration', yaml, partials };
+    } else {
+      if (fields.partials !== undefined) check.add('/partials', 'request.unknown_field', 'A legacy bundle carries its partials among its files.');
+      const files = check.files(fields, 'files', true);
+      if (files !== undefined) authored = { shape: 'bundle', files };
+    }
+  }
+  check.done();
+  return { projectSlug: projectSlug as string, authored: authored as AuthoredConfiguration };
+}
+
+function readTriggerBody(body: unknown): string {
+  const check = new BodyCheck(body);
+  const fields = check.object(['yaml']);
+  const yaml = fields && check.string(fields, 'yaml');
+  check.done();
+  return yaml as string;
+}
