@@ -9,6 +9,7 @@ export default defineConfig({
   ssr: { resolve: { conditions, externalConditions: ['@hub/source'] } },
   test: {
     include: ['packages/*/test/**/*.test.ts'],
+    hookTimeout: 120_000,
     // Under CI, also a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'node_modules/.cache/vitest-results.json' }]] : ['default'],
     testTimeout: 30_000,

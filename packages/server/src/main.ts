@@ -2,6 +2,8 @@
 // Starts the hub: the database (embedded unless DATABASE_URL), migrations, the compile pool and
 // the HTTP server; stops them in reverse order on SIGINT and SIGTERM.
 import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createApp, Hub } from './app.js';
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
     const password = await dataDirSecret(config.dataDir, 'postgres-password', makeDatabasePassword);
     embedded = await startEmbedded(config.dataDir, password.value, log);
     url = embedded.url;
+    // For operators (psql "$(cat .hub-data/database-url)") and tests; the port changes each start.
+    await writeFile(join(config.dataDir, 'database-url'), `${url}\n`, { mode: 0o600 });
   }
   const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub' } });
   const applied = await migrate(sql);

@@ -1,0 +1,112 @@
+// Starts a real hub (packages/server/dist/main.js, as a child process) on an ephemeral port,
+// on the embedded PostgreSQL or on a fresh database of the machine's PostgreSQL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres, { type Sql } from 'postgres';
+
+export type DatabaseKind = 'embedded' | 'external';
+
+/** The machine's PostgreSQL (the databases `postgres` and `test` exist there). */
+export const MACHINE_POSTGRES = process.env.HUB_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const databases: DatabaseKind[] = ['embedded', 'external'];
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export interface RunningHub {
+  url: string;
+  adminToken: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  process: ChildProcess;
+  output: () => string;
+  /** SIGTERM, and the exit code once it has stopped. */
+  stop(): Promise<number | null>;
+}
+
+/** A fresh database on the machine's PostgreSQL; dropped by `drop()`. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `hub_test_${randomUUID().replace(/-/g, '')}`;
+  const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(MACHINE_POSTGRES);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const sql = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
+    },
+  };
+}
+
+export async function startHub(options: { databaseUrl?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<RunningHub> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hub-test-'));
+  const adminToken = `hub_admin_test_${randomBytes(16).toString('hex')}`;
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      HUB_DATA_DIR: dataDir,
+      HUB_ADMIN_TOKEN: adminToken,
+      HUB_LOG_LEVEL: 'warn',
+      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start:\n${output}`)), 60_000);
+    child.stdout?.on('data', () => {
+      const match = /Hub listening on (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub exited with ${code}:\n${output}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    url,
+    adminToken,
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** A hub on the given kind of database, and what it takes to clean up after it. */
+export async function hubOn(kind: DatabaseKind): Promise<RunningHub & { sql: Sql; close(): Promise<void> }> {
+  const database = kind === 'external' ? await freshDatabase() : undefined;
+  const hub = await startHub({ databaseUrl: database?.url });
+  const url = database?.url ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim();
+  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  return {
+    ...hub,
+    sql,
+    close: async () => {
+      await hub.stop();
+      await sql.end();
+      await database?.drop();
+      rmSync(hub.dataDir, { recursive: true, force: true });
+    },
+  };
+}
