@@ -9,8 +9,10 @@ export interface Config {
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
-  publicUrl: string;
-  problemBase: string;
+  /** HUB_PUBLIC_URL; unset means http://HOST:PORT with the port actually bound. */
+  publicUrl: string | undefined;
+  /** HUB_PROBLEM_BASE; unset means the public URL. */
+  problemBase: string | undefined;
   logLevel: string | undefined;
 }
 
@@ -19,14 +21,13 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   const host = env.HOST || '127.0.0.1';
   const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
-  const publicUrl = (env.HUB_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   return {
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: resolve(env.HUB_DATA_DIR || '.hub-data'),
-    publicUrl,
-    problemBase: (env.HUB_PROBLEM_BASE || publicUrl).replace(/\/+$/, ''),
+    publicUrl: env.HUB_PUBLIC_URL ? env.HUB_PUBLIC_URL.replace(/\/+$/, '') : undefined,
+    problemBase: env.HUB_PROBLEM_BASE ? env.HUB_PROBLEM_BASE.replace(/\/+$/, '') : undefined,
     logLevel: env.HUB_LOG_LEVEL,
   };
 }

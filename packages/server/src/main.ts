@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createApp, Hub } from './app.js';
@@ -36,12 +37,15 @@ async function main(): Promise<void> {
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
 
-  const pool = createCompilePool();
-  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
-  const server = createApp(hub).listen(config.port, config.host);
+  // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.
+  const server = createServer();
+  server.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  const origin = process.env.HUB_PUBLIC_URL ? config.publicUrl : `http://${config.host}:${port}`;
+  const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const pool = createCompilePool();
+  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
+  server.on('request', createApp(hub));
   log.info('hub listening', { url: origin, database: embedded === undefined ? 'external' : 'embedded' });
   process.stdout.write(`Hub listening on ${origin}\n`);
   if (admin.created) {
