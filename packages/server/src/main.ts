@@ -47,10 +47,8 @@ async function main(): Promise<void> {
   const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
   server.on('request', createApp(hub));
   log.info('hub listening', { url: origin, database: embedded === undefined ? 'external' : 'embedded' });
-  process.stdout.write(`Hub listening on ${origin}\n`);
-  if (admin.created) {
-    process.stdout.write(`Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n`);
-  }
+  const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';
+  process.stdout.write(`${tokenLine}Hub listening on ${origin}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

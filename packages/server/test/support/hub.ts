@@ -78,7 +78,8 @@ export async function startHub(options: { databaseUrl?: string; dataDir?: string
       reject(new Error(`hub exited with ${code}:\n${output}`));
     });
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then everything the hub printed has been read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
     url,
     adminToken,
