@@ -1,74 +1,113 @@
 #!/usr/bin/env node
 // Starts the hub: the database (embedded unless DATABASE_URL), migrations, the compile pool and
-// the HTTP server; stops them in reverse order on SIGINT and SIGTERM.
+// the HTTP server; stops them in reverse order on SIGINT and SIGTERM, even mid-start.
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { createApp, Hub } from './app.js';
 import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
-import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
+import { startEmbedded } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { createLogger, parseLevel } from './http/logger.js';
 
 /** Large enough for the largest legal request as clients send it (see docs/decisions.md). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+const config = readConfig(process.env);
+const log = createLogger(parseLevel(config.logLevel));
+
+/** What has been started, to stop in reverse order. */
+const running: { name: string; stop: () => Promise<unknown> }[] = [];
+let ready = false;
+let stopRequested: string | undefined;
+let stopping = false;
+
+class StopDuringStartup extends Error {}
+
+/** A signal while starting is remembered and acted on after the part being started is up. */
+function onSignal(signal: string): void {
+  stopRequested ??= signal;
+  if (ready) void stop(signal, 0);
+}
+
+async function stop(reason: string, code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info('stopping', { reason });
+  for (const { name, stop: stopOne } of running.reverse()) {
+    try {
+      await stopOne();
+    } catch (error) {
+      log.error('stopping failed', { name, error: String(error) });
+    }
+  }
+  log.info('stopped');
+  process.exit(code);
+}
+
+/** Registers a started part, to be stopped on exit; gives up starting if a signal came meanwhile. */
+function started(name: string, stopOne: () => Promise<unknown>): void {
+  running.push({ name, stop: stopOne });
+  if (stopRequested !== undefined) throw new StopDuringStartup();
+}
+
 async function main(): Promise<void> {
-  const config = readConfig(process.env);
-  const log = createLogger(parseLevel(config.logLevel));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
   const admin = process.env.HUB_ADMIN_TOKEN
     ? { value: process.env.HUB_ADMIN_TOKEN, created: false }
     : await dataDirSecret(config.dataDir, 'admin-token', makeAdminToken);
 
-  let embedded: EmbeddedDatabase | undefined;
   let url = config.databaseUrl;
   if (url === undefined) {
     const password = await dataDirSecret(config.dataDir, 'postgres-password', makeDatabasePassword);
-    embedded = await startEmbedded(config.dataDir, password.value, log);
+    const embedded = await startEmbedded(config.dataDir, password.value, log);
+    started('embedded PostgreSQL', embedded.stop);
     url = embedded.url;
     // For operators (psql "$(cat .hub-data/database-url)") and tests; the port changes each start.
     await writeFile(join(config.dataDir, 'database-url'), `${url}\n`, { mode: 0o600 });
   }
   const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub' } });
+  started('database connections', () => sql.end({ timeout: 5 }));
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
+
+  const pool = createCompilePool();
+  started('compile pool', pool.close);
 
   // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.
   const server = createServer();
   server.listen(config.port, config.host);
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const pool = createCompilePool();
-  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
-  server.on('request', createApp(hub));
-  log.info('hub listening', { url: origin, database: embedded === undefined ? 'external' : 'embedded' });
-  const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';
-  process.stdout.write(`${tokenLine}Hub listening on ${origin}\n`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
+  // Stops accepting, lets requests in flight finish, then closes the idle connections.
+  started('HTTP server', async () => {
+    const closed = once(server, 'close');
     server.close();
     server.closeIdleConnections();
-    await once(server, 'close');
-    await pool.close();
-    await sql.end({ timeout: 5 });
-    await embedded?.stop();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+    await closed;
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
+  server.on('request', createApp(hub));
+
+  log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
+  const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';
+  process.stdout.write(`${tokenLine}Hub listening on ${origin}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`hub: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => {
+    ready = true;
+  },
+  (error: unknown) => {
+    if (error instanceof StopDuringStartup) return stop(`${stopRequested} while starting`, 0);
+    process.stderr.write(`hub: ${error instanceof Error ? error.message : String(error)}\n`);
+    return stop('failed to start', 1);
+  },
+);

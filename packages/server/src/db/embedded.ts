@@ -41,12 +41,35 @@ export async function startEmbedded(dataDir: string, password: string, log: Logg
     onError: (message) => log.warn('postgres', { message: String(message).trim() }),
   });
   if (fresh) await pg.initialise();
-  await pg.start();
+  // A previous hub's PostgreSQL may still be shutting down in this directory.
+  if (!(await pidFileGone(databaseDir, 15_000))) {
+    throw new Error(`another PostgreSQL is running in ${databaseDir} (is another hub using ${dataDir}?)`);
+  }
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(`the embedded PostgreSQL did not start in ${databaseDir}${error instanceof Error ? `: ${error.message}` : '; its log is above'}`);
+  }
   if (fresh) await pg.createDatabase(DATABASE);
   return {
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    stop: () => pg.stop(),
+    // The package's stop returns when its launcher exits; PostgreSQL itself is down when its
+    // pid file is gone, and only then may another hub start on this directory.
+    stop: async () => {
+      await pg.stop();
+      await pidFileGone(databaseDir, 30_000);
+    },
   };
+}
+
+async function pidFileGone(databaseDir: string, timeoutMs: number): Promise<boolean> {
+  const file = join(databaseDir, 'postmaster.pid');
+  const deadline = Date.now() + timeoutMs;
+  while (existsSync(file)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+  }
+  return true;
 }
 
 function freePort(): Promise<number> {
