@@ -23,12 +23,21 @@ export class Hub {
   readonly triggers: TriggerRepository;
   readonly daemons: DaemonRepository;
 
+  /**
+   * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the
+   * disk (synchronous_commit off): a crash may lose the last second of lastUsedAt, never a
+   * revision or a revocation, which are written through `sql`.
+   */
+  readonly authSql: Sql;
+
   constructor(
     readonly sql: Sql,
     readonly compile: Compile,
     readonly log: Logger,
     readonly options: HubOptions,
+    authSql?: Sql,
   ) {
+    this.authSql = authSql ?? sql;
     this.organizations = new OrganizationRepository(sql);
     this.apiKeys = new ApiKeyRepository(sql);
     this.revisions = new RevisionRepository(sql);

@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   }
   const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub' } });
   started('database connections', () => sql.end({ timeout: 5 }));
+  const authSql = postgres(url, { max: 4, onnotice: () => {}, connection: { application_name: 'hub-auth', synchronous_commit: 'off' } });
+  started('key-check connections', () => authSql.end({ timeout: 5 }));
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
 
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES });
+  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES }, authSql);
   server.on('request', createApp(hub));
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });

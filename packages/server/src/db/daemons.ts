@@ -44,16 +44,24 @@ export class DaemonRepository {
   ): Promise<EnrollResult> {
     try {
       return await this.sql.begin(async (tx) => {
+        // The issuing key's row FOR SHARE first: a revocation in flight commits before this reads
+        // it (and the key is refused), or waits until this enrollment is done.
         const [token] = await tx<{ id: string; organizationId: string }[]>`
-          update enrollment_tokens t set consumed_at = now()
-          from api_keys k
-          where t.digest = ${tokenDigest} and t.consumed_at is null and t.expires_at > now()
-            and k.id = t.api_key_id and k.revoked_at is null
-          returning t.id, t.organization_id as "organizationId"`;
+          select t.id, t.organization_id as "organizationId"
+          from enrollment_tokens t join api_keys k on k.id = t.api_key_id
+          where t.digest = ${tokenDigest} and k.revoked_at is null
+          for share of k`;
         if (token === undefined) return { ok: false, reason: 'token_invalid' } as const;
+        const [consumed] = await tx`
+          update enrollment_tokens set consumed_at = now()
+          where id = ${token.id} and consumed_at is null and expires_at > now()
+          returning id`;
+        if (consumed === undefined) return { ok: false, reason: 'token_invalid' } as const;
+        // Enrollments of one name take turns, so that each replace retires the one before it.
+        await tx`select pg_advisory_xact_lock(hashtext(${`daemon-name:${token.organizationId}:${daemon.name}`}))`;
         const [holder] = await tx`
           select id from daemons where organization_id = ${token.organizationId} and name = ${daemon.name}
-            and retired_at is null for update`;
+            and retired_at is null`;
         if (holder !== undefined && !daemon.replace) throw new NameTaken();
         if (holder !== undefined) await tx`update daemons set retired_at = now() where id = ${holder.id as string}`;
         const [row] = await tx<{ id: string }[]>`

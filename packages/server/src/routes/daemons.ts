@@ -24,7 +24,7 @@ export function daemonRoutes(hub: Hub): Route[] {
       method: 'POST',
       path: '/api/v1/daemons/enrollment-tokens',
       handlers: [
-        requireScope(hub.sql, 'daemons:enroll'),
+        requireScope(hub.authSql, 'daemons:enroll'),
         json,
         async (req, res) => {
           if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
@@ -63,7 +63,8 @@ function readEnrollBody(req: Request): { token: string; name: string; publicKey:
   const fields = check.object(['token', 'name', 'publicKey', 'runtimes', 'replace']);
   if (fields === undefined) check.done();
   const body = fields as Record<string, unknown>;
-  const token = check.string(body, 'token', { maxLength: 200 });
+  // Any string: a malformed token is refused like an unknown one, with 401.
+  const token = check.string(body, 'token');
   const name = check.string(body, 'name', { pattern: NAME, patternHint: 'must be 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit' });
   const key = body.publicKey;
   if (!isObject(key) || key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string' || !BASE64URL_32_BYTES.test(key.x) || Object.keys(key).some((k) => !['kty', 'crv', 'x'].includes(k))) {

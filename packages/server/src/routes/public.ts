@@ -31,7 +31,7 @@ export function publicRoutes(hub: Hub): Route[] {
       method: 'GET',
       path: '/api/v1/projects',
       handlers: [
-        requireScope(hub.sql, 'projects:read'),
+        requireScope(hub.authSql, 'projects:read'),
         async (req, res) => {
           res.json({ projects: await hub.organizations.activeProjects(authOf(req).organizationId) });
         },
@@ -41,7 +41,7 @@ export function publicRoutes(hub: Hub): Route[] {
       method: 'POST',
       path: '/api/v1/configurations/validate',
       handlers: [
-        requireScope(hub.sql, 'configuration:validate'),
+        requireScope(hub.authSql, 'configuration:validate'),
         json,
         async (req, res) => {
           const { projectSlug } = await configuration(false)(req);
@@ -53,7 +53,7 @@ export function publicRoutes(hub: Hub): Route[] {
       method: 'POST',
       path: '/api/v1/configurations/install',
       handlers: [
-        requireScope(hub.sql, 'configuration:install'),
+        requireScope(hub.authSql, 'configuration:install'),
         json,
         async (req, res) => {
           const { projectSlug, authored, model } = await configuration(true)(req);
@@ -68,7 +68,7 @@ export function publicRoutes(hub: Hub): Route[] {
       method: 'POST',
       path: '/api/v1/triggers/validate',
       handlers: [
-        requireScope(hub.sql, 'configuration:validate'),
+        requireScope(hub.authSql, 'configuration:validate'),
         json,
         async (req, res) => {
           const yaml = readTriggerBody(req.body);
@@ -81,7 +81,7 @@ export function publicRoutes(hub: Hub): Route[] {
       method: 'POST',
       path: '/api/v1/triggers/install',
       handlers: [
-        requireScope(hub.sql, 'configuration:install'),
+        requireScope(hub.authSql, 'configuration:install'),
         json,
         async (req, res) => {
           const yaml = readTriggerBody(req.body);

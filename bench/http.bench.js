@@ -1,0 +1,148 @@
+// @ts-check
+/**
+ * `pnpm bench:http`: the hub under load on loopback, against a bare Express app returning the
+ * same JSON (the baseline) measured in the same run. Bounded: five 10-second runs. Prints; never
+ * fails on a missed target. See bench/README.md.
+ */
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { generateConfiguration } from './generate.js';
+
+const CONNECTIONS = 32;
+const DURATION_S = 10;
+const root = new URL('..', import.meta.url).pathname;
+
+/**
+ * Starts a node process and resolves with it and the URL it prints.
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ */
+async function startProcess(args, env) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening on (http:\/\/\S+)/i.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]);
+      }
+    }, 20);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url: /** @type {string} */ (url) };
+}
+
+/**
+ * @param {string} url
+ * @param {string} method
+ * @param {string} path
+ * @param {{ token?: string, body?: unknown }} [options]
+ */
+async function request(url, method, path, options = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { 'content-type': 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/**
+ * @param {string} url
+ * @param {{ method?: string, headers?: Record<string, string>, body?: string }} options
+ */
+function load(url, options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}
+
+/** @param {any} result */
+function summary(result) {
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+const adminToken = 'hub_admin_bench_0123456789abcdef';
+const hub = await startProcess(['packages/server/dist/main.js'], { PORT: '0', HUB_DATA_DIR: dataDir, HUB_ADMIN_TOKEN: adminToken, HUB_LOG_LEVEL: 'warn' });
+let baseline;
+try {
+  // An organization, a project, a key, and the daemon the configuration names.
+  const admin = { token: adminToken };
+  await request(hub.url, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'bench', name: 'Bench' } });
+  await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', { ...admin, body: { slug: 'app', name: 'App' } });
+  const key = await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/api-keys', {
+    ...admin,
+    body: { name: 'bench', scopes: ['projects:read', 'configuration:validate', 'configuration:install', 'daemons:enroll'] },
+  });
+  const token = key.secret;
+  const small = generateConfiguration(5 * 1024);
+  const large = generateConfiguration(1_000_000);
+  const daemons = new Set([...`${small.text}\n${large.text}`.matchAll(/daemon: (\S+)/g)].map((match) => match[1]));
+  for (const name of daemons) {
+    const enrollment = await request(hub.url, 'POST', '/api/v1/daemons/enrollment-tokens', { token });
+    const x = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x;
+    await request(hub.url, 'POST', '/api/v1/daemons/enroll', {
+      body: { token: enrollment.token, name, publicKey: { kty: 'OKP', crv: 'Ed25519', x }, runtimes: [{ provider: 'claude' }, { provider: 'codex' }] },
+    });
+  }
+  const smallBody = JSON.stringify({ projectSlug: 'app', yaml: small.text, partials: small.partials });
+  const largeBody = { projectSlug: 'app', yaml: large.text, partials: large.partials };
+  await request(hub.url, 'POST', '/api/v1/configurations/validate', { token, body: JSON.parse(smallBody) });
+  const projects = await request(hub.url, 'GET', '/api/v1/projects', { token });
+  baseline = await startProcess(['bench/http-baseline.js'], { BASELINE_PROJECTS: JSON.stringify(projects) });
+
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const validate = { method: 'POST', headers: auth, body: smallBody };
+  const rows = [
+    ['GET /api/v1/projects', 'hub', summary(await load(`${hub.url}/api/v1/projects`, { headers: auth }))],
+    ['GET /api/v1/projects', 'baseline', summary(await load(`${baseline.url}/api/v1/projects`, { headers: auth }))],
+    ['POST validate (5 KB)', 'hub', summary(await load(`${hub.url}/api/v1/configurations/validate`, validate))],
+    ['POST validate (5 KB)', 'baseline', summary(await load(`${baseline.url}/api/v1/configurations/validate`, validate))],
+  ];
+
+  // Small validates while a client installs 1,000,000-character configurations back to back.
+  let installing = true;
+  let installs = 0;
+  const installer = (async () => {
+    while (installing) {
+      await request(hub.url, 'POST', '/api/v1/configurations/install', { token, body: largeBody });
+      installs++;
+    }
+  })();
+  const underLoad = summary(await load(`${hub.url}/api/v1/configurations/validate`, validate));
+  installing = false;
+  await installer;
+  rows.push([`POST validate (5 KB), ${installs} 1 MB installs meanwhile`, 'hub', underLoad]);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${hub.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+  console.log(`Hub HTTP benchmark: ${CONNECTIONS} connections, ${DURATION_S} s each, loopback, node ${process.version}`);
+  console.log('');
+  console.log('endpoint                                         server    req/s   p50 ms  p99 ms  non-2xx');
+  for (const [name, who, r] of rows) {
+    console.log(`${String(name).padEnd(48)} ${String(who).padEnd(8)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(7)} ${String(r.non2xx + r.errors).padStart(8)}`);
+  }
+  const [listHub, listBase, smallHub] = rows.map((row) => /** @type {any} */ (row[2]));
+  const listRatio = listHub.rps / listBase.rps;
+  const loadRatio = underLoad.p99 / Math.max(smallHub.p99, 1);
+  console.log('');
+  console.log(`projects list: ${(listRatio * 100).toFixed(0)}% of the baseline's req/s (target >= 40%: ${listRatio >= 0.4 ? 'met' : 'MISSED'}), p99 ${listHub.p99} ms (target < 25 ms: ${listHub.p99 < 25 ? 'met' : 'MISSED'})`);
+  console.log(`small validate: ${((smallHub.rps / rows[3][2].rps) * 100).toFixed(0)}% of the baseline's req/s; p99 under large installs ${underLoad.p99} ms vs ${smallHub.p99} ms without: ${loadRatio.toFixed(2)}x (target < 2x: ${loadRatio < 2 ? 'met' : 'MISSED'})`);
+  console.log(`hub RSS at the end: ${rss.toFixed(0)} MB (target < 200 MB: ${rss < 200 ? 'met' : 'MISSED'})`);
+} finally {
+  baseline?.child.kill('SIGTERM');
+  hub.child.kill('SIGTERM');
+  await new Promise((resolve) => hub.child.on('close', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
