@@ -27,18 +27,26 @@ const cases: [string, JsonSchema, string, string][] = [
   ['legacy workflow', legacyWorkflowSchema, 'legacy-workflow.schema.json', 'examples/bundle/.hub/workflows/review.yml'],
 ];
 
-/** Every schema object that has "properties" must describe each of them. */
-function undescribed(node: unknown, path = ''): string[] {
-  if (node === null || typeof node !== 'object') return [];
+/** Every property has a description, its own or its $ref target's (as editors show it). */
+function undescribed(schema: JsonSchema): string[] {
+  const defs = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  const described = (value: Record<string, unknown>): boolean => {
+    if (typeof value.description === 'string') return true;
+    const ref = value.$ref;
+    return typeof ref === 'string' && ref.startsWith('#/$defs/') && typeof defs[ref.slice(8)]?.description === 'string';
+  };
   const out: string[] = [];
-  const record = node as Record<string, unknown>;
-  if (record.properties && typeof record.properties === 'object') {
-    for (const [key, value] of Object.entries(record.properties as Record<string, Record<string, unknown>>)) {
-      const target = typeof value.$ref === 'string' ? value : value;
-      if (typeof target.description !== 'string' && typeof value.$ref !== 'string') out.push(`${path}/properties/${key}`);
+  const walk = (node: unknown, path: string) => {
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (record.properties && typeof record.properties === 'object') {
+      for (const [key, value] of Object.entries(record.properties as Record<string, Record<string, unknown>>)) {
+        if (!described(value)) out.push(`${path}/properties/${key}`);
+      }
     }
-  }
-  for (const [key, value] of Object.entries(record)) out.push(...undescribed(value, `${path}/${key}`));
+    for (const [key, value] of Object.entries(record)) walk(value, `${path}/${key}`);
+  };
+  walk(schema, '');
   return out;
 }
 

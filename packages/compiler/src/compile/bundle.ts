@@ -38,7 +38,8 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
       });
     }
   }
-  const layout = classifyBundle(intakeFiles(list.files, limits, issues, 'bundle.duplicate'), issues);
+  // Paths as given: a hub file refused for its path or content is not also "missing".
+  const layout = classifyBundle(intakeFiles(list.files, limits, issues, 'bundle.duplicate'), issues, list.files.map((file) => file.path));
   checkPartialBytes(layout.partials, limits, issues, '/files');
   if (issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
 

@@ -15,7 +15,8 @@ const KEY = /^([a-z][a-z0-9_]*)=/;
  */
 export function parseManualInput(input: string | undefined, declaredInputs: DeclaredInput[]): ManualInputResult {
   const text = typeof input === 'string' ? input : '';
-  const declared = new Map(declaredInputs.map((declaration) => [declaration.name, declaration]));
+  const declarations = Array.isArray(declaredInputs) ? declaredInputs.filter((d) => typeof d?.name === 'string') : [];
+  const declared = new Map(declarations.map((declaration) => [declaration.name, declaration]));
   const given: Record<string, string> = {};
   let at = skipSpace(text, 0);
   while (at < text.length) {
@@ -26,7 +27,7 @@ export function parseManualInput(input: string | undefined, declaredInputs: Decl
   }
   const inputs: Record<string, string> = {};
   const issues: Issue[] = [];
-  for (const declaration of declaredInputs) {
+  for (const declaration of declarations) {
     const value = Object.hasOwn(given, declaration.name) ? given[declaration.name] : declaration.default;
     if (value === undefined) {
       if (declaration.required) {
@@ -34,7 +35,7 @@ export function parseManualInput(input: string | undefined, declaredInputs: Decl
       }
       continue;
     }
-    if (declaration.enum !== undefined && !declaration.enum.includes(value)) {
+    if (Array.isArray(declaration.enum) && !declaration.enum.includes(value)) {
       issues.push({
         pointer: '/input',
         code: 'input.not_in_enum',

@@ -11,9 +11,12 @@ export interface Where {
   column?: number | undefined;
 }
 
+/** A message, or a function that makes it: hints that cost time are made only for issues kept. */
+export type Message = string | (() => string);
+
 interface Pending {
   code: IssueCode;
-  message: string;
+  message: Message;
   pointer: string;
   where: Where;
 }
@@ -22,7 +25,7 @@ interface Pending {
 export class IssueCollector {
   private readonly pending: Pending[] = [];
 
-  add(code: IssueCode, message: string, pointer: string, where: Where = {}): void {
+  add(code: IssueCode, message: Message, pointer: string, where: Where = {}): void {
     this.pending.push({ code, message, pointer, where });
   }
 
@@ -34,30 +37,47 @@ export class IssueCollector {
     return this.pending.some((issue) => predicate(issue.code));
   }
 
-  /** Issues in a stable order (file, position, pointer, code), at most `max` and a truncation note. */
+  /**
+   * Issues in a stable order (file, position, pointer, code), at most `max`, and a truncation
+   * note. Order needs only offsets: positions and messages are worked out for the kept ones.
+   */
   finish(max: number): Issue[] {
-    const issues = this.pending.map(toIssue);
+    const keyed = this.pending.map((issue) => ({ issue, at: sortOffset(issue.where) }));
     const seen = new Set<string>();
-    const unique = issues.filter((issue) => {
-      const key = `${issue.file ?? ''}\u0000${issue.pointer}\u0000${issue.code}\u0000${issue.line ?? 0}:${issue.column ?? 0}`;
+    const unique = keyed.filter(({ issue, at }) => {
+      const key = `${issue.where.file ?? ''}\u0000${issue.pointer}\u0000${issue.code}\u0000${at}`;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
     });
-    unique.sort(compareIssues);
-    if (unique.length <= max) return unique;
-    const kept = unique.slice(0, max);
-    kept.push({
-      pointer: '',
-      code: 'issues.truncated',
-      message: `Too many issues: ${unique.length - max} more not shown (maxIssues is ${max}).`,
-    });
+    unique.sort(
+      (a, b) =>
+        compareText(a.issue.where.file ?? '', b.issue.where.file ?? '') ||
+        a.at - b.at ||
+        compareText(a.issue.pointer, b.issue.pointer) ||
+        compareText(a.issue.code, b.issue.code),
+    );
+    const kept = unique.slice(0, max).map(({ issue }) => toIssue(issue));
+    if (unique.length > max) {
+      kept.push({
+        pointer: '',
+        code: 'issues.truncated',
+        message: `Too many issues: ${unique.length - max} more not shown (maxIssues is ${max}).`,
+      });
+    }
     return kept;
   }
 }
 
+/** Offsets order issues within a file as positions do; a known line and column stand in for one. */
+function sortOffset(where: Where): number {
+  if (where.source !== undefined && where.offset !== undefined) return where.offset;
+  if (where.line !== undefined && where.column !== undefined) return where.line * 2 ** 24 + where.column;
+  return -1;
+}
+
 function toIssue({ code, message, pointer, where }: Pending): Issue {
-  const issue: Issue = { pointer, code, message };
+  const issue: Issue = { pointer, code, message: typeof message === 'string' ? message : message() };
   if (where.file !== undefined) issue.file = where.file;
   if (where.source !== undefined && where.offset !== undefined) {
     const { line, column } = where.source.position(where.offset);
@@ -68,16 +88,6 @@ function toIssue({ code, message, pointer, where }: Pending): Issue {
     issue.column = where.column;
   }
   return issue;
-}
-
-function compareIssues(a: Issue, b: Issue): number {
-  return (
-    compareText(a.file ?? '', b.file ?? '') ||
-    (a.line ?? 0) - (b.line ?? 0) ||
-    (a.column ?? 0) - (b.column ?? 0) ||
-    compareText(a.pointer, b.pointer) ||
-    compareText(a.code, b.code)
-  );
 }
 
 function compareText(a: string, b: string): number {

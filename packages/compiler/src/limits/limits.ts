@@ -18,9 +18,12 @@ export interface Limits {
   maxBundleFiles: number;
   /** Characters of one legacy bundle file (B). Specification: 1,000,000. */
   maxFileLength: number;
-  /** Nesting levels of a YAML document, after aliases are expanded. */
+  /** Nesting levels of a YAML document, after aliases are expanded. At most 1,000. */
   maxDepth: number;
-  /** Nodes that aliases may expand to, in all, in one document: bounds alias bombs. */
+  /**
+   * Nodes that aliases may expand to, in all, in one document: bounds alias bombs (at most
+   * 10,000,000). The text aliases expand to is bounded by maxYamlLength characters as well.
+   */
   maxAliasExpansion: number;
   /** Issues returned at most; a final issues.truncated entry says how many more there were. */
   maxIssues: number;
@@ -43,12 +46,18 @@ export interface CompileOptions {
   limits?: Partial<Limits>;
 }
 
+/**
+ * Ceilings no option may raise a limit past: deeper nesting would overflow the stack, and more
+ * alias expansion the memory, where the compiler promises an issue instead.
+ */
+const CEILINGS: Partial<Record<keyof Limits, number>> = { maxDepth: 1_000, maxAliasExpansion: 10_000_000 };
+
 export function resolveLimits(options: CompileOptions | undefined): Limits {
   const limits = { ...defaultLimits };
   const given = isRecord(options) && isRecord(options.limits) ? options.limits : {};
   for (const key of Object.keys(defaultLimits) as (keyof Limits)[]) {
     const value = given[key];
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) limits[key] = value;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) limits[key] = Math.min(value, CEILINGS[key] ?? value);
   }
   return limits;
 }

@@ -1,5 +1,6 @@
 import type { IssueCollector } from '../issues/collect.js';
 import type { PartialEntry } from '../model/draft.js';
+import { foldPath } from './check-path.js';
 
 export const HUB_FILE = '.hub/hub.yml';
 export const WORKFLOWS_DIR = '.hub/workflows/';
@@ -15,7 +16,7 @@ export interface BundleLayout {
  * Sorts a legacy bundle's files into the hub file, the direct workflows and the partials, and
  * reports every file that has no place in a bundle, saying why.
  */
-export function classifyBundle(files: PartialEntry[], issues: IssueCollector): BundleLayout {
+export function classifyBundle(files: PartialEntry[], issues: IssueCollector, given: string[] = files.map((file) => file.path)): BundleLayout {
   const layout: BundleLayout = { hub: undefined, workflows: [], partials: [] };
   for (const file of files) {
     const pointer = `${file.pointer}/path`;
@@ -51,7 +52,7 @@ export function classifyBundle(files: PartialEntry[], issues: IssueCollector): B
       );
     }
   }
-  if (layout.hub === undefined) {
+  if (layout.hub === undefined && !given.some((path) => foldPath(path.replace(/^\.\//, '')) === HUB_FILE)) {
     issues.add('bundle.hub_file_missing', `The bundle has no ${HUB_FILE}.`, '/files');
   }
   return layout;

@@ -12,7 +12,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * Whether a partial or bundle path is canonical (DECISIONS.md, Paths). Bad paths are reported,
  * never repaired: a path that could leave its directory is unsafe, any other deviation noncanonical.
  */
-export function checkPath(path: unknown, limits: Pick<Limits, 'maxPathLength'> = defaultLimits): PathCheck {
+export function checkPath(path: unknown, limits?: Pick<Limits, 'maxPathLength'> | null): PathCheck {
+  const maxPathLength = typeof limits?.maxPathLength === 'number' ? limits.maxPathLength : defaultLimits.maxPathLength;
   if (typeof path !== 'string') return noncanonical('The path is not a string.');
   if (path.length === 0) return noncanonical('The path is empty.');
   const segments = path.split('/');
@@ -21,11 +22,11 @@ export function checkPath(path: unknown, limits: Pick<Limits, 'maxPathLength'> =
   if (/^[A-Za-z]:/.test(path)) return unsafe(`The path "${show(path)}" starts with a drive prefix.`);
   if (segments.includes('..')) return unsafe(`The path "${show(path)}" has a .. segment.`);
   const length = codePointLength(path);
-  if (length > limits.maxPathLength) {
+  if (length > maxPathLength) {
     return {
       ok: false,
       code: 'limit.path_length',
-      message: `The path is ${length} characters long; the limit is ${limits.maxPathLength}.`,
+      message: `The path is ${length} characters long; the limit is ${maxPathLength}.`,
     };
   }
   if (segments.includes('')) return noncanonical(`The path "${show(path)}" has an empty segment.`);

@@ -1,7 +1,7 @@
-import { IssueCollector } from '../issues/collect.js';
+import { IssueCollector, type Message } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import type { Issue } from '../issues/issue.js';
-import { didYouMean } from '../issues/suggest.js';
+import { didYouMean, listSome } from '../issues/suggest.js';
 import { defaultLimits } from '../limits/limits.js';
 import type { CompiledConfiguration, SourceRef } from '../model/types.js';
 
@@ -23,20 +23,25 @@ export function resolveResources(
   maxIssues: number = defaultLimits.maxIssues,
 ): Issue[] {
   const issues = new IssueCollector();
-  const add = (code: IssueCode, message: string, at: SourceRef) =>
+  const add = (code: IssueCode, message: Message, at: SourceRef) =>
     issues.add(code, message, at.pointer, { file: at.file, line: at.line, column: at.column });
-  const daemons = new Map(catalog.daemons.map((daemon) => [daemon.name, daemon]));
-  const environments = new Map(value.environments.map((environment) => [environment.name, environment]));
-  for (const environment of value.environments) {
+  // Plain data from the caller: anything missing counts as nothing advertised.
+  const daemons = new Map(
+    (Array.isArray(catalog?.daemons) ? catalog.daemons : [])
+      .filter((daemon) => typeof daemon?.name === 'string')
+      .map((daemon) => [daemon.name, { ...daemon, runtimes: Array.isArray(daemon.runtimes) ? daemon.runtimes.filter((r) => typeof r?.provider === 'string') : [] }]),
+  );
+  const environments = new Map((value?.environments ?? []).map((environment) => [environment.name, environment]));
+  const names = [...daemons.keys()];
+  for (const environment of value?.environments ?? []) {
     if (daemons.has(environment.daemon)) continue;
-    const names = [...daemons.keys()];
     add(
       'resource.unknown_daemon',
-      `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
+      () => `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
       environment.daemonSource,
     );
   }
-  for (const trigger of value.triggers) {
+  for (const trigger of value?.triggers ?? []) {
     for (const step of trigger.steps) {
       const daemon = daemons.get(environments.get(step.environment)?.daemon ?? '');
       if (daemon === undefined) continue;
@@ -46,22 +51,22 @@ export function resolveResources(
         const offered = daemon.runtimes.map((candidate) => candidate.provider);
         add(
           'resource.unknown_runtime',
-          `The daemon "${daemon.name}" does not advertise the provider "${agent.provider}"${offered.length > 0 ? `; it advertises ${offered.join(', ')}.` : '; it advertises none.'}`,
+          `The daemon "${daemon.name}" does not advertise the provider "${agent.provider}"${offered.length > 0 ? `; it advertises ${listSome(offered)}.` : '; it advertises none.'}`,
           agent.sources.provider,
         );
         continue;
       }
-      if (agent.mode !== undefined && runtime.modes !== undefined && runtime.modes.length > 0 && !runtime.modes.includes(agent.mode)) {
+      if (agent.mode !== undefined && Array.isArray(runtime.modes) && runtime.modes.length > 0 && !runtime.modes.includes(agent.mode)) {
         add(
           'resource.unknown_mode',
-          `The daemon "${daemon.name}" runs ${agent.provider} in the modes ${runtime.modes.join(', ')}, not "${agent.mode}".`,
+          `The daemon "${daemon.name}" runs ${agent.provider} in the modes ${listSome(runtime.modes)}, not "${agent.mode}".`,
           agent.sources.mode ?? agent.sources.provider,
         );
       }
-      if (agent.model !== undefined && runtime.models !== undefined && runtime.models.length > 0 && !runtime.models.includes(agent.model)) {
+      if (agent.model !== undefined && Array.isArray(runtime.models) && runtime.models.length > 0 && !runtime.models.includes(agent.model)) {
         add(
           'resource.unknown_model',
-          `The daemon "${daemon.name}" runs ${agent.provider} with the models ${runtime.models.join(', ')}, not "${agent.model}".`,
+          `The daemon "${daemon.name}" runs ${agent.provider} with the models ${listSome(runtime.models)}, not "${agent.model}".`,
           agent.sources.model ?? agent.sources.provider,
         );
       }

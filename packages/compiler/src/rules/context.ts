@@ -1,4 +1,4 @@
-import type { IssueCollector } from '../issues/collect.js';
+import type { IssueCollector, Message } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import type { Limits } from '../limits/limits.js';
 import type { Draft, Field } from '../model/draft.js';
@@ -18,7 +18,7 @@ export type Rule = (context: RuleContext) => void;
 export function reportAt(
   issues: IssueCollector,
   code: IssueCode,
-  message: string,
+  message: Message,
   at: Field,
   options: { key?: boolean } = {},
 ): void {

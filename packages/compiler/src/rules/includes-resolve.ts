@@ -3,6 +3,12 @@ import type { PartialEntry } from '../model/draft.js';
 import { checkPath, foldPath } from '../paths/check-path.js';
 import { reportAt, type RuleContext } from './context.js';
 
+function everythingRead({ draft, issues }: RuleContext): boolean {
+  const docs = new Set([...draft.triggers.map((trigger) => trigger.node.doc), ...draft.environments.map((environment) => environment.node.doc)]);
+  for (const doc of docs) if (doc.rejected.size > 0 || doc.flagged.size > 0) return false;
+  return !issues.has((code) => code.startsWith('path.') || code.startsWith('bundle.') || code === 'include.outside_partials');
+}
+
 /**
  * Every prompt include names exactly one partial the request carries, and every partial is
  * included somewhere. Sets each include's `partial` for the rules and the model after it.
@@ -10,7 +16,11 @@ import { reportAt, type RuleContext } from './context.js';
 export function includesResolve(context: RuleContext): void {
   const { draft, issues, limits } = context;
   const byPath = new Map<string, PartialEntry>();
-  for (const entry of draft.partials) if (!byPath.has(entry.path)) byPath.set(entry.path, entry);
+  const byFolded = new Map<string, PartialEntry>();
+  for (const entry of draft.partials) {
+    if (!byPath.has(entry.path)) byPath.set(entry.path, entry);
+    if (!byFolded.has(foldPath(entry.path))) byFolded.set(foldPath(entry.path), entry);
+  }
   const used = new Set<PartialEntry>();
   for (const trigger of draft.triggers) {
     for (const step of trigger.steps) {
@@ -32,12 +42,18 @@ export function includesResolve(context: RuleContext): void {
           used.add(entry);
           continue;
         }
-        const folded = draft.partials.find((candidate) => foldPath(candidate.path) === foldPath(target.path));
-        const hint = folded !== undefined ? `; did you mean "${folded.path}"?` : didYouMean(target.path, byPath.keys()) || '.';
-        reportAt(issues, 'partial.missing', `The request carries no partial "${target.path}"${hint}`, part.field);
+        const folded = byFolded.get(foldPath(target.path));
+        const message = () => {
+          const hint = folded !== undefined ? `; did you mean "${folded.path}"?` : didYouMean(target.path, byPath.keys()) || '.';
+          return `The request carries no partial "${target.path}"${hint}`;
+        };
+        reportAt(issues, 'partial.missing', message, part.field);
       }
     }
   }
+  // "Not included anywhere" is only certain when every document was read whole: a misspelled
+  // include key or a rejected include path may be the include that names it.
+  if (!everythingRead(context)) return;
   for (const entry of byPath.values()) {
     if (used.has(entry)) continue;
     issues.add('partial.extra', `The partial "${entry.path}" is not included by any prompt; remove it from the request.`, entry.pointer, {

@@ -1,4 +1,5 @@
 import { entries, field, isRecord } from '../model/draft.js';
+import { listSome } from '../issues/suggest.js';
 import { reportAt, type RuleContext } from './context.js';
 
 export function inputDefaultsInEnum(context: RuleContext): void {
@@ -11,7 +12,7 @@ export function inputDefaultsInEnum(context: RuleContext): void {
       reportAt(
         context.issues,
         'input.default_not_in_enum',
-        `The default "${value}" of input "${name}" is not one of its enum values: ${allowed.join(', ')}.`,
+        `The default "${value}" of input "${name}" is not one of its enum values: ${listSome(allowed)}.`,
         field(input, 'default'),
       );
     }

@@ -1,5 +1,5 @@
 import { isScalar } from 'yaml';
-import { didYouMean } from '../issues/suggest.js';
+import { didYouMean, listSome } from '../issues/suggest.js';
 import { entries, field, type DraftTrigger } from '../model/draft.js';
 import { locateNode } from '../source/locate.js';
 import { reportAt, type RuleContext } from './context.js';
@@ -16,26 +16,31 @@ export function placeholdersDeclared(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
     const inputs = declaredInputNames(trigger);
     const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`)];
-    const unknown = (name: string) => {
+    const unknown = (name: string) => () => {
       const hint = didYouMean(name, allowed) || '.';
-      const list = inputs.length > 0 ? `{{ prompt }} and {{ inputs.<name> }} for ${inputs.join(', ')}` : '{{ prompt }} (this trigger declares no inputs)';
+      const list = inputs.length > 0 ? `{{ prompt }} and {{ inputs.<name> }} for ${listSome(inputs)}` : '{{ prompt }} (this trigger declares no inputs)';
       return `Unknown placeholder {{ ${name} }}${hint} Placeholders here: ${list}.`;
     };
     for (const step of trigger.steps) {
       for (const part of step.prompt) {
         if (part.kind === 'text' && typeof part.field.value === 'string') {
+          // The scalar's source is searched forward, match by match: where the text is written
+          // as it reads, each placeholder is found at its own column.
+          const node = locateNode(part.field.doc, part.field.pointer);
+          const range = isScalar(node) ? node.range : undefined;
+          const written = range ? part.field.doc.source.text.slice(range[0], range[1]) : '';
+          let from = 0;
           for (const match of part.field.value.matchAll(PLACEHOLDER)) {
             const name = match[1] as string;
+            const found = written.indexOf(match[0], from);
+            if (found >= 0) from = found + match[0].length;
             if (allowed.includes(name)) continue;
-            const node = locateNode(part.field.doc, part.field.pointer);
-            const range = isScalar(node) ? (node.range ?? undefined) : undefined;
-            const raw = range === undefined ? -1 : part.field.doc.source.text.slice(range[0], range[1]).indexOf(match[0]);
-            if (raw < 0 || range === undefined) reportAt(context.issues, 'template.unknown_placeholder', unknown(name), part.field);
+            if (found < 0 || !range) reportAt(context.issues, 'template.unknown_placeholder', unknown(name), part.field);
             else {
               context.issues.add('template.unknown_placeholder', unknown(name), part.field.pointer, {
                 file: part.field.doc.file,
                 source: part.field.doc.source,
-                offset: range[0] + raw,
+                offset: range[0] + found,
               });
             }
           }

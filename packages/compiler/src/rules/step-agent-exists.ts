@@ -1,4 +1,4 @@
-import { didYouMean } from '../issues/suggest.js';
+import { didYouMean, listSome } from '../issues/suggest.js';
 import { reportAt, rejected, type RuleContext } from './context.js';
 
 /** A legacy step may name an entry of the hub file's agents instead of writing the agent out. */
@@ -9,8 +9,11 @@ export function stepAgentExists(context: RuleContext): void {
     for (const step of trigger.steps) {
       const name = step.agent.value;
       if (typeof name !== 'string' || context.draft.agents.has(name)) continue;
-      const hint = didYouMean(name, names) || (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${names.join(', ')}.`);
-      reportAt(context.issues, 'step.unknown_agent', `No agent is named "${name}"${hint}`, step.agent);
+      const message = () => {
+        const hint = didYouMean(name, names) || (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${listSome(names)}.`);
+        return `No agent is named "${name}"${hint}`;
+      };
+      reportAt(context.issues, 'step.unknown_agent', message, step.agent);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { didYouMean } from '../issues/suggest.js';
+import { didYouMean, listSome } from '../issues/suggest.js';
 import { reportAt, rejected, type RuleContext } from './context.js';
 
 export function stepEnvironmentExists(context: RuleContext): void {
@@ -11,8 +11,11 @@ export function stepEnvironmentExists(context: RuleContext): void {
     for (const step of trigger.steps) {
       const name = step.environment.value;
       if (typeof name !== 'string' || known.has(name)) continue;
-      const hint = didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${names.join(', ')}.`);
-      reportAt(context.issues, 'step.unknown_environment', `No environment is named "${name}"${hint}`, step.environment);
+      const message = () => {
+        const hint = didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${listSome(names)}.`);
+        return `No environment is named "${name}"${hint}`;
+      };
+      reportAt(context.issues, 'step.unknown_environment', message, step.environment);
     }
   }
 }

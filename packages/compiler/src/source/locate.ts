@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
 import { splitPointer } from '../issues/issue.js';
 import type { Where } from '../issues/collect.js';
 import type { ParsedDocument } from './yaml.js';
@@ -21,7 +21,7 @@ export function locateNode(parsed: ParsedDocument, pointer: string, options: { k
     let next: Node | null | undefined;
     keyNode = null;
     if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === segment);
+      const pair = pairsOf(node).get(segment);
       if (pair !== undefined) {
         keyNode = pair.key as Node;
         next = (pair.value as Node | null) ?? keyNode;
@@ -33,4 +33,22 @@ export function locateNode(parsed: ParsedDocument, pointer: string, options: { k
     node = next;
   }
   return options.key && keyNode !== null ? keyNode : node;
+}
+
+// Each mapping's pairs by key, built on its first look-up: issues in a mapping of many keys
+// must not each scan it. The first pair of a key wins, as positions of duplicates are explicit.
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+function pairsOf(map: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(map);
+  if (index === undefined) {
+    index = new Map();
+    for (const item of map.items) {
+      if (isPair(item) && isScalar(item.key) && typeof item.key.value === 'string' && !index.has(item.key.value)) {
+        index.set(item.key.value, item as Pair);
+      }
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
 }

@@ -18,7 +18,8 @@ export class SourceText {
       if ((starts[mid] as number) <= at) low = mid;
       else high = mid - 1;
     }
-    const start = starts[low] as number;
+    // A leading byte order mark is invisible: columns of the first line count from after it.
+    const start = low === 0 && this.text.charCodeAt(0) === 0xfeff && at > 0 ? 1 : (starts[low] as number);
     return { line: low + 1, column: countCodePoints(this.text, start, at) + 1 };
   }
 }

@@ -65,8 +65,16 @@ export function parseYaml(
   limits: Limits,
   issues: IssueCollector,
 ): ParsedDocument | undefined {
-  const source = new SourceText(stripBom(input));
+  // YAML's parser knows \n and \r\n; a lone \r (old Mac files) becomes \n, offsets unchanged.
+  const source = new SourceText(stripBom(input).replace(/\r(?!\n)/g, '\n'));
   const where = (offset: number) => ({ file, source, offset });
+  // YAML 1.2 allows no C0 control character but tab and line breaks, nor DEL, unescaped.
+  const control = source.text.search(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/);
+  if (control >= 0) {
+    const code = source.text.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
+    issues.add('yaml.syntax', `The control character U+${code} may not appear in YAML; write it escaped in a double-quoted string.`, '', where(control));
+    return undefined;
+  }
   const tokens = Array.from(new Parser().parse(source.text));
 
   const tooDeep = findTooDeep(tokens, limits.maxDepth);
@@ -75,10 +83,7 @@ export function parseYaml(
     return undefined;
   }
 
-  const docs: Document.Parsed[] = [];
-  const composer = new Composer(composerOptions);
-  for (const token of tokens) docs.push(...composer.next(token));
-  docs.push(...composer.end(true));
+  const docs = compose(tokens);
   const doc = docs[0];
   if (doc === undefined) return undefined;
   if (docs.length > 1) {
@@ -110,6 +115,26 @@ function firstLine(message: string): string {
   const line = message.split('\n')[0] ?? message;
   const text = line.replace(/ at line \d+, column \d+:?$/, '');
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+}
+
+/**
+ * Composes the documents. The YAML library makes an Error (with a stack trace) for each warning
+ * and error; thousands of them in one input would cost seconds, so traces are off meanwhile.
+ */
+function compose(tokens: CST.Token[]): Document.Parsed[] {
+  const docs: Document.Parsed[] = [];
+  // A V8 setting; elsewhere it is a harmless property.
+  const errors = Error as { stackTraceLimit?: number };
+  const limit = errors.stackTraceLimit;
+  errors.stackTraceLimit = 0;
+  try {
+    const composer = new Composer(composerOptions);
+    for (const token of tokens) docs.push(...composer.next(token));
+    docs.push(...composer.end(true));
+  } finally {
+    errors.stackTraceLimit = limit;
+  }
+  return docs;
 }
 
 /** Every node token of the concrete syntax tree with its depth (collections count), without recursion. */
@@ -185,6 +210,8 @@ class Walker {
   // (yaml's Alias.resolve searches the whole document each time: quadratic on alias-heavy input.)
   private readonly anchors = new Map<string, Node>();
   private expanded = 0;
+  /** Characters of strings produced through aliases: a long anchored text reused bounds them too. */
+  private expandedChars = 0;
 
   constructor(
     private readonly doc: Document.Parsed,
@@ -217,7 +244,15 @@ class Walker {
       const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
       this.fail('yaml.tag', `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`, node, tagOffset(this.source.text, offsetOf(node)));
     }
-    if (isScalar(node)) return node.value;
+    if (isScalar(node)) {
+      if (viaAlias && typeof node.value === 'string') {
+        this.expandedChars += node.value.length;
+        if (this.expandedChars > this.limits.maxYamlLength) {
+          this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxYamlLength} characters of text; is this an alias bomb?`, node);
+        }
+      }
+      return node.value;
+    }
     if (depth > this.limits.maxDepth) {
       this.abort('limit.depth', `The YAML nests deeper than ${this.limits.maxDepth} levels.`, node);
     }
@@ -243,10 +278,15 @@ class Walker {
       const key = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
       if (key === undefined) {
         if (!viaAlias) this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`, keyNode);
+        this.skip(pair.value as Node | null, depth, viaAlias);
         continue;
       }
       this.path.push(key);
+      if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.tag !== undefined && !coreTags.has(keyNode.tag)) {
+        this.fail('yaml.tag', `The tag ${keyNode.tag.replace(/^tag:yaml\.org,2002:/, '!!')} is not allowed; only the YAML 1.2 core schema's tags are.`, keyNode, tagOffset(this.source.text, offsetOf(keyNode)));
+      }
       if (seen !== undefined && keyNode !== null && this.checkKey(key, keyNode, seen)) {
+        this.skip(pair.value as Node | null, depth, viaAlias);
         this.path.pop();
         continue;
       }
@@ -256,6 +296,11 @@ class Walker {
       else out[key] = value;
     }
     return out;
+  }
+
+  /** Walks a value left out of the result, so that its anchors are known to the aliases after it. */
+  private skip(node: Node | null, depth: number, viaAlias: boolean): void {
+    if (node !== null && !viaAlias) this.toValue(node, depth + 1, false);
   }
 
   /** Reports a merge key or a duplicate; true when the pair is to be left out of the value. */
@@ -299,7 +344,7 @@ class Walker {
 function tagOffset(text: string, valueStart: number): number {
   let end = valueStart;
   for (let token = 0; token < 2; token++) {
-    while (end > 0 && /[ \t]/.test(text[end - 1] as string)) end--;
+    while (end > 0 && /\s/.test(text[end - 1] as string)) end--;
     let start = end;
     while (start > 0 && !/[\s,[{]/.test(text[start - 1] as string)) start--;
     if (text[start] === '!') return start;

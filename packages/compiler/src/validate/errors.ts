@@ -1,8 +1,8 @@
 import type { ErrorObject } from 'ajv';
-import type { IssueCollector } from '../issues/collect.js';
+import type { IssueCollector, Message } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
-import { didYouMean } from '../issues/suggest.js';
+import { didYouMean, listSome } from '../issues/suggest.js';
 import { locate } from '../source/locate.js';
 import { covered, type ParsedDocument } from '../source/yaml.js';
 import { validatorFor, type DocumentKind } from './schemas.js';
@@ -53,7 +53,7 @@ const NAME_RULES: Record<string, string> = {
 
 function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollector): void {
   const path = error.instancePath;
-  const at = (code: IssueCode, message: string, pointer = path, key = false) =>
+  const at = (code: IssueCode, message: Message, pointer = path, key = false) =>
     issues.add(code, message, pointer, locate(parsed, pointer, { key }));
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
@@ -73,7 +73,7 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
     case 'additionalProperties': {
       const key = String(params.additionalProperty);
       const allowed = known.length > 0 ? ` Allowed keys: ${known.join(', ')}.` : '';
-      at('schema.unknown_key', `Unknown key "${key}"${didYouMean(key, known) || '.'}${allowed}`, joinPointer(path, key), true);
+      at('schema.unknown_key', () => `Unknown key "${key}"${didYouMean(key, known) || '.'}${allowed}`, joinPointer(path, key), true);
       return;
     }
     case 'type':
@@ -82,7 +82,7 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const value = String(error.data);
-      at('schema.enum', `"${value}" is not allowed${didYouMean(value, allowed) || '.'} Allowed: ${allowed.join(', ')}.`);
+      at('schema.enum', () => `"${value}" is not allowed${didYouMean(value, allowed) || '.'} Allowed: ${listSome(allowed)}.`);
       return;
     }
     case 'pattern': {

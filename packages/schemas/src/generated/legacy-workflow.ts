@@ -16,10 +16,6 @@ export type ManualRun = {
   };
 } | null;
 /**
- * An input value; numbers and booleans are taken as their text.
- */
-export type InputValue = string | number | boolean;
-/**
  * The agent provider the daemon runs, such as claude or codex; the daemon must advertise it.
  */
 export type Provider = string;
@@ -147,8 +143,10 @@ export interface Input {
    * The only values the input may take.
    *
    * @minItems 1
+   *
+   * Items: An allowed value; numbers and booleans are taken as their text.
    */
-  enum?: [InputValue, ...InputValue[]];
+  enum?: [string | number | boolean, ...(string | number | boolean)[]];
 }
 /**
  * Who may start the trigger.

@@ -205,7 +205,12 @@ export const configurationSchema: JsonSchema = {
           "uniqueItems": true,
           "description": "The only values the input may take.",
           "items": {
-            "$ref": "#/$defs/inputValue"
+            "type": [
+              "string",
+              "number",
+              "boolean"
+            ],
+            "description": "An allowed value; numbers and booleans are taken as their text."
           }
         }
       }
@@ -453,7 +458,12 @@ export const triggerSchema: JsonSchema = {
           "uniqueItems": true,
           "description": "The only values the input may take.",
           "items": {
-            "$ref": "#/$defs/inputValue"
+            "type": [
+              "string",
+              "number",
+              "boolean"
+            ],
+            "description": "An allowed value; numbers and booleans are taken as their text."
           }
         }
       }
@@ -779,7 +789,12 @@ export const legacyWorkflowSchema: JsonSchema = {
           "uniqueItems": true,
           "description": "The only values the input may take.",
           "items": {
-            "$ref": "#/$defs/inputValue"
+            "type": [
+              "string",
+              "number",
+              "boolean"
+            ],
+            "description": "An allowed value; numbers and booleans are taken as their text."
           }
         }
       }

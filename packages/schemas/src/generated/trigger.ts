@@ -16,10 +16,6 @@ export type ManualRun = {
   };
 } | null;
 /**
- * An input value; numbers and booleans are taken as their text.
- */
-export type InputValue = string | number | boolean;
-/**
  * The name of a daemon enrolled in the organization.
  */
 export type DaemonName = string;
@@ -110,8 +106,10 @@ export interface Input {
    * The only values the input may take.
    *
    * @minItems 1
+   *
+   * Items: An allowed value; numbers and booleans are taken as their text.
    */
-  enum?: [InputValue, ...InputValue[]];
+  enum?: [string | number | boolean, ...(string | number | boolean)[]];
 }
 /**
  * Who may start the trigger.
