@@ -5,6 +5,7 @@ import { adminRoutes } from './routes/admin.js';
 import { daemonRoutes } from './routes/daemons.js';
 import { healthRoutes } from './routes/health.js';
 import { publicRoutes } from './routes/public.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { mount } from './routes/registry.js';
 
 export { Hub, type HubOptions } from './hub.js';
@@ -17,7 +18,7 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub)]);
+  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub)]);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

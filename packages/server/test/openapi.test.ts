@@ -1,0 +1,424 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configurationSchema, legacyHubSchema, legacyWorkflowSchema, triggerSchema, type JsonSchema } from '@hub/schemas';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import express from 'express';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { Hub } from '../dist/hub.js';
+import { openApiDocument, REQUEST_ISSUE_CODES } from '../dist/openapi/document.js';
+import * as examples from '../dist/openapi/examples.js';
+import { adminRoutes } from '../dist/routes/admin.js';
+import { daemonRoutes } from '../dist/routes/daemons.js';
+import { healthRoutes } from '../dist/routes/health.js';
+import { openApiRoutes } from '../dist/routes/openapi.js';
+import { publicRoutes } from '../dist/routes/public.js';
+import { mount } from '../dist/routes/registry.js';
+import { call, enrollDaemon, publicKey, setUp, type Answer } from './support/client.js';
+import { bundleFiles, configurationPartials, configurationYaml, exampleDaemons, triggerYaml } from './support/documents.js';
+import { hubOn, MACHINE_POSTGRES } from './support/hub.js';
+import { openApi } from './support/openapi.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SERVER_SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../../schemas/examples/', import.meta.url));
+
+const CONFIGURATIONS = ['/api/v1/configurations/validate', '/api/v1/configurations/install'];
+const TRIGGERS = ['/api/v1/triggers/validate', '/api/v1/triggers/install'];
+const TOKENS = '/api/v1/daemons/enrollment-tokens';
+const ENROLL = '/api/v1/daemons/enroll';
+/** Over the hub's 16 MiB body limit. */
+const HUGE = `{"yaml":"${'a'.repeat(17 * 1024 * 1024)}"}`;
+
+/** Route tables need a Hub only to close over; nothing here touches a database. */
+const fakeHub = { options: { problemBase: 'http://hub.test', adminToken: 'hub_admin_test', maxBodyBytes: 1024 } } as unknown as Hub;
+
+type Json = Record<string, unknown>;
+
+/** Every node of a JSON value, with its JSON Pointer. */
+function* walk(node: unknown, pointer = ''): Generator<[string, unknown]> {
+  yield [pointer, node];
+  if (node !== null && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) yield* walk(value, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  }
+}
+
+describe('the OpenAPI document', () => {
+  const document = openApiDocument('http://127.0.0.1:8080/');
+  const checker = openApi();
+  const operations = checker.operations();
+  const byId = (operationId: string) => operations.find((operation) => operation.operation.operationId === operationId)?.operation as Json;
+
+  it('is OpenAPI 3.1.0, and every $ref in it resolves inside it', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers).toEqual([{ url: 'http://127.0.0.1:8080', description: 'This hub' }]);
+    const refs = [...walk(document)].filter(([pointer]) => pointer.endsWith('/$ref')).map(([, ref]) => ref as string);
+    expect(refs.length).toBeGreaterThan(100);
+    for (const ref of refs) {
+      expect(ref, ref).toMatch(/^#\/components\//);
+      expect(checker.at(ref.slice(1)), ref).toBeDefined();
+    }
+    // A $id would make the references below it resolve against another base.
+    expect([...walk(document)].filter(([pointer]) => /\/\$(id|schema|defs)$/.test(pointer))).toEqual([]);
+  });
+
+  it('describes every public route the hub mounts, and not the operator API', () => {
+    const mounted = [...publicRoutes(fakeHub), ...daemonRoutes(fakeHub), ...healthRoutes(fakeHub), ...openApiRoutes(fakeHub)];
+    const described = operations.map((operation) => `${operation.method} ${operation.path}`).sort();
+    expect(described).toEqual(mounted.map((route) => `${route.method} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`).sort());
+    for (const route of adminRoutes(fakeHub)) expect(described.some((entry) => entry.endsWith(` ${route.path}`))).toBe(false);
+    expect(JSON.stringify(document.paths)).not.toContain('/api/admin');
+    expect((document.info as Json).description).toContain('/api/admin/v1');
+  });
+
+  it('documents each status each operation answers, problems as application/problem+json, and X-Request-Id on every response', () => {
+    const problems = ['400', '401', '403', '404', '409', '413', '415', '422', '500', '503'];
+    const statuses = (operationId: string) => Object.keys(byId(operationId).responses as Json);
+    expect(statuses('listProjects')).toEqual(['200', '401', '403', '500']);
+    for (const operationId of ['validateConfiguration', 'installConfiguration']) {
+      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '404', '413', '415', '422', '500']);
+    }
+    for (const operationId of ['validateTrigger', 'installTrigger']) {
+      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '413', '415', '422', '500']);
+    }
+    expect(statuses('issueEnrollmentToken')).toEqual(['201', '400', '401', '403', '413', '415', '500']);
+    expect(statuses('enrollDaemon')).toEqual(['201', '400', '401', '409', '413', '415', '500']);
+    expect(statuses('health')).toEqual(['200']);
+    expect(statuses('readiness')).toEqual(['200', '503']);
+    expect(statuses('openApiDocument')).toEqual(['200']);
+    for (const { pointer, operation } of operations) {
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        const resolved = checker.at(((response as Json).$ref as string | undefined)?.slice(1) ?? `${pointer}/responses/${status}`) as Json;
+        expect((resolved.headers as Json)['X-Request-Id'], `${pointer} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+        const media = Object.keys(resolved.content as Json);
+        expect(media, `${pointer} ${status}`).toEqual([problems.includes(status) ? 'application/problem+json' : 'application/json']);
+        if (problems.includes(status)) expect(JSON.stringify(resolved.content)).toContain('"#/components/schemas/Problem"');
+      }
+    }
+  });
+
+  it('requires the bearer scheme globally, with the scope per operation, except for enrollment, health and this document', () => {
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect((document.components as Json).securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ path }) => path);
+    expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz'].sort());
+    const scopes = Object.fromEntries(operations.filter(({ operation }) => operation['x-hub-scope'] !== undefined).map(({ operation }) => [operation.operationId, operation['x-hub-scope']]));
+    expect(scopes).toEqual({
+      listProjects: 'projects:read',
+      validateConfiguration: 'configuration:validate',
+      installConfiguration: 'configuration:install',
+      validateTrigger: 'configuration:validate',
+      installTrigger: 'configuration:install',
+      issueEnrollmentToken: 'daemons:enroll',
+    });
+    for (const [operationId, scope] of Object.entries(scopes)) expect(byId(operationId).security).toEqual([{ bearerAuth: [scope] }]);
+  });
+
+  it('takes a configuration in shape A or shape B, never both or neither, and leaves the YAML to the hub', () => {
+    for (const path of CONFIGURATIONS) {
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', yaml: configurationYaml, partials: configurationPartials })).toEqual([]);
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', yaml: 'not: [a configuration' })).toEqual([]);
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', files: bundleFiles })).toEqual([]);
+      // Paths the hub refuses with 422 (bundle.extra, path.unsafe) are for the hub to refuse.
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', files: [{ path: '../x', content: '' }] })).toEqual([]);
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', yaml: 'a: 1', files: [] })).not.toEqual([]);
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app' })).not.toEqual([]);
+      expect(checker.checkRequest('POST', path, { projectSlug: 'app', files: bundleFiles, partials: [] })).not.toEqual([]);
+      expect(checker.checkRequest('POST', path, undefined)).not.toEqual([]);
+    }
+    const body = byId('installConfiguration').requestBody as Json;
+    expect(((body.content as Json)['application/json'] as Json).schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/ConfigurationRequest' }, { $ref: '#/components/schemas/LegacyConfigurationRequest' }],
+    });
+    expect(checker.checkRequest('POST', TOKENS, undefined)).toEqual([]);
+    expect(checker.checkRequest('POST', TOKENS, {})).toEqual([]);
+    expect(checker.checkRequest('POST', TOKENS, { a: 1 })).not.toEqual([]);
+  });
+
+  it('carries the YAML documents\' schemas from @hub/schemas, which judge YAML as the originals do', () => {
+    const originals: [string, JsonSchema, string][] = [
+      ['HubConfiguration', configurationSchema, configurationYaml],
+      ['HubTrigger', triggerSchema, triggerYaml],
+      ['HubLegacyHubFile', legacyHubSchema, bundleFiles[0]?.content as string],
+      ['HubLegacyWorkflow', legacyWorkflowSchema, bundleFiles[1]?.content as string],
+    ];
+    const ajv = new Ajv2020({ strict: false });
+    for (const [name, schema, yaml] of originals) {
+      const original = ajv.compile(schema);
+      const example = parse(yaml) as Json;
+      const variants: unknown[] = [example, { ...example, unknown: 1 }, 'text', []];
+      // Each leaf changed to a value of another type, and each string to one that breaks patterns.
+      for (const [pointer, value] of walk(example)) {
+        if (pointer === '' || (value !== null && typeof value === 'object')) continue;
+        const parts = pointer.split('/').slice(1);
+        for (const replacement of [typeof value === 'string' ? 42 : 'x', typeof value === 'string' ? `${value} Ä/..` : true]) {
+          const copy = structuredClone(example);
+          let node: Json = copy;
+          for (const part of parts.slice(0, -1)) node = node[part] as Json;
+          node[parts.at(-1) as string] = replacement;
+          variants.push(copy);
+        }
+      }
+      expect(variants.length).toBeGreaterThan(10);
+      for (const variant of variants) {
+        expect(checker.validate(`/components/schemas/${name}`, variant).length === 0, `${name}: ${JSON.stringify(variant)}`).toBe(original(variant));
+      }
+      expect(checker.validate(`/components/schemas/${name}`, example)).toEqual([]);
+    }
+    const configuration = (document.components as { schemas: Record<string, Json> }).schemas.ConfigurationRequest?.properties as Json;
+    expect(configuration.yaml).toMatchObject({ type: 'string', contentMediaType: 'application/yaml', contentSchema: { $ref: '#/components/schemas/HubConfiguration' } });
+  });
+
+  it('has request examples that are packages/schemas/examples/, verbatim, and valid requests', () => {
+    const read = (path: string) => readFileSync(join(EXAMPLES, path), 'utf8');
+    expect(examples.configurationYaml).toBe(read('configuration.yml'));
+    expect(examples.triggerYaml).toBe(read('trigger.yml'));
+    const bundle = join(EXAMPLES, 'bundle');
+    const files = (dir: string): string[] =>
+      readdirSync(join(bundle, dir)).flatMap((name) => (statSync(join(bundle, dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+    expect(examples.bundleFiles.map((file) => file.path).sort()).toEqual(files('').sort());
+    for (const file of examples.bundleFiles) expect(file.content).toBe(read(join('bundle', file.path)));
+    let count = 0;
+    for (const { method, path, pointer, operation } of operations) {
+      const content = (operation.requestBody as { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } | undefined)?.content;
+      if (content === undefined) continue;
+      const named = content['application/json']?.examples ?? {};
+      expect(Object.keys(named).length, pointer).toBeGreaterThan(0);
+      for (const example of Object.values(named)) {
+        expect(checker.checkRequest(method, path, example.value)).toEqual([]);
+        count++;
+      }
+    }
+    expect(count).toBe(8);
+  });
+
+  it('lists every request.* issue code the server answers with', () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? sources(join(dir, name)) : name.endsWith('.ts') ? [join(dir, name)] : []));
+    const used = new Set(sources(SERVER_SRC).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/'(request\.[a-z_]+)'/g)].map((match) => match[1])));
+    expect(used.size).toBeGreaterThan(3);
+    for (const code of used) expect(REQUEST_ISSUE_CODES, code).toContain(code);
+    const codes = (((document.components as { schemas: Record<string, Json> }).schemas.FieldIssue?.properties as Json).code as Json).enum;
+    expect(codes).toEqual(expect.arrayContaining([...REQUEST_ISSUE_CODES, 'yaml.syntax', 'resource.unknown_daemon', 'issues.truncated']));
+  });
+
+  it('passes `redocly lint` (recommended rules, redocly.yaml) with no errors and no warnings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(document, null, 2));
+      const result = spawnSync(join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format=json'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+        // Never the network: no telemetry, no update check.
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1', NO_COLOR: '1' },
+      });
+      const report = JSON.parse(result.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+      const problems = report.problems.map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location.map((l) => l.pointer).join(', ')}`);
+      expect(problems).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+      expect(result.status, result.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('is what openApiRoutes answers at GET /api/openapi.json', async () => {
+    const app = express();
+    mount(app, openApiRoutes(fakeHub));
+    const server: Server = createServer(app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await call({ url: `http://127.0.0.1:${port}` }, 'GET', '/api/openapi.json');
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.body).toEqual(openApiDocument('http://hub.test', { maxBodyBytes: 1024 }));
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('a hub answers as its OpenAPI document says', () => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  let ctx: Awaited<ReturnType<typeof setUp>>;
+  let noScope: Awaited<ReturnType<typeof setUp>>;
+  const checker = openApi();
+
+  /**
+   * Sends a request, expects `status`, and checks the answer against the document; and that the
+   * document agrees with the hub about the request body: accepted where the hub took it (or
+   * looked past it), refused where the hub answered 400 for it.
+   */
+  const send = async (method: string, path: string, options: Parameters<typeof call>[3], status: number): Promise<Answer> => {
+    const answer = await call(hub, method, path, options);
+    expect({ status: answer.status, errors: checker.checkAnswer(method, path, answer) }, `${method} ${path} → ${answer.text.slice(0, 500)}`).toEqual({ status, errors: [] });
+    if (answer.status >= 400) expect(answer.body.requestId).toBe(answer.headers.get('x-request-id'));
+    const body = options?.raw === '' ? undefined : options?.raw === undefined ? options?.body : tryParse(options.raw);
+    if (body !== unparsable) {
+      const bodyMatters = status < 400 || [404, 409, 422].includes(status) || (status === 401 && path === ENROLL);
+      if (bodyMatters) expect(checker.checkRequest(method, path, body), `request of ${method} ${path}`).toEqual([]);
+      if (status === 400) expect(checker.checkRequest(method, path, body), `request of ${method} ${path}`).not.toEqual([]);
+    }
+    return answer;
+  };
+
+  beforeAll(async () => {
+    hub = await hubOn('external');
+    ctx = await setUp(hub);
+    noScope = await setUp(hub, { scopes: ['runs:read'] });
+    for (const daemon of exampleDaemons) {
+      const enrolled = await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes);
+      expect(checker.checkAnswer('POST', ENROLL, enrolled)).toEqual([]);
+      expect(enrolled.status).toBe(201);
+    }
+  }, 120_000);
+  afterAll(async () => hub?.close());
+
+  it('serves its document at GET /api/openapi.json, without a credential', async () => {
+    const answer = await send('GET', '/api/openapi.json', {}, 200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answer.body).toEqual(openApiDocument(hub.url, { maxBodyBytes: 16 * 1024 * 1024 }));
+    expect(JSON.stringify(answer.body)).toContain('(16 MiB)');
+  });
+
+  it('answers every bearer operation 401 without a valid key, and 403 naming the scope the document names', async () => {
+    const bearer = checker.operations().filter(({ operation }) => operation['x-hub-scope'] !== undefined);
+    expect(bearer.length).toBe(6);
+    for (const { method, path, operation } of bearer) {
+      const missing = await send(method, path, {}, 401);
+      expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      await send(method, path, { token: 'hub_pk_nonsense' }, 401);
+      const forbidden = await send(method, path, { token: noScope.key }, 403);
+      expect(forbidden.body).toMatchObject({ code: 'insufficient_scope', requiredScope: operation['x-hub-scope'] });
+    }
+  });
+
+  it('GET /api/v1/projects: 200', async () => {
+    const answer = await send('GET', '/api/v1/projects', { token: ctx.key }, 200);
+    expect(answer.body.projects).toEqual([expect.objectContaining({ slug: ctx.project })]);
+  });
+
+  it.each(CONFIGURATIONS)('POST %s: 200 or 201 in both shapes, 400 (with issues), 404, 413, 415, 422 (with issues)', async (path) => {
+    const success = path.endsWith('/install') ? 201 : 200;
+    const token = ctx.key;
+    await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials } }, success);
+    await send('POST', path, { token, body: { projectSlug: ctx.project, files: bundleFiles } }, success);
+
+    const wrongType = await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: 42 } }, 400);
+    expect(wrongType.body.issues).toEqual([expect.objectContaining({ code: 'request.type', pointer: '/yaml' })]);
+    const both = await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: 'a: 1', files: [] } }, 400);
+    expect(both.body.issues).toEqual([expect.objectContaining({ code: 'request.shape' })]);
+    await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: 'a: 1', partials: [{ path: 'a.md' }], extra: 1 } }, 400);
+    await send('POST', path, { token, body: [] }, 400);
+    await send('POST', path, { token }, 400);
+    const malformed = await send('POST', path, { token, raw: '{"projectSlug":' }, 400);
+    expect(malformed.body.issues).toBeUndefined();
+
+    await send('POST', path, { token, body: { projectSlug: 'nope', yaml: configurationYaml } }, 404);
+    await send('POST', path, { token, raw: HUGE }, 413);
+    await send('POST', path, { token, raw: 'yaml: 1', contentType: 'text/yaml' }, 415);
+
+    const syntax = await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: 'environments: [' } }, 422);
+    expect(syntax.body).toMatchObject({ code: 'invalid_configuration', issues: [expect.objectContaining({ code: 'yaml.syntax' })] });
+    const unknownDaemon = configurationYaml.replace('daemon: dev-box', 'daemon: dev-bx');
+    const resources = await send('POST', path, { token, body: { projectSlug: ctx.project, yaml: unknownDaemon, partials: configurationPartials } }, 422);
+    expect(resources.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_daemon', line: expect.any(Number), column: expect.any(Number) })]);
+    const unsafe = await send('POST', path, { token, body: { projectSlug: ctx.project, files: [...bundleFiles, { path: '.hub/../../x.yml', content: 'x' }] } }, 422);
+    expect(unsafe.body.issues).toContainEqual(expect.objectContaining({ code: 'path.unsafe', pointer: '/files/3/path' }));
+  });
+
+  it.each(TRIGGERS)('POST %s: 200 or 201, 400 (with issues), 413, 415, 422 (with issues)', async (path) => {
+    const success = path.endsWith('/install') ? 201 : 200;
+    const token = ctx.key;
+    await send('POST', path, { token, body: { yaml: triggerYaml } }, success);
+    const wrongType = await send('POST', path, { token, body: { yaml: 42, projectSlug: ctx.project } }, 400);
+    expect(wrongType.body.issues.map((issue: { code: string }) => issue.code).sort()).toEqual(['request.type', 'request.unknown_field']);
+    await send('POST', path, { token, raw: '[' }, 400);
+    await send('POST', path, { token, raw: HUGE }, 413);
+    await send('POST', path, { token, raw: 'yaml: 1', contentType: 'text/plain' }, 415);
+    const invalid = await send('POST', path, { token, body: { yaml: triggerYaml.replace('daemon: build-box', 'daemon: nowhere').replace('enabled: true', 'enabled: yes') } }, 422);
+    expect(invalid.body).toMatchObject({ code: 'invalid_trigger', issues: [expect.objectContaining({ line: expect.any(Number) })] });
+  });
+
+  it('POST /api/v1/daemons/enrollment-tokens: 201 with no body, an empty body or {}; 400, 413, 415', async () => {
+    const token = ctx.key;
+    const issued = await send('POST', TOKENS, { token }, 201);
+    expect(issued.body.token).toMatch(/^hub_et_/);
+    await send('POST', TOKENS, { token, raw: '' }, 201);
+    await send('POST', TOKENS, { token, body: {} }, 201);
+    const extra = await send('POST', TOKENS, { token, body: { name: 'x' } }, 400);
+    expect(extra.body.issues).toBeUndefined();
+    await send('POST', TOKENS, { token, raw: '{' }, 400);
+    await send('POST', TOKENS, { token, raw: HUGE }, 413);
+    await send('POST', TOKENS, { token, raw: '{}', contentType: 'text/plain' }, 415);
+  });
+
+  it('POST /api/v1/daemons/enroll: 201, 400 (with issues), 401, 409, 413, 415', async () => {
+    const tokenOf = async () => (await send('POST', TOKENS, { token: ctx.key }, 201)).body.token as string;
+    const runtimes = [{ provider: 'claude', modes: ['edit'] }, { provider: 'codex' }];
+    const enrolled = await send('POST', ENROLL, { body: { token: await tokenOf(), name: 'openapi-box', publicKey: publicKey(), runtimes } }, 201);
+    expect(enrolled.body.name).toBe('openapi-box');
+    const taken = await send('POST', ENROLL, { body: { token: await tokenOf(), name: 'openapi-box', publicKey: publicKey(), runtimes } }, 409);
+    expect(taken.body.code).toBe('daemon_name_taken');
+    await send('POST', ENROLL, { body: { token: await tokenOf(), name: 'openapi-box', publicKey: publicKey(), runtimes, replace: true } }, 201);
+
+    const used = await tokenOf();
+    await send('POST', ENROLL, { body: { token: used, name: 'once', publicKey: publicKey(), runtimes: [] } }, 201);
+    const again = await send('POST', ENROLL, { body: { token: used, name: 'twice', publicKey: publicKey(), runtimes: [] } }, 401);
+    expect(again.body.code).toBe('enrollment_token_invalid');
+    await send('POST', ENROLL, { body: { token: 'hub_et_nonsense', name: 'nobody', publicKey: publicKey(), runtimes: [] } }, 401);
+    await send('POST', ENROLL, { body: { token: 'x'.repeat(1000), name: 'nobody', publicKey: publicKey(), runtimes: [] } }, 401);
+
+    const bad = await send('POST', ENROLL, { body: { token: 7, name: 'Bad Name', publicKey: { kty: 'RSA' }, runtimes: [{ provider: 'claude', extra: 1 }], replace: 'yes' } }, 400);
+    expect(bad.body.issues.map((issue: { pointer: string }) => issue.pointer)).toEqual(['/token', '/name', '/publicKey', '/runtimes/0/extra', '/replace']);
+    await send('POST', ENROLL, { body: { token: 'hub_et_nonsense', name: 'Bad', publicKey: publicKey(), runtimes: [] } }, 400);
+    await send('POST', ENROLL, { body: 'token' }, 400);
+    await send('POST', ENROLL, {}, 400);
+    await send('POST', ENROLL, { raw: HUGE }, 413);
+    await send('POST', ENROLL, { raw: 'token=x', contentType: 'application/x-www-form-urlencoded' }, 415);
+  });
+
+  it('GET /healthz and GET /readyz: 200', async () => {
+    expect((await send('GET', '/healthz', {}, 200)).body).toEqual({ status: 'ok' });
+    expect((await send('GET', '/readyz', {}, 200)).body).toEqual({ status: 'ready' });
+  });
+
+  // Last: it takes the hub's database away for a moment.
+  it('GET /readyz: 503 while the database refuses connections', async () => {
+    const database = new URL(hub.databaseUrl as string).pathname.slice(1);
+    const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {} });
+    try {
+      await admin.unsafe(`alter database ${database} with allow_connections false`);
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${database} and pid <> pg_backend_pid()`;
+      const answer = await send('GET', '/readyz', {}, 503);
+      expect(answer.body.code).toBe('not_ready');
+    } finally {
+      await admin.unsafe(`alter database ${database} with allow_connections true`);
+      await admin.end();
+    }
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      status = (await call(hub, 'GET', '/readyz')).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+  });
+});
+
+const unparsable = Symbol('unparsable');
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return unparsable;
+  }
+}
