@@ -6,6 +6,7 @@ import { daemonRoutes } from './routes/daemons.js';
 import { healthRoutes } from './routes/health.js';
 import { publicRoutes } from './routes/public.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { referenceRoutes } from './routes/reference.js';
 import { mount } from './routes/registry.js';
 
 export { Hub, type HubOptions } from './hub.js';
@@ -18,7 +19,7 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub)]);
+  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)]);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

@@ -85,7 +85,11 @@ function asProblem(error: unknown): HttpProblem {
   if (status === 413 || type === 'entity.too.large') {
     return new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
   }
-  if (type === 'entity.parse.failed') return new HttpProblem('invalid_request', 'The body is not valid JSON.');
+  if (type === 'entity.parse.failed') {
+    return new HttpProblem('invalid_request', 'The body is not valid JSON.', {
+      issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
+    });
+  }
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     return new HttpProblem('unsupported_media_type', 'Send the body as UTF-8 JSON.');
   }

@@ -16,6 +16,7 @@ export const REQUEST_ISSUE_CODES = [
   'request.pattern',
   'request.too_long',
   'request.enum',
+  'request.json',
 ] as const;
 
 /** The problem responses (components/responses), each with the one problem code it answers. */

@@ -28,12 +28,16 @@ export function daemonRoutes(hub: Hub): Route[] {
         json,
         async (req, res) => {
           if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
-            throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.');
+            throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.', {
+              issues: [{ pointer: '', code: 'request.type', message: 'Send no body, an empty body, or {}.' }],
+            });
           }
           const { organizationId, keyId } = authOf(req);
           const token = generateToken('et');
           const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
-          if (issued === undefined) throw new HttpProblem('unauthorized', 'The API key was revoked.');
+          if (issued === undefined) {
+            throw new HttpProblem('unauthorized', 'The API key was revoked.', { headers: { 'WWW-Authenticate': 'Bearer realm="hub"' } });
+          }
           res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
         },
       ],
