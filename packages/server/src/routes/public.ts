@@ -13,7 +13,8 @@ import type { Route } from './registry.js';
 /** GET /api/v1/projects and the configuration and trigger endpoints of sections 4.1 to 4.7. */
 export function publicRoutes(hub: Hub): Route[] {
   const json = jsonBody(hub.options.maxBodyBytes);
-  const configuration = (install: boolean) => async (req: Request) => {
+  /** Reads, finds the project of, compiles and resolves a configuration request: validate's work, and install's first half. */
+  const configuration = async (req: Request) => {
     const { organizationId } = authOf(req);
     const { projectSlug, authored } = readConfigurationBody(req.body);
     const project = await hub.organizations.activeProject(organizationId, projectSlug);
@@ -23,7 +24,7 @@ export function publicRoutes(hub: Hub): Route[] {
         ? { kind: 'configuration', input: { yaml: authored.yaml, partials: authored.partials } }
         : { kind: 'bundle', input: { files: authored.files } };
     const model = await compileChecked(hub, organizationId, task, 'invalid_configuration');
-    return { projectSlug, authored, model, install };
+    return { projectSlug, authored, model };
   };
 
   return [
@@ -44,7 +45,7 @@ export function publicRoutes(hub: Hub): Route[] {
         requireScope(hub.authSql, 'configuration:validate'),
         json,
         async (req, res) => {
-          const { projectSlug } = await configuration(false)(req);
+          const { projectSlug } = await configuration(req);
           res.json({ projectSlug, valid: true });
         },
       ],
@@ -56,7 +57,7 @@ export function publicRoutes(hub: Hub): Route[] {
         requireScope(hub.authSql, 'configuration:install'),
         json,
         async (req, res) => {
-          const { projectSlug, authored, model } = await configuration(true)(req);
+          const { projectSlug, authored, model } = await configuration(req);
           const { organizationId, keyId } = authOf(req);
           const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
           if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
