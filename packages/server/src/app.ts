@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Hub } from './hub.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
+import { openApiValidator } from './http/openapi-validator.js';
 import { adminRoutes } from './routes/admin.js';
 import { daemonRoutes } from './routes/daemons.js';
 import { healthRoutes } from './routes/health.js';
@@ -19,7 +20,7 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)]);
+  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)], openApiValidator(hub));
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

@@ -95,7 +95,15 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const hub = new Hub(sql, pool.compile, log, { problemBase: config.problemBase ?? origin, adminToken: admin.value, maxBodyBytes: MAX_BODY_BYTES }, authSql);
+  const hub = new Hub(sql, pool.compile, log, {
+      problemBase: config.problemBase ?? origin,
+      publicUrl: origin,
+      adminToken: admin.value,
+      maxBodyBytes: MAX_BODY_BYTES,
+      validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
+    },
+    authSql,
+  );
   server.on('request', createApp(hub));
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });

@@ -1,4 +1,4 @@
-import type { Hub, HubOptions } from '../hub.js';
+import type { Hub } from '../hub.js';
 import { openApiDocument } from '../openapi/document.js';
 import type { Route } from './registry.js';
 
@@ -8,8 +8,7 @@ import type { Route } from './registry.js';
  * base, which is the public URL unless HUB_PROBLEM_BASE says otherwise.
  */
 export function openApiRoutes(hub: Hub): Route[] {
-  const options: HubOptions & { publicUrl?: string } = hub.options;
-  const body = JSON.stringify(openApiDocument(options.publicUrl ?? options.problemBase, { maxBodyBytes: options.maxBodyBytes }));
+  const body = JSON.stringify(openApiDocument(hub.options.publicUrl ?? hub.options.problemBase, { maxBodyBytes: hub.options.maxBodyBytes }));
   return [
     {
       method: 'GET',

@@ -11,11 +11,15 @@ export interface Route {
 }
 
 /**
- * Registers routes and answers what is left: a known path with another method is 405 with
+ * Registers routes, with `beforeHandler` between each route's checks and its handler, and answers what is left: a known path with another method is 405 with
  * Allow, anything else 404, both as problems.
  */
-export function mount(app: Express, routes: Route[]): void {
-  for (const route of routes) app[route.method === 'GET' ? 'get' : 'post'](route.path, ...route.handlers);
+export function mount(app: Express, routes: Route[], beforeHandler: RequestHandler[] = []): void {
+  for (const route of routes) {
+    // The checks that need the parsed request go right before the route's own handler.
+    const handlers = [...route.handlers.slice(0, -1), ...beforeHandler, ...route.handlers.slice(-1)];
+    app[route.method === 'GET' ? 'get' : 'post'](route.path, ...handlers);
+  }
   const patterns = routes.map((route) => ({
     method: route.method,
     regex: new RegExp(`^${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`),

@@ -56,6 +56,8 @@ export async function startHub(options: { databaseUrl?: string; dataDir?: string
       HUB_DATA_DIR: dataDir,
       HUB_ADMIN_TOKEN: adminToken,
       HUB_LOG_LEVEL: 'warn',
+      // Every answer in the tests is checked against the OpenAPI document (a mismatch is a 500).
+      HUB_VALIDATE_RESPONSES: '1',
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
       ...options.env,
     },
