@@ -1,5 +1,4 @@
 import type { Request } from 'express';
-import { requireScope } from '../auth/api-key.js';
 import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
 import type { Runtime } from '../db/daemons.js';
 import type { Hub } from '../hub.js';
@@ -8,6 +7,7 @@ import { authOf } from '../http/context.js';
 import { jsonBody } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
+import { scoped } from './scoped.js';
 
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const PROVIDER = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -20,28 +20,20 @@ const tokenInvalid = () =>
 export function daemonRoutes(hub: Hub): Route[] {
   const json = jsonBody(hub.options.maxBodyBytes);
   return [
-    {
-      method: 'POST',
-      path: '/api/v1/daemons/enrollment-tokens',
-      handlers: [
-        requireScope(hub.authSql, 'daemons:enroll'),
-        json,
-        async (req, res) => {
-          if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
-            throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.', {
-              issues: [{ pointer: '', code: 'request.type', message: 'Send no body, an empty body, or {}.' }],
-            });
-          }
-          const { organizationId, keyId } = authOf(req);
-          const token = generateToken('et');
-          const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
-          if (issued === undefined) {
-            throw new HttpProblem('unauthorized', 'The API key was revoked.', { headers: { 'WWW-Authenticate': 'Bearer realm="hub"' } });
-          }
-          res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
-        },
-      ],
-    },
+    scoped(hub, 'POST', '/api/v1/daemons/enrollment-tokens', 'daemons:enroll', async (req, res) => {
+      if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
+        throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.', {
+          issues: [{ pointer: '', code: 'request.type', message: 'Send no body, an empty body, or {}.' }],
+        });
+      }
+      const { organizationId, keyId } = authOf(req);
+      const token = generateToken('et');
+      const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
+      if (issued === undefined) {
+        throw new HttpProblem('unauthorized', 'The API key was revoked.', { headers: { 'WWW-Authenticate': 'Bearer realm="hub"' } });
+      }
+      res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
+    }),
     {
       method: 'POST',
       path: '/api/v1/daemons/enroll',

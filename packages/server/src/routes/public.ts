@@ -1,18 +1,16 @@
 import { resolveResources, type CompiledConfiguration } from '@hub/compiler';
 import type { Request } from 'express';
-import { requireScope } from '../auth/api-key.js';
 import type { CompileTask } from '../compile/tasks.js';
 import type { AuthoredConfiguration } from '../db/revisions.js';
 import type { Hub } from '../hub.js';
 import { BodyCheck } from '../http/body.js';
 import { authOf } from '../http/context.js';
-import { jsonBody } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
+import { scoped } from './scoped.js';
 
 /** GET /api/v1/projects and the configuration and trigger endpoints of sections 4.1 to 4.7. */
 export function publicRoutes(hub: Hub): Route[] {
-  const json = jsonBody(hub.options.maxBodyBytes);
   /** Reads, finds the project of, compiles and resolves a configuration request: validate's work, and install's first half. */
   const configuration = async (req: Request) => {
     const { organizationId } = authOf(req);
@@ -27,73 +25,37 @@ export function publicRoutes(hub: Hub): Route[] {
     return { projectSlug, authored, model };
   };
 
+  const trigger = async (req: Request) => {
+    const yaml = readTriggerBody(req.body);
+    const model = await compileChecked(hub, authOf(req).organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
+    return { yaml, model, name: model.triggers[0]?.name as string };
+  };
+
   return [
-    {
-      method: 'GET',
-      path: '/api/v1/projects',
-      handlers: [
-        requireScope(hub.authSql, 'projects:read'),
-        async (req, res) => {
-          res.json({ projects: await hub.organizations.activeProjects(authOf(req).organizationId) });
-        },
-      ],
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/configurations/validate',
-      handlers: [
-        requireScope(hub.authSql, 'configuration:validate'),
-        json,
-        async (req, res) => {
-          const { projectSlug } = await configuration(req);
-          res.json({ projectSlug, valid: true });
-        },
-      ],
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/configurations/install',
-      handlers: [
-        requireScope(hub.authSql, 'configuration:install'),
-        json,
-        async (req, res) => {
-          const { projectSlug, authored, model } = await configuration(req);
-          const { organizationId, keyId } = authOf(req);
-          const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
-          if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
-          res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
-        },
-      ],
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/triggers/validate',
-      handlers: [
-        requireScope(hub.authSql, 'configuration:validate'),
-        json,
-        async (req, res) => {
-          const yaml = readTriggerBody(req.body);
-          const model = await compileChecked(hub, authOf(req).organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
-          res.json({ name: model.triggers[0]?.name, valid: true });
-        },
-      ],
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/triggers/install',
-      handlers: [
-        requireScope(hub.authSql, 'configuration:install'),
-        json,
-        async (req, res) => {
-          const yaml = readTriggerBody(req.body);
-          const { organizationId, keyId } = authOf(req);
-          const model = await compileChecked(hub, organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
-          const name = model.triggers[0]?.name as string;
-          const installed = await hub.triggers.install(organizationId, name, yaml, model, keyId);
-          res.status(201).json({ ...installed, active: true });
-        },
-      ],
-    },
+    scoped(hub, 'GET', '/api/v1/projects', 'projects:read', async (req, res) => {
+      res.json({ projects: await hub.organizations.activeProjects(authOf(req).organizationId) });
+    }),
+    scoped(hub, 'POST', '/api/v1/configurations/validate', 'configuration:validate', async (req, res) => {
+      const { projectSlug } = await configuration(req);
+      res.json({ projectSlug, valid: true });
+    }),
+    scoped(hub, 'POST', '/api/v1/configurations/install', 'configuration:install', async (req, res) => {
+      const { projectSlug, authored, model } = await configuration(req);
+      const { organizationId, keyId } = authOf(req);
+      const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
+      if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+      res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
+    }),
+    scoped(hub, 'POST', '/api/v1/triggers/validate', 'configuration:validate', async (req, res) => {
+      const { name } = await trigger(req);
+      res.json({ name, valid: true });
+    }),
+    scoped(hub, 'POST', '/api/v1/triggers/install', 'configuration:install', async (req, res) => {
+      const { yaml, model, name } = await trigger(req);
+      const { organizationId, keyId } = authOf(req);
+      const installed = await hub.triggers.install(organizationId, name, yaml, model, keyId);
+      res.status(201).json({ ...installed, active: true });
+    }),
   ];
 }
 
