@@ -20,7 +20,9 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  mount(app, [...healthRoutes(hub), ...adminRoutes(hub), ...publicRoutes(hub), ...daemonRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)], openApiValidator(hub));
+  // Hottest first: Express tries routes in order of registration.
+  const routes = [...publicRoutes(hub), ...daemonRoutes(hub), ...adminRoutes(hub), ...healthRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)];
+  mount(app, routes, openApiValidator(hub));
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   }
   const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub' } });
   started('database connections', () => sql.end({ timeout: 5 }));
-  const authSql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub-auth', synchronous_commit: 'off' } });
+  const authSql = postgres(url, { max: 2, onnotice: () => {}, connection: { application_name: 'hub-auth', synchronous_commit: 'off' } });
   started('key-check connections', () => authSql.end({ timeout: 5 }));
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });

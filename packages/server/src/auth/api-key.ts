@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Sql } from 'postgres';
+import type { Fragment, Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import { digest, isWellFormed } from './secrets.js';
@@ -20,12 +20,19 @@ const unauthorized = () =>
   });
 
 /**
+ * A read done in the key check's own statement, for a route that needs nothing else: a column
+ * expression in which `key.organization_id` is the checked key's organization. Its value is left
+ * in the request context as `prefetched`. One round trip instead of two on the hottest reads.
+ */
+export type Prefetch = (sql: Sql) => Fragment;
+
+/**
  * Authenticates the organization API key and checks one scope. Unknown, malformed and revoked
  * keys get the same 401; a valid key without the scope gets a 403 naming it. On success the
  * key's lastUsedAt is set in the same statement that checks it (to the second), and revocation
  * takes effect on the very next request on every instance: nothing is cached.
  */
-export function requireScope(sql: Sql, scope: Scope): RequestHandler {
+export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): RequestHandler {
   return async (req, _res, next) => {
     const token = bearer(req.get('authorization'));
     if (token === undefined || !isWellFormed(token, 'pk')) throw unauthorized();
@@ -33,7 +40,7 @@ export function requireScope(sql: Sql, scope: Scope): RequestHandler {
     // One statement: the key with the scope, and its lastUsedAt moved on when it is more than a
     // second old (a write per request would cost more than the request; the second is the
     // precision lastUsedAt is kept to).
-    const [granted] = await sql<{ id: string; organizationId: string }[]>`
+    const [granted] = await sql<{ id: string; organizationId: string; prefetched: unknown }[]>`
       with key as (
         select id, organization_id, last_used_at from api_keys
         where digest = ${key} and revoked_at is null and ${scope} = any (scopes)
@@ -42,9 +49,13 @@ export function requireScope(sql: Sql, scope: Scope): RequestHandler {
         where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
         returning 1
       )
-      select id, organization_id as "organizationId", (select count(*) from touched) as touched from key`;
+      select id, organization_id as "organizationId", (select count(*) from touched) as touched,
+        ${prefetch === undefined ? sql`null` : prefetch(sql)} as prefetched
+      from key`;
     if (granted !== undefined) {
-      contextOf(req).auth = { keyId: granted.id, organizationId: granted.organizationId };
+      const context = contextOf(req);
+      context.auth = { keyId: granted.id, organizationId: granted.organizationId };
+      context.prefetched = granted.prefetched;
       next();
       return;
     }

@@ -2,19 +2,41 @@ import {
   compileBundle,
   compileConfiguration,
   compileTrigger,
+  resolveResources,
   type BundleInput,
   type CompileResult,
   type CompiledConfiguration,
   type ConfigurationInput,
+  type Issue,
+  type ResourceCatalog,
   type TriggerInput,
 } from '@hub/compiler';
 
-export type CompileTask =
+/** A document to compile, and the organization's resources to resolve what it names against. */
+export type CompileTask = (
   | { kind: 'configuration'; input: ConfigurationInput }
   | { kind: 'bundle'; input: BundleInput }
-  | { kind: 'trigger'; input: TriggerInput };
+  | { kind: 'trigger'; input: TriggerInput }
+) & { catalog: ResourceCatalog };
 
-export function runTask(task: CompileTask): CompileResult<CompiledConfiguration> {
+/**
+ * What comes back from a compile: the model already serialized, so that a large one crosses from
+ * the worker as one string and is stored as it is, instead of being rebuilt as objects on the
+ * thread that serves requests and serialized again there.
+ */
+export type TaskResult =
+  | { ok: true; model: string; triggerNames: string[] }
+  | { ok: false; stage: 'compile' | 'resources'; issues: Issue[] };
+
+export function runTask(task: CompileTask): TaskResult {
+  const compiled = compile(task);
+  if (!compiled.ok) return { ok: false, stage: 'compile', issues: compiled.issues };
+  const issues = resolveResources(compiled.value, task.catalog);
+  if (issues.length > 0) return { ok: false, stage: 'resources', issues };
+  return { ok: true, model: JSON.stringify(compiled.value), triggerNames: compiled.value.triggers.map((trigger) => trigger.name) };
+}
+
+function compile(task: CompileTask): CompileResult<CompiledConfiguration> {
   switch (task.kind) {
     case 'configuration':
       return compileConfiguration(task.input);

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Fragment, Sql } from 'postgres';
 
 export interface Organization {
   id: string;
@@ -46,9 +46,14 @@ export class OrganizationRepository {
     return row;
   }
 
-  async activeProjects(organizationId: string): Promise<Omit<Project, 'active'>[]> {
-    return this.sql<Omit<Project, 'active'>[]>`
-      select id, slug, name from projects where organization_id = ${organizationId} and active order by slug`;
+  /**
+   * The active projects of the organization `key.organization_id`, as a JSON array ordered by
+   * slug: a column for the key check's statement, so that listing projects is one round trip.
+   */
+  static activeProjectsOfKey(sql: Sql): Fragment {
+    return sql`coalesce((
+      select json_agg(json_build_object('id', p.id, 'slug', p.slug, 'name', p.name) order by p.slug)
+      from projects p where p.organization_id = key.organization_id and p.active), '[]'::json)`;
   }
 
   async activeProject(organizationId: string, slug: string): Promise<Omit<Project, 'active'> | undefined> {

@@ -1,4 +1,3 @@
-import type { CompiledConfiguration } from '@hub/compiler';
 import type { Sql } from 'postgres';
 
 export type AuthoredConfiguration =
@@ -15,7 +14,7 @@ export class RevisionRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Stores the authored content exactly, with its compiled model and the key that installed it,
+   * Stores the authored content exactly, with its compiled model (JSON text) and the key that installed it,
    * and makes it the project's active revision. Concurrent installs to one project queue on the
    * project row; a failure anywhere rolls everything back, version counter included.
    * Undefined when the project is no longer active.
@@ -24,7 +23,7 @@ export class RevisionRepository {
     organizationId: string,
     projectSlug: string,
     authored: AuthoredConfiguration,
-    model: CompiledConfiguration,
+    model: string,
     apiKeyId: string,
   ): Promise<InstalledRevision | undefined> {
     return this.sql.begin(async (tx) => {
@@ -40,7 +39,7 @@ export class RevisionRepository {
       const [revision] = await tx<{ id: string }[]>`
         insert into configuration_revisions (project_id, version, shape, yaml, partials, files, model, active, api_key_id)
         values (${project.id}, ${project.version}, ${authored.shape}, ${yaml}, ${partials}, ${files},
-                ${tx.json(model as never)}, true, ${apiKeyId})
+                ${model}::jsonb, true, ${apiKeyId})
         returning id`;
       return { versionId: (revision as { id: string }).id, version: project.version };
     });
@@ -58,7 +57,7 @@ export interface InstalledTrigger {
 export class TriggerRepository {
   constructor(private readonly sql: Sql) {}
 
-  async install(organizationId: string, name: string, yaml: string, model: CompiledConfiguration, apiKeyId: string): Promise<InstalledTrigger> {
+  async install(organizationId: string, name: string, yaml: string, model: string, apiKeyId: string): Promise<InstalledTrigger> {
     return this.sql.begin(async (tx) => {
       const [trigger] = await tx<{ id: string; version: number }[]>`
         insert into triggers (organization_id, name, last_version) values (${organizationId}, ${name}, 1)
@@ -68,7 +67,7 @@ export class TriggerRepository {
       await tx`update trigger_revisions set active = false where trigger_id = ${id} and active`;
       const [revision] = await tx<{ id: string }[]>`
         insert into trigger_revisions (trigger_id, version, yaml, model, active, api_key_id)
-        values (${id}, ${version}, ${yaml}, ${tx.json(model as never)}, true, ${apiKeyId})
+        values (${id}, ${version}, ${yaml}, ${model}::jsonb, true, ${apiKeyId})
         returning id`;
       return { triggerId: id, name, revisionId: (revision as { id: string }).id, version };
     });

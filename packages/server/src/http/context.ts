@@ -5,6 +5,8 @@ export interface RequestContext {
   requestId: string;
   /** Set by the API-key middleware. */
   auth?: { keyId: string; organizationId: string };
+  /** What the key check read alongside, for routes that asked it to (see `Prefetch`). */
+  prefetched?: unknown;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

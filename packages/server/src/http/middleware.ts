@@ -15,6 +15,10 @@ export function requestContext(log: Logger): RequestHandler {
     const requestId = given !== undefined && UUID.test(given) ? given.toLowerCase() : randomUUID();
     setContext(req, { requestId });
     res.setHeader('X-Request-Id', requestId);
+    if (!log.enabled('info')) {
+      next();
+      return;
+    }
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       log.info('request', {

@@ -1,10 +1,10 @@
-import { resolveResources, type CompiledConfiguration } from '@hub/compiler';
 import type { Request } from 'express';
 import type { CompileTask } from '../compile/tasks.js';
 import type { AuthoredConfiguration } from '../db/revisions.js';
 import type { Hub } from '../hub.js';
 import { BodyCheck } from '../http/body.js';
-import { authOf } from '../http/context.js';
+import { OrganizationRepository } from '../db/organizations.js';
+import { authOf, contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
 import { scoped } from './scoped.js';
@@ -17,24 +17,31 @@ export function publicRoutes(hub: Hub): Route[] {
     const { projectSlug, authored } = readConfigurationBody(req.body);
     const project = await hub.organizations.activeProject(organizationId, projectSlug);
     if (project === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+    const catalog = await hub.daemons.catalog(organizationId);
     const task: CompileTask =
       authored.shape === 'configuration'
-        ? { kind: 'configuration', input: { yaml: authored.yaml, partials: authored.partials } }
-        : { kind: 'bundle', input: { files: authored.files } };
-    const model = await compileChecked(hub, organizationId, task, 'invalid_configuration');
+        ? { kind: 'configuration', input: { yaml: authored.yaml, partials: authored.partials }, catalog }
+        : { kind: 'bundle', input: { files: authored.files }, catalog };
+    const { model } = await compileChecked(hub, task, 'invalid_configuration');
     return { projectSlug, authored, model };
   };
 
   const trigger = async (req: Request) => {
     const yaml = readTriggerBody(req.body);
-    const model = await compileChecked(hub, authOf(req).organizationId, { kind: 'trigger', input: { yaml } }, 'invalid_trigger');
-    return { yaml, model, name: model.triggers[0]?.name as string };
+    const catalog = await hub.daemons.catalog(authOf(req).organizationId);
+    const { model, triggerNames } = await compileChecked(hub, { kind: 'trigger', input: { yaml }, catalog }, 'invalid_trigger');
+    return { yaml, model, name: triggerNames[0] as string };
   };
 
   return [
-    scoped(hub, 'GET', '/api/v1/projects', 'projects:read', async (req, res) => {
-      res.json({ projects: await hub.organizations.activeProjects(authOf(req).organizationId) });
-    }),
+    scoped(
+      hub,
+      'GET',
+      '/api/v1/projects',
+      'projects:read',
+      (req, res) => void res.json({ projects: contextOf(req).prefetched }),
+      OrganizationRepository.activeProjectsOfKey,
+    ),
     scoped(hub, 'POST', '/api/v1/configurations/validate', 'configuration:validate', async (req, res) => {
       const { projectSlug } = await configuration(req);
       res.json({ projectSlug, valid: true });
@@ -59,21 +66,19 @@ export function publicRoutes(hub: Hub): Route[] {
   ];
 }
 
-/** Compiles, then resolves resources against the organization's daemons; either failing is a 422. */
-async function compileChecked(
-  hub: Hub,
-  organizationId: string,
-  task: CompileTask,
-  problem: 'invalid_configuration' | 'invalid_trigger',
-): Promise<CompiledConfiguration> {
+/** Compiles, then resolves resources against the task's catalog; either failing is a 422. */
+async function compileChecked(hub: Hub, task: CompileTask, problem: 'invalid_configuration' | 'invalid_trigger') {
   const what = problem === 'invalid_trigger' ? 'trigger' : 'configuration';
   const result = await hub.compile(task);
-  if (!result.ok) throw new HttpProblem(problem, `The ${what} has ${count(result.issues.length)}; see issues.`, { issues: result.issues });
-  const issues = resolveResources(result.value, await hub.daemons.catalog(organizationId));
-  if (issues.length > 0) {
-    throw new HttpProblem(problem, `The ${what} names resources the organization does not have: ${count(issues.length)}; see issues.`, { issues });
-  }
-  return result.value;
+  if (result.ok) return result;
+  const { issues } = result;
+  throw new HttpProblem(
+    problem,
+    result.stage === 'compile'
+      ? `The ${what} has ${count(issues.length)}; see issues.`
+      : `The ${what} names resources the organization does not have: ${count(issues.length)}; see issues.`,
+    { issues },
+  );
 }
 
 function count(n: number): string {
