@@ -163,6 +163,12 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     const text = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw: 'yaml: 1', contentType: 'text/yaml' });
     expect(text.status).toBe(415);
     expect(text.body.code).toBe('unsupported_media_type');
+    // application/json only, the one type the OpenAPI document declares; parameters are fine.
+    const raw = JSON.stringify({ projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials });
+    const suffixed = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw, contentType: 'application/vnd.hub+json' });
+    expect(suffixed.status).toBe(415);
+    const charset = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw, contentType: 'application/json; charset=utf-8' });
+    expect(charset.status).toBe(200);
   });
 
   it('installs a 1,000,000-character configuration', async () => {

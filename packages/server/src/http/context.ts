@@ -7,6 +7,8 @@ export interface RequestContext {
   auth?: { keyId: string; organizationId: string };
   /** What the key check read alongside, for routes that asked it to (see `Prefetch`). */
   prefetched?: unknown;
+  /** The body as the route's reader returned it (see `Route.read`). */
+  input?: unknown;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();
@@ -25,4 +27,9 @@ export function authOf(req: Request): { keyId: string; organizationId: string } 
   const { auth } = contextOf(req);
   if (auth === undefined) throw new Error('authOf before authentication');
   return auth;
+}
+
+/** The body as the route's `read` returned it. */
+export function inputOf<T>(req: Request): T {
+  return contextOf(req).input as T;
 }

@@ -17,6 +17,7 @@ export const REQUEST_ISSUE_CODES = [
   'request.too_long',
   'request.enum',
   'request.json',
+  'request.schema',
 ] as const;
 
 /** The problem responses (components/responses), each with the one problem code it answers. */

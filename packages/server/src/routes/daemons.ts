@@ -1,9 +1,8 @@
-import type { Request } from 'express';
 import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
 import type { Runtime } from '../db/daemons.js';
 import type { Hub } from '../hub.js';
 import { BodyCheck, isObject } from '../http/body.js';
-import { authOf } from '../http/context.js';
+import { authOf, inputOf } from '../http/context.js';
 import { jsonBody } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
@@ -21,11 +20,6 @@ export function daemonRoutes(hub: Hub): Route[] {
   const json = jsonBody(hub.options.maxBodyBytes);
   return [
     scoped(hub, 'POST', '/api/v1/daemons/enrollment-tokens', 'daemons:enroll', async (req, res) => {
-      if (req.body !== undefined && !(isObject(req.body) && Object.keys(req.body).length === 0)) {
-        throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.', {
-          issues: [{ pointer: '', code: 'request.type', message: 'Send no body, an empty body, or {}.' }],
-        });
-      }
       const { organizationId, keyId } = authOf(req);
       const token = generateToken('et');
       const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
@@ -33,14 +27,15 @@ export function daemonRoutes(hub: Hub): Route[] {
         throw new HttpProblem('unauthorized', 'The API key was revoked.', { headers: { 'WWW-Authenticate': 'Bearer realm="hub"' } });
       }
       res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
-    }),
+    }, { read: readNoBody }),
     {
       method: 'POST',
       path: '/api/v1/daemons/enroll',
+      read: readEnrollBody,
       handlers: [
         json,
         async (req, res) => {
-          const enrollment = readEnrollBody(req);
+          const enrollment = inputOf<Enrollment>(req);
           if (!isWellFormed(enrollment.token, 'et')) throw tokenInvalid();
           const result = await hub.daemons.enroll(digest(enrollment.token), enrollment);
           if (!result.ok && result.reason === 'token_invalid') throw tokenInvalid();
@@ -54,32 +49,48 @@ export function daemonRoutes(hub: Hub): Route[] {
   ];
 }
 
-function readEnrollBody(req: Request): { token: string; name: string; publicKey: object; runtimes: Runtime[]; replace: boolean } {
-  const check = new BodyCheck(req.body);
+function readNoBody(body: unknown): void {
+  if (body !== undefined && !(isObject(body) && Object.keys(body).length === 0)) {
+    throw new HttpProblem('invalid_request', 'This operation takes no body, an empty body, or {}.', {
+      issues: [{ pointer: '', code: 'request.type', message: 'Send no body, an empty body, or {}.' }],
+    });
+  }
+}
+
+interface Enrollment {
+  token: string;
+  name: string;
+  publicKey: object;
+  runtimes: Runtime[];
+  replace: boolean;
+}
+
+function readEnrollBody(body: unknown): Enrollment {
+  const check = new BodyCheck(body);
   const fields = check.object(['token', 'name', 'publicKey', 'runtimes', 'replace']);
   if (fields === undefined) check.done();
-  const body = fields as Record<string, unknown>;
+  const given = fields as Record<string, unknown>;
   // Any string: a malformed token is refused like an unknown one, with 401.
-  const token = check.string(body, 'token');
-  const name = check.string(body, 'name', { pattern: NAME, patternHint: 'must be 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit' });
-  const key = body.publicKey;
+  const token = check.string(given, 'token');
+  const name = check.string(given, 'name', { pattern: NAME, patternHint: 'must be 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit' });
+  const key = given.publicKey;
   if (!isObject(key) || key.kty !== 'OKP' || key.crv !== 'Ed25519' || typeof key.x !== 'string' || !BASE64URL_32_BYTES.test(key.x) || Object.keys(key).some((k) => !['kty', 'crv', 'x'].includes(k))) {
     check.add('/publicKey', key === undefined ? 'request.required' : 'request.type', 'publicKey must be an Ed25519 public key as a JWK: { "kty": "OKP", "crv": "Ed25519", "x": <43 base64url characters> }.');
   }
-  const runtimes = body.runtimes;
+  const runtimes = given.runtimes;
   if (!Array.isArray(runtimes)) {
     check.add('/runtimes', runtimes === undefined ? 'request.required' : 'request.type', 'runtimes must be a list of { provider, modes?, models? }.');
   } else {
     runtimes.forEach((runtime: unknown, index) => checkRuntime(check, runtime, `/runtimes/${index}`));
   }
-  if (body.replace !== undefined && typeof body.replace !== 'boolean') check.add('/replace', 'request.type', 'replace must be a boolean.');
+  if (given.replace !== undefined && typeof given.replace !== 'boolean') check.add('/replace', 'request.type', 'replace must be a boolean.');
   check.done();
   return {
     token: token as string,
     name: name as string,
     publicKey: { kty: 'OKP', crv: 'Ed25519', x: (key as { x: string }).x },
     runtimes: runtimes as Runtime[],
-    replace: body.replace === true,
+    replace: given.replace === true,
   };
 }
 

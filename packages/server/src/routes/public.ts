@@ -4,7 +4,7 @@ import type { AuthoredConfiguration } from '../db/revisions.js';
 import type { Hub } from '../hub.js';
 import { BodyCheck } from '../http/body.js';
 import { OrganizationRepository } from '../db/organizations.js';
-import { authOf, contextOf } from '../http/context.js';
+import { authOf, contextOf, inputOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
 import { scoped } from './scoped.js';
@@ -14,7 +14,7 @@ export function publicRoutes(hub: Hub): Route[] {
   /** Reads, finds the project of, compiles and resolves a configuration request: validate's work, and install's first half. */
   const configuration = async (req: Request) => {
     const { organizationId } = authOf(req);
-    const { projectSlug, authored } = readConfigurationBody(req.body);
+    const { projectSlug, authored } = inputOf<ConfigurationBody>(req);
     const project = await hub.organizations.activeProject(organizationId, projectSlug);
     if (project === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
     const catalog = await hub.daemons.catalog(organizationId);
@@ -27,7 +27,7 @@ export function publicRoutes(hub: Hub): Route[] {
   };
 
   const trigger = async (req: Request) => {
-    const yaml = readTriggerBody(req.body);
+    const yaml = inputOf<string>(req);
     const catalog = await hub.daemons.catalog(authOf(req).organizationId);
     const { model, triggerNames } = await compileChecked(hub, { kind: 'trigger', input: { yaml }, catalog }, 'invalid_trigger');
     return { yaml, model, name: triggerNames[0] as string };
@@ -40,29 +40,29 @@ export function publicRoutes(hub: Hub): Route[] {
       '/api/v1/projects',
       'projects:read',
       (req, res) => void res.json({ projects: contextOf(req).prefetched }),
-      OrganizationRepository.activeProjectsOfKey,
+      { prefetch: OrganizationRepository.activeProjectsOfKey },
     ),
     scoped(hub, 'POST', '/api/v1/configurations/validate', 'configuration:validate', async (req, res) => {
       const { projectSlug } = await configuration(req);
       res.json({ projectSlug, valid: true });
-    }),
+    }, { read: readConfigurationBody }),
     scoped(hub, 'POST', '/api/v1/configurations/install', 'configuration:install', async (req, res) => {
       const { projectSlug, authored, model } = await configuration(req);
       const { organizationId, keyId } = authOf(req);
       const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
       if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
       res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
-    }),
+    }, { read: readConfigurationBody }),
     scoped(hub, 'POST', '/api/v1/triggers/validate', 'configuration:validate', async (req, res) => {
       const { name } = await trigger(req);
       res.json({ name, valid: true });
-    }),
+    }, { read: readTriggerBody }),
     scoped(hub, 'POST', '/api/v1/triggers/install', 'configuration:install', async (req, res) => {
       const { yaml, model, name } = await trigger(req);
       const { organizationId, keyId } = authOf(req);
       const installed = await hub.triggers.install(organizationId, name, yaml, model, keyId);
       res.status(201).json({ ...installed, active: true });
-    }),
+    }, { read: readTriggerBody }),
   ];
 }
 
@@ -86,7 +86,12 @@ function count(n: number): string {
 }
 
 /** Shape A ({ projectSlug, yaml, partials? }) or B legacy ({ projectSlug, files }). */
-function readConfigurationBody(body: unknown): { projectSlug: string; authored: AuthoredConfiguration } {
+interface ConfigurationBody {
+  projectSlug: string;
+  authored: AuthoredConfiguration;
+}
+
+function readConfigurationBody(body: unknown): ConfigurationBody {
   const check = new BodyCheck(body);
   const fields = check.object(['projectSlug', 'yaml', 'partials', 'files']);
   let authored: AuthoredConfiguration | undefined;

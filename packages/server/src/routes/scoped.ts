@@ -6,10 +6,17 @@ import type { Method, Route } from './registry.js';
 
 /**
  * A public route: the key checked for `scope` (reading `prefetch` in the same statement), then
- * (for POST) the JSON body, then `handler`.
+ * (for POST) the JSON body and its reader `read`, then `handler`.
  */
-export function scoped(hub: Hub, method: Method, path: string, scope: Scope, handler: RequestHandler, prefetch?: Prefetch): Route {
-  const checks: RequestHandler[] = [requireScope(hub.authSql, scope, prefetch)];
+export function scoped(
+  hub: Hub,
+  method: Method,
+  path: string,
+  scope: Scope,
+  handler: RequestHandler,
+  options: { prefetch?: Prefetch; read?: Route['read'] } = {},
+): Route {
+  const checks: RequestHandler[] = [requireScope(hub.authSql, scope, options.prefetch)];
   if (method === 'POST') checks.push(jsonBody(hub.options.maxBodyBytes));
-  return { method, path, handlers: [...checks, handler] };
+  return { method, path, handlers: [...checks, handler], read: options.read };
 }
