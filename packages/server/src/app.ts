@@ -8,7 +8,7 @@ import { healthRoutes } from './routes/health.js';
 import { publicRoutes } from './routes/public.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { referenceRoutes } from './routes/reference.js';
-import { mount } from './routes/registry.js';
+import { mount, type Route } from './routes/registry.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
@@ -22,7 +22,11 @@ export function createApp(hub: Hub): Express {
   app.use(securityHeaders());
   // Hottest first: Express tries routes in order of registration.
   const routes = [...publicRoutes(hub), ...daemonRoutes(hub), ...adminRoutes(hub), ...healthRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)];
-  mount(app, routes, openApiValidator(hub));
+  // Requests with input (a body or a path parameter) go through the OpenAPI validator; operations
+  // without any have nothing it could check, and skip it unless responses are being checked.
+  const validator = openApiValidator(hub);
+  const takesInput = (route: Route) => route.method === 'POST' || route.path.includes('/:');
+  mount(app, routes, (route) => (takesInput(route) || hub.options.validateResponses === true ? validator : []));
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

@@ -1,10 +1,10 @@
-// A worker thread of the compile pool: the compiler, off the event loop, at a lower CPU priority
-// than the thread that serves requests, so that a large compile takes the CPU it leaves idle
+// A worker thread of the compile pool: the compiler, off the event loop, at the lowest CPU priority
+// (niceness 19) below the thread that serves requests, so that a large compile takes the CPU it leaves idle
 // instead of sharing it evenly with small requests.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-lowerPriority(10);
+lowerPriority(19);
 
 /** Linux: /proc/thread-self names this thread's id, and setpriority on a thread id applies to that thread only. */
 function lowerPriority(niceness: number): void {

@@ -23,14 +23,14 @@ export interface Route {
  * its handler; and answers what is left: a known path with another method is 405 with Allow,
  * anything else 404, both as problems.
  */
-export function mount(app: Express, routes: Route[], beforeHandler: RequestHandler[] = []): void {
+export function mount(app: Express, routes: Route[], beforeHandler: (route: Route) => RequestHandler[] = () => []): void {
   for (const route of routes) {
     const { read } = route;
     const reader: RequestHandler[] = read === undefined ? [] : [(req, _res, next) => {
       contextOf(req).input = read(req.body);
       next();
     }];
-    const handlers = [...route.handlers.slice(0, -1), ...reader, ...beforeHandler, ...route.handlers.slice(-1)];
+    const handlers = [...route.handlers.slice(0, -1), ...reader, ...beforeHandler(route), ...route.handlers.slice(-1)];
     app[route.method === 'GET' ? 'get' : 'post'](route.path, ...handlers);
   }
   const patterns = routes.map((route) => ({
