@@ -3,7 +3,9 @@ import type { Hub } from './hub.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
 import { openApiValidator } from './http/openapi-validator.js';
 import { adminRoutes } from './routes/admin.js';
+import { daemonProtocolRoutes } from './routes/daemon-protocol.js';
 import { daemonRoutes } from './routes/daemons.js';
+import { dispatchRoutes } from './routes/dispatch.js';
 import { healthRoutes } from './routes/health.js';
 import { publicRoutes } from './routes/public.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -21,7 +23,7 @@ export function createApp(hub: Hub): Express {
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
   // Hottest first: Express tries routes in order of registration.
-  const routes = [...publicRoutes(hub), ...daemonRoutes(hub), ...adminRoutes(hub), ...healthRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)];
+  const routes = [...publicRoutes(hub), ...dispatchRoutes(hub), ...daemonProtocolRoutes(hub), ...daemonRoutes(hub), ...adminRoutes(hub), ...healthRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)];
   // Requests with input (a body or a path parameter) go through the OpenAPI validator; operations
   // without any have nothing it could check, and skip it unless responses are being checked.
   const validator = openApiValidator(hub);

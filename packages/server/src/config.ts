@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
+import { DEFAULT_TIMING, type DispatchTiming } from './db/runs.js';
 
 export interface Config {
   host: string;
@@ -14,6 +15,10 @@ export interface Config {
   /** HUB_PROBLEM_BASE; unset means the public URL. */
   problemBase: string | undefined;
   logLevel: string | undefined;
+  /** The daemon protocol's clocks: 30 s each (DECISIONS.md); shorter ones are for tests. */
+  timing: DispatchTiming;
+  /** How often this instance looks for lost and timed-out executions. */
+  sweepEveryMs: number;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -29,7 +34,21 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     publicUrl: env.HUB_PUBLIC_URL ? env.HUB_PUBLIC_URL.replace(/\/+$/, '') : undefined,
     problemBase: env.HUB_PROBLEM_BASE ? env.HUB_PROBLEM_BASE.replace(/\/+$/, '') : undefined,
     logLevel: env.HUB_LOG_LEVEL,
+    timing: {
+      offlineAfterMs: milliseconds(env, 'HUB_DAEMON_OFFLINE_AFTER_MS', DEFAULT_TIMING.offlineAfterMs),
+      redeliverAfterMs: milliseconds(env, 'HUB_REDELIVER_AFTER_MS', DEFAULT_TIMING.redeliverAfterMs),
+      timeoutGraceMs: milliseconds(env, 'HUB_TIMEOUT_GRACE_MS', DEFAULT_TIMING.timeoutGraceMs),
+    },
+    sweepEveryMs: milliseconds(env, 'HUB_SWEEP_EVERY_MS', 5_000),
   };
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 86_400_000) throw new Error(`${name} must be a whole number of milliseconds, not "${raw}"`);
+  return value;
 }
 
 /**

@@ -4,6 +4,8 @@ import { ApiKeyRepository } from './db/api-keys.js';
 import { DaemonRepository } from './db/daemons.js';
 import { OrganizationRepository } from './db/organizations.js';
 import { RevisionRepository, TriggerRepository } from './db/revisions.js';
+import { DEFAULT_TIMING, RunRepository, type DispatchTiming } from './db/runs.js';
+import type { Wakeups } from './dispatch/wakeups.js';
 import type { Logger } from './http/logger.js';
 
 export interface HubOptions {
@@ -17,6 +19,8 @@ export interface HubOptions {
   publicUrl?: string;
   /** Check every response against the OpenAPI document (a mismatch is a 500): for tests. */
   validateResponses?: boolean;
+  /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
+  timing?: DispatchTiming;
 }
 
 /** Everything a route needs: the database's repositories, the compiler, the log, the options. */
@@ -26,6 +30,7 @@ export class Hub {
   readonly revisions: RevisionRepository;
   readonly triggers: TriggerRepository;
   readonly daemons: DaemonRepository;
+  readonly runs: RunRepository;
 
   /**
    * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the
@@ -40,8 +45,11 @@ export class Hub {
     readonly log: Logger,
     readonly options: HubOptions,
     authSql?: Sql,
+    /** Wakes long-polls when an assignment is created (LISTEN/NOTIFY); absent, polls wait out their time. */
+    readonly wakeups?: Wakeups,
   ) {
     this.authSql = authSql ?? sql;
+    this.runs = new RunRepository(sql, options.timing ?? DEFAULT_TIMING);
     this.organizations = new OrganizationRepository(sql);
     this.apiKeys = new ApiKeyRepository(sql);
     this.revisions = new RevisionRepository(sql);

@@ -12,6 +12,8 @@ import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
 import { startEmbedded } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
+import { startSweeper } from './dispatch/sweeper.js';
+import { Wakeups } from './dispatch/wakeups.js';
 import { createLogger, parseLevel } from './http/logger.js';
 
 /** Large enough for the largest legal request as clients send it (see docs/decisions.md). */
@@ -93,6 +95,10 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     await closed;
   });
+  // Registered after the server, so stopped before it: waiting long-polls answer at once, and
+  // the server's close is not held up by them.
+  const wakeups = await Wakeups.listen(sql);
+  started('assignment wake-ups', () => wakeups.close());
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(sql, pool.compile, log, {
@@ -101,10 +107,14 @@ async function main(): Promise<void> {
       adminToken: admin.value,
       maxBodyBytes: MAX_BODY_BYTES,
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
+      timing: config.timing,
     },
     authSql,
+    wakeups,
   );
   server.on('request', createApp(hub));
+  const sweeper = startSweeper(hub.runs, log, config.sweepEveryMs);
+  started('sweeper', () => sweeper.close());
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';

@@ -33,7 +33,7 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     const second = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeB() });
     expect(second.status).toBe(201);
     expect(second.body).toMatchObject({ version: 2, active: true });
-    const rows = await hub.sql`select version, active, shape, yaml, partials, files, api_key_id from configuration_revisions order by version`;
+    const rows = await hub.sql`select version, active, shape, yaml, partials, files, api_key_id, model from configuration_revisions order by version`;
     expect(rows.map((row) => [row.version, row.active, row.shape])).toEqual([
       [1, false, 'configuration'],
       [2, true, 'bundle'],
@@ -42,6 +42,9 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     expect(rows[0]?.partials).toEqual(configurationPartials);
     expect(rows[1]?.files).toEqual(bundleFiles);
     expect(rows[1]?.api_key_id).toBe(ctx.keyId);
+    // The compiled model, stored as a JSON object (not as a string of JSON).
+    expect(rows[0]?.model).toMatchObject({ shape: 'configuration', triggers: [expect.objectContaining({ name: 'fix-tests' })] });
+    expect(rows[1]?.model).toMatchObject({ shape: 'bundle', triggers: expect.any(Array) });
   });
 
   it('gives ten concurrent installs the versions after the last, gapless, with exactly one active', async () => {

@@ -39,7 +39,7 @@ export class RevisionRepository {
       const [revision] = await tx<{ id: string }[]>`
         insert into configuration_revisions (project_id, version, shape, yaml, partials, files, model, active, api_key_id)
         values (${project.id}, ${project.version}, ${authored.shape}, ${yaml}, ${partials}, ${files},
-                ${model}::jsonb, true, ${apiKeyId})
+                ${model}::text::jsonb, true, ${apiKeyId})
         returning id`;
       return { versionId: (revision as { id: string }).id, version: project.version };
     });
@@ -67,7 +67,7 @@ export class TriggerRepository {
       await tx`update trigger_revisions set active = false where trigger_id = ${id} and active`;
       const [revision] = await tx<{ id: string }[]>`
         insert into trigger_revisions (trigger_id, version, yaml, model, active, api_key_id)
-        values (${id}, ${version}, ${yaml}, ${model}::jsonb, true, ${apiKeyId})
+        values (${id}, ${version}, ${yaml}, ${model}::text::jsonb, true, ${apiKeyId})
         returning id`;
       return { triggerId: id, name, revisionId: (revision as { id: string }).id, version };
     });

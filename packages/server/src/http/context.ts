@@ -5,6 +5,8 @@ export interface RequestContext {
   requestId: string;
   /** Set by the API-key middleware. */
   auth?: { keyId: string; organizationId: string };
+  /** Set by the daemon-signature middleware. */
+  daemon?: { daemonId: string; organizationId: string };
   /** What the key check read alongside, for routes that asked it to (see `Prefetch`). */
   prefetched?: unknown;
   /** The body as the route's reader returned it (see `Route.read`). */
@@ -32,4 +34,10 @@ export function authOf(req: Request): { keyId: string; organizationId: string } 
 /** The body as the route's `read` returned it. */
 export function inputOf<T>(req: Request): T {
   return contextOf(req).input as T;
+}
+
+export function daemonOf(req: Request): { daemonId: string; organizationId: string } {
+  const { daemon } = contextOf(req);
+  if (daemon === undefined) throw new Error('daemonOf before the signature check');
+  return daemon;
 }

@@ -80,7 +80,16 @@ export function problemHandler(options: { problemBase: string; log: Logger }): E
     const { requestId } = contextOf(req);
     if (problem.status >= 500) options.log.error('request failed', { requestId, error: describe(error) });
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
-    res.status(problem.status).type('application/problem+json').send(JSON.stringify(toProblem(problem, { problemBase: options.problemBase, requestId })));
+    // Shape A's dispatch answers its 400 and its actor 403 with the specification's own bodies,
+    // and titles its 401 "Unauthorized" (DECISIONS.md, One hub, both shapes).
+    const shapeA = req.path === '/api/manual-runs';
+    if (shapeA && (problem.code === 'invalid_request' || problem.code === 'actor_forbidden')) {
+      res.status(problem.status).json({ error: problem.code });
+      return;
+    }
+    const body = toProblem(problem, { problemBase: options.problemBase, requestId });
+    if (shapeA && problem.code === 'unauthorized') body.title = 'Unauthorized';
+    res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
   };
 }
 

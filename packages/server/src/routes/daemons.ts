@@ -94,7 +94,7 @@ function readEnrollBody(body: unknown): Enrollment {
   };
 }
 
-function checkRuntime(check: BodyCheck, runtime: unknown, at: string): void {
+export function checkRuntime(check: BodyCheck, runtime: unknown, at: string): void {
   if (!isObject(runtime) || typeof runtime.provider !== 'string' || !PROVIDER.test(runtime.provider)) {
     check.add(at, 'request.type', 'A runtime is { provider, modes?, models? } with a provider such as claude or codex.');
     return;

@@ -97,9 +97,9 @@ export async function startHub(options: { databaseUrl?: string; dataDir?: string
 }
 
 /** A hub on the given kind of database, and what it takes to clean up after it. */
-export async function hubOn(kind: DatabaseKind): Promise<RunningHub & { sql: Sql; close(): Promise<void> }> {
+export async function hubOn(kind: DatabaseKind, env: Record<string, string> = {}): Promise<RunningHub & { sql: Sql; close(): Promise<void> }> {
   const database = kind === 'external' ? await freshDatabase() : undefined;
-  const hub = await startHub({ databaseUrl: database?.url });
+  const hub = await startHub({ databaseUrl: database?.url, env });
   const url = database?.url ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim();
   const sql = postgres(url, { max: 2, onnotice: () => {} });
   return {

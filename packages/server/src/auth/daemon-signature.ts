@@ -1,0 +1,94 @@
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Sql } from 'postgres';
+import { contextOf } from '../http/context.js';
+import { HttpProblem } from '../problems/problem.js';
+
+/** How far a signed request's timestamp may be from the hub's clock (DECISIONS.md, Daemons). */
+export const SIGNATURE_WINDOW_MS = 60_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+const TIMESTAMP = /^\d{1,15}$/;
+const SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
+
+const refused = (why: string) =>
+  new HttpProblem('unauthorized', `The daemon request is not signed acceptably: ${why}.`, {
+    headers: { 'WWW-Authenticate': 'Hub-Signature realm="hub"' },
+  });
+
+/** The string a daemon signs: method, path with query, timestamp, nonce, and the body's SHA-256. */
+export function signedString(method: string, pathWithQuery: string, timestamp: string, nonce: string, body: Buffer): string {
+  const bodyDigest = createHash('sha256').update(body).digest('base64url');
+  return `${method.toUpperCase()}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${bodyDigest}`;
+}
+
+/**
+ * Authenticates a signed daemon request (DECISIONS.md, Daemons), reading the raw body itself
+ * (the signature covers its bytes; `req.body` is then the parsed JSON, or undefined). Refused
+ * with 401: a missing or malformed header, a timestamp outside ±60 s, an unknown or retired
+ * daemon, a bad signature, or a nonce seen before on any instance. The nonce is recorded, and the
+ * daemon's presence moved on, in one statement after the signature is verified.
+ */
+export function requireDaemon(sql: Sql, maxBodyBytes: number): RequestHandler {
+  return async (req, _res, next) => {
+    const daemonId = req.get('hub-daemon');
+    const timestamp = req.get('hub-timestamp');
+    const nonce = req.get('hub-nonce');
+    const signature = req.get('hub-signature');
+    if (daemonId === undefined || timestamp === undefined || nonce === undefined || signature === undefined) {
+      throw refused('send Hub-Daemon, Hub-Timestamp, Hub-Nonce and Hub-Signature');
+    }
+    if (!UUID.test(daemonId)) throw refused('Hub-Daemon is not a daemon id');
+    if (!TIMESTAMP.test(timestamp)) throw refused('Hub-Timestamp must be Unix milliseconds');
+    if (!NONCE.test(nonce)) throw refused('Hub-Nonce must be 16 to 64 URL-safe characters');
+    if (!SIGNATURE.test(signature)) throw refused('Hub-Signature must be a base64url Ed25519 signature');
+    const skew = Number(timestamp) - Date.now();
+    if (Math.abs(skew) > SIGNATURE_WINDOW_MS) {
+      throw refused(`Hub-Timestamp is ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'ahead of' : 'behind'} the hub's clock (at most 60 s); check the daemon's clock`);
+    }
+    const body = await readBody(req, maxBodyBytes);
+    const [daemon] = await sql<{ organizationId: string; x: string }[]>`
+      select organization_id as "organizationId", public_key ->> 'x' as x from daemons where id = ${daemonId} and retired_at is null`;
+    if (daemon === undefined) throw refused('the daemon is unknown or retired; enroll it again');
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: daemon.x }, format: 'jwk' });
+    const message = Buffer.from(signedString(req.method, req.originalUrl, timestamp, nonce, body), 'utf8');
+    if (!verify(null, message, key, Buffer.from(signature, 'base64url'))) throw refused('the signature does not match');
+    const [fresh] = await sql`
+      with nonce as (
+        insert into daemon_nonces (daemon_id, nonce) values (${daemonId}, ${nonce}) on conflict do nothing returning 1
+      ), seen as (
+        update daemons set last_seen_at = now() where id = ${daemonId} and exists (select 1 from nonce) returning 1
+      )
+      select 1 from nonce`;
+    if (fresh === undefined) throw refused('the nonce was used before');
+    contextOf(req).daemon = { daemonId, organizationId: daemon.organizationId };
+    req.body = parseBody(req.get('content-type'), body);
+    next();
+  };
+}
+
+async function readBody(req: import('express').Request, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseBody(type: string | undefined, body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  if (type === undefined || !/^application\/json\s*(?:;|$)/i.test(type)) {
+    throw new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
+  }
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new HttpProblem('invalid_request', 'The body is not valid JSON.', {
+      issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
+    });
+  }
+}
