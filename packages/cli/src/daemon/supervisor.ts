@@ -1,0 +1,154 @@
+// Runs one assignment as a process and supervises it: its limits, its output, its cancellation.
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { Assignment } from './assignment.js';
+import type { ProviderConfig } from './config.js';
+import { commandLine, executionEnvironment, workingDirectory } from './environment.js';
+import { stopGroup } from './process-group.js';
+
+export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+/** The body of POST /api/v1/daemon/executions/{executionId}/status. */
+export interface StatusReport {
+  status: ExecutionStatus;
+  exitCode?: number;
+  message?: string;
+}
+
+export interface ExecutionOptions {
+  /** Called with `running` as soon as the process has started, then with the final status. */
+  onStatus?: (report: StatusReport) => void;
+  /** Aborting cancels: the process tree is stopped and the status is `cancelled`, with the abort reason (a string) as its message. */
+  signal?: AbortSignal;
+  /** The daemon's environment, which the agent inherits; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Where the agent's output goes, each line prefixed with `[executionId]`; standard error by default. */
+  output?: Writable;
+  /** Between SIGTERM and SIGKILL when stopping the process tree; 5 s by default. */
+  killGraceMs?: number;
+}
+
+/**
+ * Runs `assignment` with `provider`'s command in the assignment's `cwd`: the prompt on standard
+ * input (then closed), the inputs in the environment. Resolves with the final status once the
+ * process and everything it started are gone; never rejects.
+ */
+export async function runExecution(assignment: Assignment, provider: ProviderConfig, options: ExecutionOptions = {}): Promise<StatusReport> {
+  const final = await supervise(assignment, provider, options);
+  options.onStatus?.(final);
+  return final;
+}
+
+async function supervise(assignment: Assignment, provider: ProviderConfig, options: ExecutionOptions): Promise<StatusReport> {
+  if (options.signal?.aborted) return cancelled(options.signal);
+  const cwd = workingDirectory(assignment.cwd);
+  const problem = await directoryProblem(cwd);
+  if (problem !== undefined) return { status: 'failed', message: `The working directory ${cwd} ${problem}.` };
+  const [program, ...args] = commandLine(provider.command, assignment.agent) as [string, ...string[]];
+  const child = spawn(program, args, {
+    cwd,
+    env: executionEnvironment(assignment, provider, options.env ?? process.env),
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const output = options.output ?? process.stderr;
+  const graceMs = options.killGraceMs ?? 5_000;
+
+  return new Promise<StatusReport>((resolve) => {
+    let spawnError: Error | undefined;
+    /** Why the daemon stopped the process, and the stopping under way. */
+    let stopped: { report: StatusReport; done: Promise<void> } | undefined;
+    let exited: Promise<void> | undefined;
+    let idleTimer: NodeJS.Timeout | undefined;
+    let runtimeTimer: NodeJS.Timeout | undefined;
+
+    const stop = (report: StatusReport) => {
+      if (stopped !== undefined || exited !== undefined || child.pid === undefined) return;
+      clearTimeout(idleTimer);
+      clearTimeout(runtimeTimer);
+      stopped = { report, done: stopGroup(child.pid, graceMs) };
+    };
+    const idleMs = assignment.idleTimeoutMs;
+    const armIdle = () => {
+      if (idleMs === undefined || stopped !== undefined) return;
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => stop(timedOut(`no output for ${duration(idleMs)} (the idle timeout)`)), idleMs);
+    };
+    const onAbort = () => stop(cancelled(options.signal));
+
+    child.on('spawn', () => {
+      options.onStatus?.({ status: 'running' });
+      armIdle();
+      if (assignment.maxRuntimeMs !== undefined) {
+        const limit = assignment.maxRuntimeMs;
+        runtimeTimer = setTimeout(() => stop(timedOut(`ran longer than ${duration(limit)} (the maximum runtime)`)), limit);
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.signal?.aborted) onAbort();
+    });
+    child.on('error', (error) => {
+      if (child.pid === undefined) spawnError = error;
+    });
+    // Whatever the agent left running in its group ends with it; its pipes close only then.
+    child.on('exit', () => {
+      const pid = child.pid as number;
+      exited = (stopped?.done ?? stopGroup(pid, graceMs)).then(() => closeSoon(child.stdout, child.stderr));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(idleTimer);
+      clearTimeout(runtimeTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      void Promise.resolve(exited).then(() => {
+        if (spawnError !== undefined) resolve({ status: 'failed', message: `Cannot start ${program}: ${spawnMessage(spawnError)}.` });
+        else if (stopped !== undefined) resolve(stopped.report);
+        else if (code === 0) resolve({ status: 'succeeded', exitCode: 0 });
+        else if (code !== null) resolve({ status: 'failed', exitCode: code, message: `${program} exited with code ${code}.` });
+        else resolve({ status: 'failed', message: `${program} was killed by ${signal}.` });
+      });
+    });
+
+    for (const stream of [child.stdout, child.stderr]) {
+      stream.on('data', armIdle);
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => output.write(`[${assignment.executionId}] ${line}\n`));
+    }
+    // An agent that exits without reading its prompt closes the pipe: that is its business.
+    child.stdin.on('error', () => {});
+    child.stdin.end(assignment.prompt);
+  });
+}
+
+async function directoryProblem(path: string): Promise<string | undefined> {
+  try {
+    return (await stat(path)).isDirectory() ? undefined : 'is not a directory';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be used (${(error as Error).message})`;
+  }
+}
+
+/** A process outside the group may still hold the agent's pipes; the execution does not wait for it. */
+function closeSoon(...streams: Readable[]): void {
+  setTimeout(() => streams.forEach((stream) => stream.destroy()), 1_000).unref();
+}
+
+function cancelled(signal: AbortSignal | undefined): StatusReport {
+  return { status: 'cancelled', message: typeof signal?.reason === 'string' ? signal.reason : 'Cancelled.' };
+}
+
+function timedOut(what: string): StatusReport {
+  return { status: 'timed_out', message: `Stopped: ${what}.` };
+}
+
+function spawnMessage(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'command not found';
+  if (code === 'EACCES') return 'permission denied';
+  return error.message;
+}
+
+function duration(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.round(ms / 6_000) / 10} min`;
+}

@@ -1,0 +1,71 @@
+// daemon.yml: what it means, and every mistake reported with its line, column and key.
+import { describe, expect, it } from 'vitest';
+import { formatConfigIssues, parseDaemonConfig, runtimesOf, EXAMPLE_CONFIG } from '../dist/daemon/config.js';
+
+describe('parseDaemonConfig', () => {
+  it('reads the example of the help', () => {
+    const { config, issues } = parseDaemonConfig(EXAMPLE_CONFIG);
+    expect(issues).toEqual([]);
+    expect(config?.concurrency).toBe(1);
+    expect(config?.providers.get('claude')).toEqual({
+      command: ['claude', '-p', '--model={model}'],
+      modes: ['edit', 'plan'],
+      models: ['sonnet', 'opus'],
+      env: { SOME_VAR: 'value' },
+    });
+    expect(config?.providers.get('codex')).toEqual({ command: ['codex', 'exec', '-'], env: {} });
+    expect(runtimesOf(config!)).toEqual([
+      { provider: 'claude', modes: ['edit', 'plan'], models: ['sonnet', 'opus'] },
+      { provider: 'codex' },
+    ]);
+  });
+
+  it('defaults concurrency to 1, and takes numbers and booleans in env as their text', () => {
+    const { config } = parseDaemonConfig('providers:\n  claude:\n    command: [claude]\n    env: { DEBUG: 1, QUIET: true }\n');
+    expect(config?.concurrency).toBe(1);
+    expect(config?.providers.get('claude')?.env).toEqual({ DEBUG: '1', QUIET: 'true' });
+  });
+
+  it('never finds a provider on the object prototype', () => {
+    const { config } = parseDaemonConfig('providers:\n  claude:\n    command: [claude]\n');
+    expect(config?.providers.get('constructor')).toBeUndefined();
+    expect(config?.providers.get('toString')).toBeUndefined();
+  });
+
+  it.each([
+    ['', [{ path: [], message: /empty/ }]],
+    ['- a\n- b\n', [{ path: [], line: 1, column: 1, message: /mapping/ }]],
+    ['concurrency: 2\n', [{ path: [], message: /needs `providers`/ }]],
+    ['providers: {}\n', [{ path: ['providers'], line: 1, column: 12, message: /at least one/ }]],
+    ['concurrency: 0\nproviders:\n  claude:\n    command: [claude]\n', [{ path: ['concurrency'], line: 1, column: 14, message: /1 or more/ }]],
+    ['concurrency: 1.5\nproviders:\n  claude:\n    command: [claude]\n', [{ path: ['concurrency'], line: 1, message: /whole number/ }]],
+    ['providers:\n  claude:\n    command: claude -p\n', [{ path: ['providers', 'claude', 'command'], line: 3, column: 14, message: /list of non-empty strings/ }]],
+    ['providers:\n  claude:\n    command: []\n', [{ path: ['providers', 'claude', 'command'], line: 3, message: /list of non-empty strings/ }]],
+    ['providers:\n  claude:\n    modes: [edit]\n', [{ path: ['providers', 'claude', 'command'], line: 3, column: 5, message: /list of non-empty strings/ }]],
+    ['providers:\n  claude:\n    command: ["{model}", x]\n', [{ path: ['providers', 'claude', 'command', 0], line: 3, column: 15, message: /program cannot be/ }]],
+    ['providers:\n  Claude Code:\n    command: [claude]\n', [{ path: ['providers', 'Claude Code'], line: 3, message: /provider name/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    modes: edit\n', [{ path: ['providers', 'claude', 'modes'], line: 4, column: 12, message: /list of non-empty strings/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    env: { 1X: a }\n', [{ path: ['providers', 'claude', 'env', '1X'], line: 4, message: /variable name/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    env: { X: [a] }\n', [{ path: ['providers', 'claude', 'env', 'X'], line: 4, message: /string, a number or a boolean/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    comand: [x]\n', [{ path: ['providers', 'claude', 'comand'], line: 4, message: /unknown key; allowed: command, modes, models, env/ }]],
+    ['provider:\n  claude:\n    command: [claude]\n', [{ path: ['provider'], line: 2, message: /unknown key/ }, { path: [], message: /needs `providers`/ }]],
+    ['providers:\n  claude: [claude]\n', [{ path: ['providers', 'claude'], line: 2, column: 11, message: /must be a mapping with `command`/ }]],
+    ['providers:\n  claude:\n    command: [claude\n', [{ path: [], line: 4, message: /.+/ }]],
+    ['providers:\n  a:\n    command: [a]\n  a:\n    command: [b]\n', [{ path: [], line: 4, message: /unique/i }]],
+  ])('%j: %j', (text, expected) => {
+    const { config, issues } = parseDaemonConfig(text);
+    expect(config).toBeUndefined();
+    expect(issues).toEqual(expected.map((issue) => expect.objectContaining({ ...issue, message: expect.stringMatching(issue.message) })));
+  });
+
+  it('reports every issue at once, each with its file, position and key', () => {
+    const { issues } = parseDaemonConfig('concurrency: none\nproviders:\n  claude:\n    command: []\n    models: [""]\n');
+    expect(formatConfigIssues('/home/me/.config/hub/daemon.yml', issues)).toBe(
+      [
+        '  /home/me/.config/hub/daemon.yml:1:14: concurrency: must be a whole number, 1 or more',
+        '  /home/me/.config/hub/daemon.yml:4:14: providers.claude.command: must be a list of non-empty strings, the program first: [claude, -p]',
+        '  /home/me/.config/hub/daemon.yml:5:13: providers.claude.models: must be a list of non-empty strings of at most 200 characters',
+      ].join('\n'),
+    );
+  });
+});
