@@ -1,0 +1,48 @@
+// `hub`: the command tree and the one place where failures become messages and exit codes.
+// Later commands (projects, deploy, validate, connect, login) join `commands` here.
+import { readFileSync } from 'node:fs';
+import { group, type Io } from './command.js';
+import { daemon } from './commands/daemon.js';
+import { CliError, UsageError } from './errors.js';
+import { exitCodes } from './help.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const hub = group({
+  name: 'hub',
+  path: 'hub',
+  summary: 'The Hub command-line client',
+  help: (commands) => `hub: the Hub command-line client.
+
+Usage: hub <command> [options]
+
+Commands:
+${commands}
+
+Options:
+  -h, --help   Show this help
+  --version    Print the version of hub
+
+Run "hub <command> --help" for the help of a command.
+
+${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
+  commands: [daemon],
+  options: {
+    '--version': (io) => {
+      io.stdout.write(`${VERSION}\n`);
+      return 0;
+    },
+  },
+});
+
+/** Runs `hub` with `args` (without the program name); resolves with the exit code and never rejects for a CliError. */
+export async function runCli(args: string[], io: Io): Promise<number> {
+  try {
+    return await hub.run(args, io);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    io.stderr.write(`hub: ${error.message}\n`);
+    if (error instanceof UsageError) io.stderr.write(`Run "${error.command} --help" for usage.\n`);
+    return error.exitCode;
+  }
+}

@@ -1,0 +1,106 @@
+// `hub daemon run`: the daemon itself, until SIGINT or SIGTERM.
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { parseOptions, type Command } from '../command.js';
+import { configDir } from '../config-dir.js';
+import { HubClient, type HubError } from '../daemon/client.js';
+import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
+import { runDaemon } from '../daemon/daemon.js';
+import { identityPath, readIdentities, selectIdentity, type DaemonIdentity } from '../daemon/identity.js';
+import { CliError } from '../errors.js';
+import { CONFIG_HELP, exitCodes, FILES_HELP } from '../help.js';
+import { explicitOrigin } from '../origin.js';
+
+const COMMAND = 'hub daemon run';
+/** The hub refuses signatures outside ±60 s; past half of that, a wrong clock is the likely cause of a 401. */
+const CLOCK_SUSPECT_MS = 30_000;
+
+const help = `${COMMAND}: run agents for a hub, until stopped.
+
+Usage: ${COMMAND} [origin] [--config FILE]
+
+Uses the identity that "hub daemon enroll" stored for the hub. The daemon sends a heartbeat
+every 10 s and waits for assignments (long polls). It runs each assignment with the command that
+the config maps the step's agent provider to:
+  - in the step's working directory (a leading ~ is the home directory);
+  - with the rendered prompt on standard input, which is then closed;
+  - with the daemon's environment, the provider's env, and
+      HUB_INPUT_<NAME>    each input; the name uppercased, other characters than letters
+                          and digits as _
+      HUB_INPUTS          all inputs, as a JSON object
+      HUB_EXECUTION_ID, HUB_TRIGGER_RUN_ID, HUB_STEP_ID, HUB_ACTOR, HUB_AGENT_PROVIDER,
+      HUB_AGENT_MODE and HUB_AGENT_MODEL (these two when the step names them);
+  - as the leader of a process group of its own: when the agent exits, whatever it left
+    running in that group is stopped too.
+The agent's output goes to the daemon's standard error, each line prefixed with [execution id].
+
+Exit code 0 is reported as succeeded, any other as failed. At the step's maximum runtime, or its
+idle timeout (no output for that long), the agent's process group is stopped (SIGTERM, then
+SIGKILL 5 s later) and the execution reported timed_out. At most "concurrency" assignments run
+at once; the daemon asks for more only when one is free.
+
+When the hub is unreachable the daemon retries with backoff (0.5 s doubling to 30 s) and
+delivers the statuses it still owes once the hub is back. SIGINT or SIGTERM stops it: it takes
+no more work, stops the running agents, reports them cancelled, and exits 0.
+
+Arguments:
+  origin          The hub (default: $HUB_URL; without either, the one hub this machine has an
+                  identity for)
+
+Options:
+  --config FILE   The daemon config (default: daemon.yml in the config dir)
+  -h, --help      Show this help
+
+${FILES_HELP}
+${CONFIG_HELP}
+Environment:
+  HUB_URL          The hub, when no origin argument is given
+  HUB_CONFIG_DIR   The config dir
+
+${exitCodes(
+  'stopped by SIGINT or SIGTERM',
+  `the hub refused the daemon's identity: it was retired (by an enrollment of its name with
+     --replace), or this machine's clock is off by more than 60 s`,
+  ',\n     no identity stored for the hub',
+)}`;
+
+export const run: Command = {
+  name: 'run',
+  summary: 'Run agents for a hub until stopped',
+  async run(args, io) {
+    const { values, positionals } = parseOptions(COMMAND, args, { config: { type: 'string' } }, 1);
+    if (values.help) {
+      io.stdout.write(help);
+      return 0;
+    }
+    const dir = configDir(io.env);
+    const configFile = configFilePath(values.config, dir);
+    const config = await loadDaemonConfig(configFile);
+    const identity = selectIdentity(await readIdentities(dir), explicitOrigin(positionals[0], io.env), dir);
+    const client = new HubClient(identity.origin, { daemonId: identity.daemonId, privateKey: privateKeyOf(identity, dir) });
+
+    const log = (message: string) => io.stderr.write(`${new Date().toISOString()} ${message}\n`);
+    const providers = [...config.providers.keys()].join(', ');
+    log(`Daemon ${identity.name} (id ${identity.daemonId}) for ${identity.origin}: providers ${providers}; up to ${config.concurrency} at once.`);
+    const { refused } = await runDaemon({ client, config, configFile, signal: io.stopSignal(), log, env: io.env, output: io.stderr });
+    if (refused !== undefined) throw new CliError(refusal(refused, identity));
+    log('Stopped.');
+    return 0;
+  },
+};
+
+function privateKeyOf(identity: DaemonIdentity, dir: string): KeyObject {
+  try {
+    return createPrivateKey(identity.privateKey);
+  } catch (error) {
+    throw new CliError(`The private key stored for ${identity.origin} in ${identityPath(dir)} is unreadable (${(error as Error).message}); enroll again.`, 2);
+  }
+}
+
+function refusal(error: HubError, identity: DaemonIdentity): string {
+  const skew = error.serverDate === undefined ? 0 : Date.now() - error.serverDate;
+  const cause =
+    Math.abs(skew) > CLOCK_SUSPECT_MS
+      ? `This machine's clock is ${Math.round(Math.abs(skew) / 1_000)} s ${skew > 0 ? 'ahead of' : 'behind'} the hub's, and signed requests must be within 60 s: set the clock right.`
+      : `The daemon may have been retired (an enrollment of the name "${identity.name}" with --replace retires it). Enroll again: hub daemon enroll ${identity.origin} --name ${identity.name}`;
+  return `The hub refused this daemon's identity (${error.message}). ${cause}`;
+}

@@ -1,0 +1,145 @@
+// The daemon's side of the hub API (DECISIONS.md, Daemons): enrollment, then signed requests.
+import type { KeyObject } from 'node:crypto';
+import { readAssignment, type Assignment } from './assignment.js';
+import type { Runtime } from './config.js';
+import { signRequest } from './signing.js';
+import type { StatusReport } from './supervisor.js';
+
+/** A request that has no answer by then is given up as if the hub were unreachable. */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** On top of a long poll's wait: the hub answers 204 after it, plus network time. */
+const LONG_POLL_SLACK_MS = 15_000;
+
+export interface ProblemIssue {
+  pointer: string;
+  code: string;
+  message: string;
+}
+
+/** An RFC 9457 problem document as the hub writes them; the fields are read loosely, as any may be missing from a proxy's error page. */
+export interface Problem {
+  title?: string;
+  detail?: string;
+  code?: string;
+  requestId?: string;
+  issues?: ProblemIssue[];
+}
+
+/** The hub answered, but not with success. */
+export class HubError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+    /** The hub's clock from the Date header, in Unix ms: a 401 may come from a wrong clock here. */
+    readonly serverDate: number | undefined,
+  ) {
+    super(`${status}${problem.code === undefined ? '' : ` ${problem.code}`}: ${problem.detail ?? problem.title ?? 'no detail'}`);
+  }
+}
+
+/** No answer: the connection failed, broke, or took too long. */
+export class HubUnreachable extends Error {}
+
+/** Worth trying again later: the hub is down, restarting, or overloaded. */
+export function isTransient(error: unknown): boolean {
+  return error instanceof HubUnreachable || (error instanceof HubError && (error.status >= 500 || error.status === 429 || error.status === 408));
+}
+
+export interface Enrollment {
+  token: string;
+  name: string;
+  publicKey: { kty: 'OKP'; crv: 'Ed25519'; x: string };
+  runtimes: Runtime[];
+  replace?: boolean;
+}
+
+export class HubClient {
+  constructor(
+    readonly origin: string,
+    /** Needed for everything but enrollment. */
+    private readonly identity?: { daemonId: string; privateKey: KeyObject },
+  ) {}
+
+  async enroll(enrollment: Enrollment): Promise<{ daemonId: string; name: string }> {
+    const { body } = await this.request('POST', '/api/v1/daemons/enroll', { body: enrollment, signed: false });
+    return body as { daemonId: string; name: string };
+  }
+
+  async heartbeat(runtimes: Runtime[], signal?: AbortSignal): Promise<void> {
+    await this.request('POST', '/api/v1/daemon/heartbeat', { body: { runtimes }, signal });
+  }
+
+  /** The next assignment, or `undefined` when none came within `waitSeconds` (0–30). */
+  async nextAssignment(waitSeconds: number, signal?: AbortSignal): Promise<Assignment | undefined> {
+    const { status, body } = await this.request('GET', `/api/v1/daemon/assignments/next?wait=${waitSeconds}`, {
+      signal,
+      timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
+    });
+    if (status === 204) return undefined;
+    return readAssignment((body as { assignment?: unknown } | undefined)?.assignment);
+  }
+
+  async reportStatus(executionId: string, report: StatusReport, signal?: AbortSignal): Promise<void> {
+    await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/status`, { body: report, signal });
+  }
+
+  /** Throws HubError for an answer that is not 2xx, HubUnreachable for none, and the caller's abort reason when `signal` aborts. */
+  private async request(
+    method: string,
+    pathWithQuery: string,
+    options: { body?: unknown; signed?: boolean; signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<{ status: number; body: unknown }> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    if (options.signed !== false) {
+      if (this.identity === undefined) throw new Error('a signed request needs the daemon identity');
+      Object.assign(headers, signRequest({ method, pathWithQuery, body, ...this.identity }));
+    }
+    const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.origin}${pathWithQuery}`, { method, headers, body, signal });
+      text = await response.text();
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (timeout.aborted) throw new HubUnreachable(`no answer from ${this.origin} within ${timeoutMs / 1_000} s`);
+      throw new HubUnreachable(`cannot reach ${this.origin}: ${describeNetworkError(error)}`);
+    }
+    const parsed = parseJson(text);
+    if (!response.ok) {
+      const date = Date.parse(response.headers.get('date') ?? '');
+      throw new HubError(response.status, readProblem(parsed, text), Number.isNaN(date) ? undefined : date);
+    }
+    return { status: response.status, body: parsed };
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function readProblem(parsed: unknown, text: string): Problem {
+  if (typeof parsed !== 'object' || parsed === null) return { detail: text.trim().slice(0, 200) || undefined };
+  const { title, detail, code, requestId, issues } = parsed as Record<string, unknown>;
+  const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    title: string(title),
+    detail: string(detail),
+    code: string(code),
+    requestId: string(requestId),
+    issues: Array.isArray(issues) ? (issues.filter((issue) => typeof issue === 'object' && issue !== null) as ProblemIssue[]) : undefined,
+  };
+}
+
+/** fetch's "fetch failed" hides the reason in `cause`: ECONNREFUSED, ENOTFOUND, a reset. */
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
