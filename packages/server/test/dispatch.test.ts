@@ -128,7 +128,11 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     }
     throw new Error(`no assignment ${executionId} for ${daemon.name}`);
   };
-  const runOf = async (triggerRunId: string) => (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
+  const runOf = async (triggerRunId: string) => {
+    const answer = await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key });
+    if (answer.status !== 200) throw new Error(`GET run: ${answer.status} ${answer.text}`);
+    return answer.body;
+  };
   const eventually = async <T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> => {
     const until = Date.now() + ms;
     for (;;) {
@@ -339,7 +343,8 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
   it('answers a long-poll with 204 after its wait, and a bad wait with 400', async () => {
     const idle = await TestDaemon.enroll(hub, ctx.key, 'idle-box');
     const started = Date.now();
-    expect((await idle.next(1)).status).toBe(204);
+    const waited = await idle.next(1);
+    expect(waited.status, waited.text).toBe(204);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect((await idle.signed('GET', '/api/v1/daemon/assignments/next?wait=31')).status).toBe(400);
     expect((await idle.signed('GET', '/api/v1/daemon/assignments/next?wait=abc')).status).toBe(400);

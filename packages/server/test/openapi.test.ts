@@ -11,11 +11,14 @@ import express from 'express';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SCOPES } from '../dist/auth/api-key.js';
 import type { Hub } from '../dist/hub.js';
 import { openApiDocument, REQUEST_ISSUE_CODES } from '../dist/openapi/document.js';
 import * as examples from '../dist/openapi/examples.js';
 import { adminRoutes } from '../dist/routes/admin.js';
+import { daemonProtocolRoutes } from '../dist/routes/daemon-protocol.js';
 import { daemonRoutes } from '../dist/routes/daemons.js';
+import { dispatchRoutes } from '../dist/routes/dispatch.js';
 import { healthRoutes } from '../dist/routes/health.js';
 import { openApiRoutes } from '../dist/routes/openapi.js';
 import { publicRoutes } from '../dist/routes/public.js';
@@ -69,7 +72,14 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes every public route the hub mounts, and not the operator API', () => {
-    const mounted = [...publicRoutes(fakeHub), ...daemonRoutes(fakeHub), ...healthRoutes(fakeHub), ...openApiRoutes(fakeHub)];
+    const mounted = [
+      ...publicRoutes(fakeHub),
+      ...dispatchRoutes(fakeHub),
+      ...daemonProtocolRoutes(fakeHub),
+      ...daemonRoutes(fakeHub),
+      ...healthRoutes(fakeHub),
+      ...openApiRoutes(fakeHub),
+    ];
     const described = operations.map((operation) => `${operation.method} ${operation.path}`).sort();
     expect(described).toEqual(mounted.map((route) => `${route.method} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`).sort());
     for (const route of adminRoutes(fakeHub)) expect(described.some((entry) => entry.endsWith(` ${route.path}`))).toBe(false);
@@ -89,6 +99,12 @@ describe('the OpenAPI document', () => {
     }
     expect(statuses('issueEnrollmentToken')).toEqual(['201', '400', '401', '403', '413', '415', '500']);
     expect(statuses('enrollDaemon')).toEqual(['201', '400', '401', '409', '413', '415', '500']);
+    expect(statuses('dispatchManualRunA')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
+    expect(statuses('dispatchManualRunB')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
+    expect(statuses('getRun')).toEqual(['200', '401', '403', '404', '500']);
+    expect(statuses('daemonHeartbeat')).toEqual(['200', '400', '401', '413', '415', '500']);
+    expect(statuses('nextAssignment')).toEqual(['200', '204', '400', '401', '500']);
+    expect(statuses('reportExecutionStatus')).toEqual(['200', '400', '401', '404', '409', '413', '415', '500']);
     expect(statuses('health')).toEqual(['200']);
     expect(statuses('readiness')).toEqual(['200', '503']);
     expect(statuses('openApiDocument')).toEqual(['200']);
@@ -96,16 +112,28 @@ describe('the OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const resolved = checker.at(((response as Json).$ref as string | undefined)?.slice(1) ?? `${pointer}/responses/${status}`) as Json;
         expect((resolved.headers as Json)['X-Request-Id'], `${pointer} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+        if (status === '204') {
+          expect(resolved.content, pointer).toBeUndefined();
+          continue;
+        }
         const media = Object.keys(resolved.content as Json);
-        expect(media, `${pointer} ${status}`).toEqual([problems.includes(status) ? 'application/problem+json' : 'application/json']);
-        if (problems.includes(status)) expect(JSON.stringify(resolved.content)).toContain('"#/components/schemas/Problem"');
+        // Shape A's dispatch answers its 400, and its actor 403, with the specification's { error } bodies.
+        const shapeA = pointer.includes('~1api~1manual-runs') && (status === '400' || status === '403');
+        const expected = shapeA ? (status === '400' ? ['application/json'] : ['application/json', 'application/problem+json']) : [problems.includes(status) ? 'application/problem+json' : 'application/json'];
+        expect(media, `${pointer} ${status}`).toEqual(expected);
+        if (problems.includes(status) && !(shapeA && status === '400')) expect(JSON.stringify(resolved.content)).toContain('"#/components/schemas/Problem"');
       }
     }
   });
 
   it('requires the bearer scheme globally, with the scope per operation, except for enrollment, health and this document', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
-    expect((document.components as Json).securitySchemes).toEqual({ bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect((document.components as Json).securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      daemonSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Hub-Signature' }),
+    });
+    const signed = operations.filter(({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ daemonSignature: [] }])).map(({ path }) => path);
+    expect(signed.sort()).toEqual(['/api/v1/daemon/assignments/next', '/api/v1/daemon/executions/{executionId}/status', '/api/v1/daemon/heartbeat']);
     const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ path }) => path);
     expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz'].sort());
     const scopes = Object.fromEntries(operations.filter(({ operation }) => operation['x-hub-scope'] !== undefined).map(({ operation }) => [operation.operationId, operation['x-hub-scope']]));
@@ -116,6 +144,9 @@ describe('the OpenAPI document', () => {
       validateTrigger: 'configuration:validate',
       installTrigger: 'configuration:install',
       issueEnrollmentToken: 'daemons:enroll',
+      dispatchManualRunA: 'runs:dispatch',
+      dispatchManualRunB: 'runs:dispatch',
+      getRun: 'runs:read',
     });
     for (const [operationId, scope] of Object.entries(scopes)) expect(byId(operationId).security).toEqual([{ bearerAuth: [scope] }]);
   });
@@ -195,7 +226,7 @@ describe('the OpenAPI document', () => {
         count++;
       }
     }
-    expect(count).toBe(8);
+    expect(count).toBe(12);
   });
 
   it('lists every request.* issue code the server answers with', () => {
@@ -250,7 +281,6 @@ describe('the OpenAPI document', () => {
 describe('a hub answers as its OpenAPI document says', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let ctx: Awaited<ReturnType<typeof setUp>>;
-  let noScope: Awaited<ReturnType<typeof setUp>>;
   const checker = openApi();
 
   /**
@@ -274,7 +304,6 @@ describe('a hub answers as its OpenAPI document says', () => {
   beforeAll(async () => {
     hub = await hubOn('external');
     ctx = await setUp(hub);
-    noScope = await setUp(hub, { scopes: ['runs:read'] });
     for (const daemon of exampleDaemons) {
       const enrolled = await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes);
       expect(checker.checkAnswer('POST', ENROLL, enrolled)).toEqual([]);
@@ -292,12 +321,14 @@ describe('a hub answers as its OpenAPI document says', () => {
 
   it('answers every bearer operation 401 without a valid key, and 403 naming the scope the document names', async () => {
     const bearer = checker.operations().filter(({ operation }) => operation['x-hub-scope'] !== undefined);
-    expect(bearer.length).toBe(6);
-    for (const { method, path, operation } of bearer) {
+    expect(bearer.length).toBe(9);
+    for (const { method, path: template, operation } of bearer) {
+      const path = template.replace('{triggerRunId}', '00000000-0000-4000-8000-000000000000');
       const missing = await send(method, path, {}, 401);
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
       await send(method, path, { token: 'hub_pk_nonsense' }, 401);
-      const forbidden = await send(method, path, { token: noScope.key }, 403);
+      const lacking = await setUp(hub, { scopes: SCOPES.filter((scope) => scope !== operation['x-hub-scope']) });
+      const forbidden = await send(method, path, { token: lacking.key }, 403);
       expect(forbidden.body).toMatchObject({ code: 'insufficient_scope', requiredScope: operation['x-hub-scope'] });
     }
   });

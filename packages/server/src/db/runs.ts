@@ -290,7 +290,16 @@ export class RunRepository {
           from executions e join daemons d on d.id = e.daemon_id where e.trigger_run_id = r.id), '[]'::json) as executions
       from trigger_runs r join projects p on p.id = r.project_id
       where r.organization_id = ${organizationId} and r.id = ${triggerRunId}`;
-    return run;
+    if (run === undefined) return undefined;
+    // Times as the rest of the API gives them: ISO 8601 UTC with milliseconds.
+    const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+    const executions = (run.executions as Record<string, unknown>[]).map((execution) => ({
+      ...execution,
+      createdAt: iso(execution.createdAt),
+      startedAt: iso(execution.startedAt),
+      finishedAt: iso(execution.finishedAt),
+    }));
+    return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), executions };
   }
 }
 

@@ -34,7 +34,14 @@ const PROBLEM_RESPONSES = {
   InvalidTrigger: 'invalid_trigger',
   NotReady: 'not_ready',
   InternalError: 'internal_error',
-} as const satisfies Record<string, ProblemCode>;
+  TriggerNotFound: ['project_not_found', 'trigger_not_found'],
+  RunNotFound: 'run_not_found',
+  ExecutionNotFound: 'execution_not_found',
+  ActorForbidden: ['insufficient_scope', 'actor_forbidden'],
+  DispatchConflict: ['trigger_disabled', 'version_not_current', 'daemon_offline', 'delivery_key_reused'],
+  ExecutionFinished: 'execution_finished',
+  DaemonUnauthorized: 'unauthorized',
+} as const satisfies Record<string, ProblemCode | readonly ProblemCode[]>;
 type ProblemResponse = keyof typeof PROBLEM_RESPONSES;
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -58,15 +65,19 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
     description: string,
     options: { issues?: 'required' | 'optional'; requiredScope?: boolean; headers?: Record<string, unknown>; example?: Record<string, unknown> } = {},
   ) => {
-    const code = PROBLEM_RESPONSES[name];
+    const codes: readonly ProblemCode[] = codesOf(name);
+    const code = codes[0] as ProblemCode;
     const { status, title } = problemCatalog[code];
     const required = ['type', 'title', 'status', 'detail', 'code', 'requestId'];
-    const properties: Record<string, unknown> = {
-      type: { pattern: `/problems/${code}$` },
-      title: { const: title },
-      status: { const: status },
-      code: { const: code },
-    };
+    const properties: Record<string, unknown> =
+      codes.length === 1
+        ? { type: { pattern: `/problems/${code}$` }, title: { const: title }, status: { const: status }, code: { const: code } }
+        : {
+            type: { pattern: `/problems/(${codes.join('|')})$` },
+            title: { enum: codes.map((each) => problemCatalog[each].title) },
+            status: { const: status },
+            code: { enum: [...codes] },
+          };
     if (options.issues === 'required') {
       required.push('issues');
       properties.issues = { minItems: 1 };
@@ -100,7 +111,7 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
   });
 
   const responses = (...names: ProblemResponse[]) =>
-    Object.fromEntries(names.map((name) => [problemCatalog[PROBLEM_RESPONSES[name]].status, { $ref: `#/components/responses/${name}` }]));
+    Object.fromEntries(names.map((name) => [problemCatalog[codesOf(name)[0] as ProblemCode].status, { $ref: `#/components/responses/${name}` }]));
   const scoped = (scope: Scope) => ({
     security: [{ bearerAuth: [scope] }],
     'x-hub-scope': scope,
@@ -139,6 +150,33 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
     active: true,
   };
 
+  const dispatchBody = jsonBody(ref('ManualRunRequest'), {
+    dispatch: {
+      summary: 'Fix the tests on a branch',
+      value: { projectSlug: 'app', trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: 'chat-msg-8841', input: 'branch=release-2 the flaky login test' },
+    },
+  });
+  const replayedHeaders = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    'Idempotent-Replayed': { description: '`true` when the delivery key was seen before with the same request: the identifiers are the first dispatch\'s.', schema: { const: 'true' } },
+  };
+  const dispatchedA = {
+    deliveryKey: 'chat-msg-8841',
+    triggerId: '2b9d4c1e-6f3a-4d8b-9e7c-1a5f0b3d2c64',
+    executionId: '7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a',
+    status: 'spawning',
+    daemonId: '5a8e1c3f-7b2d-4f69-a0e4-3c9b6d1f8e72',
+    agentId: 'claude',
+  };
+  const dispatchedB = {
+    deliveryKey: 'chat-msg-8841',
+    providerEventReceiptId: 'e3b1a9c7-2d4f-4a6e-8b0c-5f7d9e1a3b26',
+    triggerRunId: '8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b',
+    configuredTriggerName: 'fix-tests',
+    workflowStatus: 'running',
+  };
+  const signed = { security: [{ daemonSignature: [] }] };
+
   return {
     openapi: '3.1.0',
     info: {
@@ -155,7 +193,7 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
         'unknown or revoked key is 401; a valid key without the scope is 403 naming the scope in',
         '`requiredScope`. Checks run in this order: 401, 403, 400 (the request body), 404, 422.',
         '',
-        'Requests with a body send JSON (`Content-Type: application/json`, or `application/*+json`);',
+        'Requests with a body send JSON (`Content-Type: application/json`);',
         `another media type is 415, a body over the size limit${limit} 413. Every failure is an`,
         'RFC 9457 problem document (`application/problem+json`, schema `Problem`); validation failures',
         'carry field issues (`FieldIssue`): `request.*` codes with pointers into the request body (400),',
@@ -180,6 +218,8 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
       { name: 'Configurations', description: "A project's configuration: shape A (YAML and partials) or shape B (legacy bundle)." },
       { name: 'Triggers', description: 'Organization-level trigger documents (shape B), with revisions of their own.' },
       { name: 'Daemons', description: 'Enrollment tokens and daemon enrollment.' },
+      { name: 'Runs', description: 'Manual runs: dispatch in either shape, and the runs themselves.' },
+      { name: 'Daemon protocol', description: 'What enrolled daemons call, each request signed with the daemon\'s own Ed25519 key.' },
       { name: 'Operations', description: 'Liveness, readiness, and this document.' },
     ],
     paths: {
@@ -315,6 +355,129 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
           },
         },
       },
+      '/api/manual-runs': {
+        post: {
+          operationId: 'dispatchManualRunA',
+          summary: 'Dispatch a manual run (shape A)',
+          description: [
+            'Starts a run of a `manual.run` trigger: found in the project\'s active configuration, else among the',
+            "organization's triggers. `input`'s leading `key=value` tokens fill the trigger's declared inputs (a value may",
+            'be double-quoted); the rest, trimmed, is the prompt. The run goes to the daemon of its first step, which must be',
+            'online. `deliveryKey` is unique per organization and kept: the same key with the same request answers 200 with',
+            'the first dispatch\'s identifiers and `Idempotent-Replayed: true` (in either shape); with another request, 409.',
+            'Shape A answers a 400 with exactly `{ "error": "invalid_request" }` and an actor outside the allowlist with',
+            'exactly `{ "error": "actor_forbidden" }`; its other errors are problems, its 401 titled "Unauthorized".',
+          ].join(' '),
+          tags: ['Runs'],
+          ...scoped('runs:dispatch'),
+          requestBody: dispatchBody,
+          responses: {
+            200: { ...success('Dispatched, or replayed.', 'ManualRunA', dispatchedA), headers: replayedHeaders },
+            400: {
+              description: 'The body is not a dispatch request, or the input does not fill the trigger\'s inputs.',
+              headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+              content: { 'application/json': { schema: ref('ErrorA'), example: { error: 'invalid_request' } } },
+            },
+            401: {
+              description: 'No API key, or a malformed, unknown or revoked one. Titled "Unauthorized" on this path.',
+              headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+              content: {
+                'application/problem+json': {
+                  schema: { allOf: [ref('Problem'), { type: 'object', properties: { code: { const: 'unauthorized' }, title: { const: 'Unauthorized' }, status: { const: 401 } } }] },
+                },
+              },
+            },
+            403: {
+              description: 'The actor is not in the trigger\'s `filters.from_users` (`{ "error": "actor_forbidden" }`), or the key lacks `runs:dispatch` (a problem).',
+              headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+              content: {
+                'application/json': { schema: ref('ErrorA'), example: { error: 'actor_forbidden' } },
+                'application/problem+json': { schema: { allOf: [ref('Problem'), { type: 'object', required: ['requiredScope'], properties: { code: { const: 'insufficient_scope' } } }] } },
+              },
+            },
+            ...responses('TriggerNotFound', 'DispatchConflict', 'PayloadTooLarge', 'UnsupportedMediaType', 'InternalError'),
+          },
+        },
+      },
+      '/api/v1/manual-runs': {
+        post: {
+          operationId: 'dispatchManualRunB',
+          summary: 'Dispatch a manual run (shape B)',
+          description: 'The same dispatch as shape A\'s, answered in shape B: every error is a problem document.',
+          tags: ['Runs'],
+          ...scoped('runs:dispatch'),
+          requestBody: dispatchBody,
+          responses: {
+            200: { ...success('Dispatched, or replayed.', 'ManualRunB', dispatchedB), headers: replayedHeaders },
+            ...responses('InvalidRequest', 'Unauthorized', 'ActorForbidden', 'TriggerNotFound', 'DispatchConflict', 'PayloadTooLarge', 'UnsupportedMediaType', 'InternalError'),
+          },
+        },
+      },
+      '/api/v1/runs/{triggerRunId}': {
+        get: {
+          operationId: 'getRun',
+          summary: 'Show a run',
+          description: 'A run and its executions, one per step started so far, in step order.',
+          tags: ['Runs'],
+          ...scoped('runs:read'),
+          parameters: [{ name: 'triggerRunId', in: 'path', required: true, schema: UUID, description: 'From a dispatch (shape B) or GET of another run.' }],
+          responses: {
+            200: success('The run.', 'Run'),
+            ...responses('Unauthorized', 'InsufficientScope', 'RunNotFound', 'InternalError'),
+          },
+        },
+      },
+      '/api/v1/daemon/heartbeat': {
+        post: {
+          operationId: 'daemonHeartbeat',
+          summary: 'Heartbeat (daemon)',
+          description: 'Keeps the daemon online (within 30 s of a heartbeat or a waiting long-poll) and, with `runtimes`, updates what it offers.',
+          tags: ['Daemon protocol'],
+          ...signed,
+          requestBody: jsonBody(ref('Heartbeat'), { beat: { summary: 'A heartbeat', value: { runtimes: [{ provider: 'claude' }] } } }, false),
+          responses: {
+            200: success('Seen.', 'HeartbeatAnswer', { serverTime: '2026-01-01T12:00:00.000Z' }),
+            ...responses('InvalidRequest', 'DaemonUnauthorized', 'PayloadTooLarge', 'UnsupportedMediaType', 'InternalError'),
+          },
+        },
+      },
+      '/api/v1/daemon/assignments/next': {
+        get: {
+          operationId: 'nextAssignment',
+          summary: 'Wait for an assignment (daemon)',
+          description: [
+            'A long-poll: answers at once with the oldest assignment for this daemon, or waits up to `wait` seconds for one',
+            '(woken on whichever hub instance holds the poll) and answers 204. Delivered at least once: an assignment not',
+            'marked `running` within 30 s is offered again, so a daemon ignores one it is already running.',
+          ].join(' '),
+          tags: ['Daemon protocol'],
+          ...signed,
+          parameters: [{ name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: 30, default: 0 }, description: 'Seconds to wait.' }],
+          responses: {
+            200: success('An assignment.', 'AssignmentAnswer'),
+            204: { description: 'Nothing within `wait` seconds.', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } },
+            ...responses('InvalidRequest', 'DaemonUnauthorized', 'InternalError'),
+          },
+        },
+      },
+      '/api/v1/daemon/executions/{executionId}/status': {
+        post: {
+          operationId: 'reportExecutionStatus',
+          summary: 'Report an execution\'s status (daemon)',
+          description: [
+            '`running` acknowledges the assignment; `succeeded`, `failed`, `timed_out` or `cancelled` end the execution and',
+            'move the run on (the next step, or the run\'s end). Repeating the current status is accepted.',
+          ].join(' '),
+          tags: ['Daemon protocol'],
+          ...signed,
+          parameters: [{ name: 'executionId', in: 'path', required: true, schema: UUID }],
+          requestBody: jsonBody(ref('StatusReport'), { done: { summary: 'The agent exited 0', value: { status: 'succeeded', exitCode: 0 } } }),
+          responses: {
+            200: success('Recorded.', 'StatusAnswer', { executionId: '7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a', status: 'succeeded' }),
+            ...responses('InvalidRequest', 'DaemonUnauthorized', 'ExecutionNotFound', 'ExecutionFinished', 'PayloadTooLarge', 'UnsupportedMediaType', 'InternalError'),
+          },
+        },
+      },
       '/healthz': {
         get: {
           operationId: 'health',
@@ -374,6 +537,17 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
             `Scopes: ${SCOPES.map((scope) => `\`${scope}\``).join(', ')}.`,
           ].join(' '),
         },
+        daemonSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Hub-Signature',
+          description: [
+            'A signed daemon request: `Hub-Daemon` (the daemon id from enrollment), `Hub-Timestamp` (Unix milliseconds, within',
+            '60 s of the hub\'s clock), `Hub-Nonce` (16–64 URL-safe characters, never reused), and `Hub-Signature`: the',
+            'base64url Ed25519 signature, with the key the daemon enrolled with, of',
+            '`METHOD\\nPATH_WITH_QUERY\\nTIMESTAMP\\nNONCE\\nBASE64URL(SHA-256(BODY))`.',
+          ].join(' '),
+        },
       },
       headers: {
         'X-Request-Id': {
@@ -426,6 +600,23 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
         }),
         NotReady: problem('NotReady', 'The database does not answer.'),
         InternalError: problem('InternalError', 'Something went wrong on the hub; the request id identifies it in the logs.'),
+        TriggerNotFound: problem(
+          'TriggerNotFound',
+          "No active project with that slug in the key's organization (`project_not_found`), or no `manual.run` trigger of that name in its active configuration nor among the organization's triggers (`trigger_not_found`).",
+        ),
+        RunNotFound: problem('RunNotFound', "The key's organization has no run with that id."),
+        ExecutionNotFound: problem('ExecutionNotFound', 'The daemon has no execution with that id (it may be another daemon\'s).'),
+        ActorForbidden: problem('ActorForbidden', "The API key lacks `runs:dispatch` (`insufficient_scope`), or the actor is not in the trigger's `filters.from_users` (`actor_forbidden`)."),
+        DispatchConflict: problem(
+          'DispatchConflict',
+          'The trigger is disabled (`trigger_disabled`); `expectedVersionId` is no longer the active revision (`version_not_current`, with `activeVersionId`); the daemon of the first step is offline (`daemon_offline`); or the delivery key was used for a different request (`delivery_key_reused`).',
+          { example: { code: 'daemon_offline', title: 'Daemon offline' } },
+        ),
+        ExecutionFinished: problem('ExecutionFinished', 'The execution has already ended (the hub may have marked it `lost` or `timed_out`); `executionStatus` says how.'),
+        DaemonUnauthorized: problem(
+          'DaemonUnauthorized',
+          'The request is not signed acceptably: a missing or malformed header, a timestamp more than 60 s from the hub\'s clock, an unknown or retired daemon, a bad signature, or a nonce used before.',
+        ),
       } satisfies Record<ProblemResponse, unknown>,
       schemas: {
         Problem: {
@@ -446,6 +637,7 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
             issues: { type: 'array', items: ref('FieldIssue'), description: 'Field issues, on validation failures (400, 422): all of them, in a stable order.' },
             requiredScope: { type: 'string', enum: [...SCOPES], description: 'On a 403 for scope: the scope the API key lacks.' },
             activeVersionId: { ...UUID, description: "On a stale `expectedVersionId` (dispatch): the active revision's versionId." },
+            executionStatus: { type: 'string', description: 'On a report about a finished execution: how it ended.' },
           },
         },
         FieldIssue: {
@@ -657,6 +849,140 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
           additionalProperties: false,
           properties: { daemonId: UUID, name: { type: 'string' } },
         },
+        ManualRunRequest: {
+          type: 'object',
+          required: ['projectSlug', 'trigger', 'actor', 'deliveryKey'],
+          additionalProperties: false,
+          properties: {
+            projectSlug: { type: 'string', maxLength: 255 },
+            expectedVersionId: { ...UUID, description: 'Refuse (409) unless the trigger is found in this revision: the configuration\'s `versionId`, or the organization trigger\'s `revisionId`.' },
+            trigger: { type: 'string', maxLength: 255, description: 'The name of a `manual.run` trigger.' },
+            actor: { type: 'string', minLength: 1, maxLength: 255, description: "Who dispatches; must be in the trigger's `filters.from_users`." },
+            deliveryKey: { type: 'string', minLength: 1, maxLength: 255, description: 'Unique and stable per dispatch: a repeat is answered, not run again.' },
+            input: { type: 'string', description: 'Leading `key=value` tokens for declared inputs (values may be double-quoted, `\\"` inside), then the prompt.' },
+          },
+        },
+        ManualRunA: {
+          type: 'object',
+          required: ['deliveryKey', 'triggerId', 'executionId', 'status', 'daemonId', 'agentId'],
+          additionalProperties: false,
+          properties: {
+            deliveryKey: { type: 'string' },
+            triggerId: { ...UUID, description: 'Stable per project and trigger name.' },
+            executionId: { ...UUID, description: 'The execution of the first step.' },
+            status: { const: 'spawning' },
+            daemonId: UUID,
+            agentId: { type: 'string', description: "The first step's agent provider." },
+          },
+        },
+        ManualRunB: {
+          type: 'object',
+          required: ['deliveryKey', 'providerEventReceiptId', 'triggerRunId', 'configuredTriggerName', 'workflowStatus'],
+          additionalProperties: false,
+          properties: {
+            deliveryKey: { type: 'string' },
+            providerEventReceiptId: { ...UUID, description: 'The stored receipt of this delivery.' },
+            triggerRunId: { ...UUID, description: 'The run: GET /api/v1/runs/{triggerRunId}.' },
+            configuredTriggerName: { type: 'string' },
+            workflowStatus: { const: 'running' },
+          },
+        },
+        ErrorA: {
+          type: 'object',
+          description: "Shape A's dispatch errors, exactly as the specification gives them.",
+          required: ['error'],
+          additionalProperties: false,
+          properties: { error: { enum: ['invalid_request', 'actor_forbidden'] } },
+        },
+        Run: {
+          type: 'object',
+          required: ['triggerRunId', 'projectSlug', 'trigger', 'actor', 'deliveryKey', 'status', 'inputs', 'createdAt', 'finishedAt', 'executions'],
+          additionalProperties: false,
+          properties: {
+            triggerRunId: UUID,
+            projectSlug: { type: 'string' },
+            trigger: { type: 'string' },
+            actor: { type: 'string' },
+            deliveryKey: { type: 'string' },
+            status: { enum: ['running', 'succeeded', 'failed', 'cancelled', 'timed_out'] },
+            inputs: { type: 'object', additionalProperties: { type: 'string' } },
+            createdAt: { type: 'string', format: 'date-time' },
+            finishedAt: { type: ['string', 'null'], format: 'date-time' },
+            executions: { type: 'array', items: ref('Execution') },
+          },
+        },
+        Execution: {
+          type: 'object',
+          required: ['executionId', 'stepId', 'daemonId', 'daemon', 'status', 'exitCode', 'message', 'createdAt', 'startedAt', 'finishedAt'],
+          additionalProperties: false,
+          properties: {
+            executionId: UUID,
+            stepId: { type: 'string' },
+            daemonId: UUID,
+            daemon: { type: 'string', description: "The daemon's name." },
+            status: { enum: ['spawning', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost'], description: '`lost`: its daemon went offline.' },
+            exitCode: { type: ['integer', 'null'] },
+            message: { type: ['string', 'null'] },
+            createdAt: { type: 'string', format: 'date-time' },
+            startedAt: { type: ['string', 'null'], format: 'date-time' },
+            finishedAt: { type: ['string', 'null'], format: 'date-time' },
+          },
+        },
+        Heartbeat: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { runtimes: { type: 'array', items: ref('DaemonRuntime'), description: 'What the daemon offers now; absent keeps what it offered.' } },
+        },
+        HeartbeatAnswer: {
+          type: 'object',
+          required: ['serverTime'],
+          additionalProperties: false,
+          properties: { serverTime: { type: 'string', format: 'date-time', description: "The hub's clock, to check the daemon's against." } },
+        },
+        Assignment: {
+          type: 'object',
+          required: ['executionId', 'triggerRunId', 'stepId', 'cwd', 'agent', 'prompt', 'inputs', 'actor', 'maxRuntimeMs', 'idleTimeoutMs'],
+          additionalProperties: false,
+          properties: {
+            executionId: UUID,
+            triggerRunId: UUID,
+            stepId: { type: 'string' },
+            cwd: { type: 'string', description: 'The working directory on the daemon\'s machine, as the environment gives it (`~` is the home directory).' },
+            agent: {
+              type: 'object',
+              required: ['provider'],
+              additionalProperties: false,
+              properties: { provider: { type: 'string' }, mode: { type: 'string' }, model: { type: 'string' } },
+            },
+            prompt: { type: 'string', description: 'Rendered: inputs and the prompt variable filled in.' },
+            inputs: { type: 'object', additionalProperties: { type: 'string' } },
+            actor: { type: 'string' },
+            maxRuntimeMs: { type: 'integer', minimum: 1 },
+            idleTimeoutMs: { type: ['integer', 'null'], minimum: 1, description: 'Stop the agent after this long without output; null: no limit.' },
+          },
+        },
+        AssignmentAnswer: {
+          type: 'object',
+          required: ['assignment'],
+          additionalProperties: false,
+          properties: { assignment: ref('Assignment') },
+        },
+        StatusReport: {
+          type: 'object',
+          required: ['status'],
+          additionalProperties: false,
+          properties: {
+            status: { enum: ['running', 'succeeded', 'failed', 'timed_out', 'cancelled'] },
+            exitCode: { type: ['integer', 'null'] },
+            message: { type: 'string', maxLength: 4000 },
+          },
+        },
+        StatusAnswer: {
+          type: 'object',
+          required: ['executionId', 'status'],
+          additionalProperties: false,
+          properties: { executionId: UUID, status: { enum: ['spawning', 'running', 'succeeded', 'failed', 'timed_out', 'cancelled', 'lost'] } },
+        },
         Health: {
           type: 'object',
           required: ['status'],
@@ -673,6 +999,11 @@ export function openApiDocument(publicUrl: string, options: { maxBodyBytes?: num
       },
     },
   };
+}
+
+function codesOf(name: ProblemResponse): readonly ProblemCode[] {
+  const codes: ProblemCode | readonly ProblemCode[] = PROBLEM_RESPONSES[name];
+  return typeof codes === 'string' ? [codes] : codes;
 }
 
 function size(bytes: number): string {

@@ -62,7 +62,7 @@ export function daemonProtocolRoutes(hub: Hub): Route[] {
           }
           if (result.reason === 'not_found') throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
           throw new HttpProblem('execution_finished', `The execution is already ${result.status}; its status no longer changes.`, {
-            extensions: { status: result.status },
+            extensions: { executionStatus: result.status },
           });
         },
       ],
@@ -94,7 +94,9 @@ async function nextAssignment(hub: Hub, req: Request, daemonId: string, waitS: n
 function readWait(req: Request): number {
   const raw = req.query.wait;
   if (raw === undefined) return 0;
-  const wait = typeof raw === 'string' && /^\d{1,2}$/.test(raw) ? Number(raw) : Number.NaN;
+  // A string from the URL, or already a number where the OpenAPI validator coerced it.
+  const text = typeof raw === 'number' || typeof raw === 'string' ? String(raw) : '';
+  const wait = /^\d{1,2}$/.test(text) ? Number(text) : Number.NaN;
   if (!(wait >= 0 && wait <= MAX_WAIT_S)) {
     throw new HttpProblem('invalid_request', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`, {
       issues: [{ pointer: '', code: 'request.type', message: `The query parameter wait must be 0 to ${MAX_WAIT_S}.` }],
