@@ -146,7 +146,7 @@ describe('hub daemon run', () => {
     expect(reportIndex('a1', 'running')).toBeLessThan(reportIndex('a2', 'succeeded'));
   });
 
-  it('reports failed for an unknown provider, a missing directory and a failing agent, and goes on after a 409', async () => {
+  it('reports failed for an unknown provider, a missing directory, a failing agent and an unreadable assignment, and goes on after a 409', async () => {
     await startDaemon();
     fake.statusAnswer = (executionId) =>
       executionId === 'lost' ? { status: 409, body: { title: 'Conflict', status: 409, detail: 'The execution is lost.', code: 'execution_finished' } } : { status: 200, body: {} };
@@ -154,8 +154,9 @@ describe('hub daemon run', () => {
     fake.assign(assignment('nowhere', {}, { cwd: join(dir, 'missing') }));
     fake.assign(assignment('exit3', { EXIT: '3' }));
     fake.assign(assignment('lost'));
+    fake.assign({ ...assignment('garbled'), cwd: 42 });
     fake.assign(assignment('after'));
-    await until('all settled', () => ['unknown', 'nowhere', 'exit3', 'after'].every(finished));
+    await until('all settled', () => ['unknown', 'nowhere', 'exit3', 'garbled', 'after'].every(finished));
 
     expect(statusesOf('unknown')).toEqual([
       { executionId: 'unknown', status: 'failed', message: `This daemon has no command for the agent provider "claude": its config (${config}) has node.` },
@@ -165,6 +166,7 @@ describe('hub daemon run', () => {
       { executionId: 'exit3', status: 'running' },
       { executionId: 'exit3', status: 'failed', exitCode: 3, message: `${process.execPath} exited with code 3.` },
     ]);
+    expect(statusesOf('garbled')).toEqual([{ executionId: 'garbled', status: 'failed', message: 'The daemon could not read the assignment: cwd is not a string.' }]);
     expect(statusesOf('after').map((status) => status.status)).toEqual(['running', 'succeeded']);
     await daemon?.waitFor(/Execution lost: the hub already considers it finished \(409 execution_finished: The execution is lost\.\)/);
   });

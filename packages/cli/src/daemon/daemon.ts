@@ -1,6 +1,6 @@
 // The daemon's main loop: heartbeats, long polls for assignments, and the executions it runs.
 import type { Writable } from 'node:stream';
-import type { Assignment } from './assignment.js';
+import { MalformedAssignment, type Assignment } from './assignment.js';
 import { Backoff, Outage, sleep } from './backoff.js';
 import { HubError, type HubClient } from './client.js';
 import { runtimesOf, type DaemonConfig } from './config.js';
@@ -111,6 +111,11 @@ class Daemon {
         backoff.reset();
       } catch (error) {
         if (this.stopping.signal.aborted) break;
+        if (error instanceof MalformedAssignment) {
+          // Reported, so that the hub does not offer it again and again.
+          this.settle(error.executionId, { status: 'failed', message: `The daemon could not read the assignment: ${error.message}.` });
+          continue;
+        }
         this.failed(error);
         await sleep(backoff.next(), this.stopping.signal);
         continue;

@@ -1,0 +1,182 @@
+// The reference daemon against the real hub: enrolled with a token the hub issued, it runs
+// dispatched manual runs with a small Node script as the agent, and the hub records the outcome.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, setUp } from '../../server/test/support/client.js';
+import { hubOn } from '../../server/test/support/hub.js';
+import { hub as runHub, start, type Running } from './support/cli.js';
+import { isRunning } from './support/processes.js';
+
+const AGENT = `import { writeFileSync } from 'node:fs';
+let prompt = '';
+for await (const chunk of process.stdin) prompt += chunk;
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('HUB_')));
+writeFileSync(process.env.OUT_DIR + '/' + process.env.HUB_EXECUTION_ID + '.json', JSON.stringify({ prompt, env, argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid }));
+console.log('agent says hello');
+await new Promise((resolve) => setTimeout(resolve, Number(process.env.HUB_INPUT_SLEEP_MS ?? 0)));
+process.exit(Number(process.env.HUB_INPUT_EXIT ?? 0));
+`;
+
+const configuration = (cwd: string) => `
+environments:
+  - { name: laptop, kind: daemon, daemon: dev-box, cwd: ${JSON.stringify(cwd)} }
+triggers:
+  - name: fix
+    on:
+      manual.run:
+        inputs:
+          branch: { description: Branch, required: false, default: main }
+          exit: { description: Exit code, required: false, default: "0" }
+          sleep_ms: { description: Sleep, required: false, default: "0" }
+    max_runtime: 1h
+    filters: { from_users: [dev-lead] }
+    steps:
+      - id: first
+        environment: laptop
+        agent: { provider: claude, mode: edit }
+        prompt: [ { text: "Fix {{ inputs.branch }}. {{ prompt }}" } ]
+      - id: second
+        environment: laptop
+        agent: { provider: codex }
+        prompt: [ { text: "Check {{ inputs.branch }}." } ]
+  - name: quiet
+    on: { manual.run: { inputs: { sleep_ms: { description: Sleep, required: false, default: "60000" } } } }
+    max_runtime: 1h
+    filters: { from_users: [dev-lead] }
+    steps:
+      - { id: wait, environment: laptop, idle_timeout: 1s, agent: { provider: codex }, prompt: [ { text: "Wait." } ] }
+`;
+
+describe('the reference daemon with a real hub', () => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  let ctx: Awaited<ReturnType<typeof setUp>>;
+  let dir: string;
+  let out: string;
+  let daemon: Running | undefined;
+  let env: Record<string, string>;
+  let config: string;
+  let deliveries = 0;
+
+  const token = async () => {
+    const answer = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
+    if (answer.status !== 201) throw new Error(`token: ${answer.status} ${answer.text}`);
+    return answer.body.token as string;
+  };
+  const dispatch = async (trigger: string, input: string) => {
+    const answer = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger, actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input },
+    });
+    if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
+    return answer.body.triggerRunId as string;
+  };
+  const runOf = async (triggerRunId: string) => (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
+  const eventually = async (triggerRunId: string, done: (run: { status: string; executions: { executionId: string; status: string }[] }) => boolean, ms = 20_000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const run = await runOf(triggerRunId);
+      if (done(run)) return run;
+      if (Date.now() > deadline) throw new Error(`run ${triggerRunId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon?.output().stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const startDaemon = async () => {
+    daemon = start(['daemon', 'run', hub.url, '--config', config], { env });
+    await daemon.waitFor(/Connected; waiting for assignments\./);
+    return daemon;
+  };
+  const seen = (executionId: string) => JSON.parse(readFileSync(join(out, `${executionId}.json`), 'utf8'));
+
+  beforeAll(async () => {
+    hub = await hubOn('embedded');
+    ctx = await setUp(hub);
+    dir = mkdtempSync(join(tmpdir(), 'hub-e2e-'));
+    out = join(dir, 'out');
+    const work = join(dir, 'work');
+    mkdirSync(out);
+    mkdirSync(work);
+    writeFileSync(join(dir, 'agent.mjs'), AGENT);
+    config = join(dir, 'daemon.yml');
+    const command = (...args: string[]) => JSON.stringify([process.execPath, join(dir, 'agent.mjs'), ...args]);
+    writeFileSync(
+      config,
+      `providers:\n  claude:\n    command: ${command('--mode={mode}')}\n    modes: [edit]\n    env: { OUT_DIR: ${JSON.stringify(out)} }\n  codex:\n    command: ${command()}\n    env: { OUT_DIR: ${JSON.stringify(out)} }\n`,
+    );
+    env = { HUB_CONFIG_DIR: join(dir, 'config') };
+    const enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', config], { input: `${await token()}\n`, env });
+    expect(enrolled.code, enrolled.stderr).toBe(0);
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(work) } });
+    expect(installed.status, installed.text).toBe(201);
+    await startDaemon();
+  }, 120_000);
+
+  afterAll(async () => {
+    if (daemon !== undefined && daemon.child.exitCode === null) {
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+    }
+    await hub?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs both steps of a dispatched run, with the rendered prompt and the inputs, and the run succeeds', async () => {
+    const triggerRunId = await dispatch('fix', 'branch=feature please hurry');
+    const run = await eventually(triggerRunId, (r) => r.status !== 'running');
+
+    expect(run).toMatchObject({ status: 'succeeded', executions: [{ stepId: 'first', status: 'succeeded', exitCode: 0 }, { stepId: 'second', status: 'succeeded', exitCode: 0 }] });
+    const [first, second] = run.executions.map((execution: { executionId: string }) => seen(execution.executionId));
+    expect(first.prompt).toBe('Fix feature. please hurry');
+    expect(first.argv).toEqual(['--mode=edit']);
+    expect(first.cwd).toBe(join(dir, 'work'));
+    expect(first.env).toMatchObject({
+      HUB_INPUT_BRANCH: 'feature',
+      HUB_TRIGGER_RUN_ID: triggerRunId,
+      HUB_STEP_ID: 'first',
+      HUB_ACTOR: 'dev-lead',
+      HUB_AGENT_PROVIDER: 'claude',
+      HUB_AGENT_MODE: 'edit',
+    });
+    expect(JSON.parse(first.env.HUB_INPUTS)).toEqual({ branch: 'feature', exit: '0', sleep_ms: '0' });
+    expect(second).toMatchObject({ prompt: 'Check feature.', argv: [], env: { HUB_STEP_ID: 'second', HUB_AGENT_PROVIDER: 'codex' } });
+    expect(daemon?.output().stderr).toContain(`[${run.executions[0].executionId}] agent says hello\n`);
+  });
+
+  it('reports a failing agent with its exit code, which ends the run', async () => {
+    const triggerRunId = await dispatch('fix', 'exit=4');
+    const run = await eventually(triggerRunId, (r) => r.status !== 'running');
+    expect(run).toMatchObject({ status: 'failed', executions: [{ stepId: 'first', status: 'failed', exitCode: 4 }] });
+  });
+
+  it('stops a silent agent at its idle timeout and reports timed_out', async () => {
+    const triggerRunId = await dispatch('quiet', '');
+    const run = await eventually(triggerRunId, (r) => r.status !== 'running');
+    expect(run).toMatchObject({ status: 'timed_out', executions: [{ status: 'timed_out', message: 'Stopped: no output for 1 s (the idle timeout).' }] });
+    expect(isRunning(seen(run.executions[0].executionId).pid)).toBe(false);
+  });
+
+  it('on SIGTERM cancels the running execution at the hub, and exits 0', async () => {
+    const triggerRunId = await dispatch('fix', 'sleep_ms=60000');
+    const running = await eventually(triggerRunId, (r) => r.executions[0]?.status === 'running');
+    const { executionId } = running.executions[0];
+    await daemon?.waitFor(new RegExp(`\\[${executionId}\\] agent says hello`));
+    const { pid } = seen(executionId);
+    daemon?.child.kill('SIGTERM');
+    expect(await daemon?.exited).toBe(0);
+    const run = await runOf(triggerRunId);
+    expect(run.executions[0]).toMatchObject({ status: 'cancelled', message: 'Cancelled: received SIGTERM.' });
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it('exits 1 once an enrollment of its name with --replace retires it', async () => {
+    const first = await startDaemon();
+    const replacing = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--replace', '--config', config], {
+      input: `${await token()}\n`,
+      env: { HUB_CONFIG_DIR: join(dir, 'other-config') },
+    });
+    expect(replacing.code, replacing.stderr).toBe(0);
+    expect(await first.exited).toBe(1);
+    expect(first.output().stderr).toMatch(/hub: The hub refused this daemon's identity \(401 unauthorized: .*\)\. .*Enroll again: hub daemon enroll .* --name dev-box\n$/);
+  }, 40_000);
+});
