@@ -110,6 +110,14 @@ process.stdout.write('no newline at the end');`,
     expect(statuses).toEqual([final]);
   });
 
+  it('reports failed with a message when an input cannot be passed to a process', async () => {
+    const script = agent('never-started', 'process.exit(0);');
+    const { final, statuses } = await run(assignment({ inputs: { bad: 'a\u0000b' } }), provider(script, join(dir, 'unused')));
+    expect(final.status).toBe('failed');
+    expect(final.message).toMatch(/^Cannot start .*null bytes/);
+    expect(statuses).toEqual([final]);
+  });
+
   it('reports failed with a message when the working directory does not exist', async () => {
     const script = agent('never', 'process.exit(0);');
     const { final } = await run(assignment({ cwd: join(dir, 'missing') }), provider(script, join(dir, 'unused')));

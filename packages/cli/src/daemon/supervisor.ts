@@ -1,5 +1,5 @@
 // Runs one assignment as a process and supervises it: its limits, its output, its cancellation.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -47,12 +47,18 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
   const problem = await directoryProblem(cwd);
   if (problem !== undefined) return { status: 'failed', message: `The working directory ${cwd} ${problem}.` };
   const [program, ...args] = commandLine(provider.command, assignment.agent) as [string, ...string[]];
-  const child = spawn(program, args, {
-    cwd,
-    env: executionEnvironment(assignment, provider, options.env ?? process.env),
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(program, args, {
+      cwd,
+      env: executionEnvironment(assignment, provider, options.env ?? process.env),
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // An argument or variable that no process can take, such as one with a NUL character.
+    return { status: 'failed', message: `Cannot start ${program}: ${(error as Error).message}` };
+  }
   const output = options.output ?? process.stderr;
   const graceMs = options.killGraceMs ?? 5_000;
 
