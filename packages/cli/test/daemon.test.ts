@@ -124,6 +124,14 @@ describe('hub daemon run', () => {
     expect(await running.exited).toBe(0);
   });
 
+  it('backs off when long polls come back empty at once, instead of spinning', async () => {
+    fake.maxWaitMs = 0;
+    await startDaemon();
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(fake.polls().length).toBeGreaterThanOrEqual(2);
+    expect(fake.polls().length).toBeLessThanOrEqual(6);
+  });
+
   it('with concurrency 1, asks for the next assignment only once the running one is done', async () => {
     await startDaemon(1);
     fake.assign(assignment('a1', { SLEEP_MS: '600' }));

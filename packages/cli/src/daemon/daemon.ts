@@ -10,6 +10,8 @@ import { runExecution, type StatusReport } from './supervisor.js';
 const HEARTBEAT_MS = 10_000;
 /** The hub's long poll allows up to 30 s; 25 stays clear of proxies that cut idle requests at 30. */
 const POLL_WAIT_S = 25;
+/** A long poll that comes back empty sooner than this did not wait. */
+const EMPTY_AT_ONCE_MS = 1_000;
 /** How long a stopping daemon keeps trying to deliver the last statuses. */
 const SHUTDOWN_REPORT_MS = 10_000;
 /** Execution ids remembered after they finish, to ignore a redelivery of one (delivery is at least once). */
@@ -105,10 +107,10 @@ class Daemon {
         continue;
       }
       let assignment: Assignment | undefined;
+      const asked = Date.now();
       try {
         assignment = await this.options.client.nextAssignment(POLL_WAIT_S, this.stopping.signal);
         this.outage.succeeded();
-        backoff.reset();
       } catch (error) {
         if (this.stopping.signal.aborted) break;
         if (error instanceof MalformedAssignment) {
@@ -120,7 +122,15 @@ class Daemon {
         await sleep(backoff.next(), this.stopping.signal);
         continue;
       }
-      if (assignment !== undefined) this.start(assignment);
+      if (assignment !== undefined) {
+        backoff.reset();
+        this.start(assignment);
+      } else if (Date.now() - asked < EMPTY_AT_ONCE_MS) {
+        // Nothing, at once: a stopping hub, or a proxy that cuts the wait. Asking again at once would spin.
+        await sleep(backoff.next(), this.stopping.signal);
+      } else {
+        backoff.reset();
+      }
     }
   }
 

@@ -31,7 +31,7 @@ export class FakeHub {
   /** When true, every signed request is refused with 401, as for a retired daemon. */
   retired = false;
   /** The longest wait honoured for a long poll, so that tests do not sit through 25 s of nothing. */
-  maxWaitMs = 1_000;
+  maxWaitMs = 2_000;
 
   private readonly keys = new Map<string, KeyObject>();
   private readonly nonces = new Set<string>();
