@@ -1,6 +1,6 @@
 // The reference daemon against the real hub: enrolled with a token the hub issued, it runs
 // dispatched manual runs with a small Node script as the agent, and the hub records the outcome.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,23 @@ triggers:
       - { id: wait, environment: laptop, idle_timeout: 1s, agent: { provider: codex }, prompt: [ { text: "Wait." } ] }
 `;
 
+/** A B trigger of the organization, naming the same daemon. */
+const organizationTrigger = (cwd: string) => `
+name: triage
+on:
+  manual.run:
+    inputs:
+      label: { description: Label, required: false, default: bug }
+filters:
+  from_users: [dev-lead]
+run:
+  target: { daemon: dev-box, cwd: ${JSON.stringify(cwd)} }
+  agent:
+    provider: codex
+    prompt: "Triage {{ inputs.label }}: {{ prompt }}"
+    max_runtime: 10m
+`;
+
 describe('the reference daemon with a real hub', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let ctx: Awaited<ReturnType<typeof setUp>>;
@@ -72,6 +89,15 @@ describe('the reference daemon with a real hub', () => {
     if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
     return answer.body.triggerRunId as string;
   };
+  /** Shape A's dispatch: it answers the first execution, not the run. */
+  const dispatchA = async (trigger: string, input: string) => {
+    const answer = await call(hub, 'POST', '/api/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger, actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input },
+    });
+    if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
+    return answer.body as { executionId: string; status: string; agentId: string };
+  };
   const runOf = async (triggerRunId: string) => (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
   const eventually = async (triggerRunId: string, done: (run: { status: string; executions: { executionId: string; status: string }[] }) => boolean, ms = 20_000) => {
     const deadline = Date.now() + ms;
@@ -90,7 +116,8 @@ describe('the reference daemon with a real hub', () => {
   const seen = (executionId: string) => JSON.parse(readFileSync(join(out, `${executionId}.json`), 'utf8'));
 
   beforeAll(async () => {
-    hub = await hubOn('embedded');
+    // Offline after 3 s without a sign of life, so that a killed daemon's execution is lost soon.
+    hub = await hubOn('embedded', { HUB_DAEMON_OFFLINE_AFTER_MS: '3000', HUB_SWEEP_EVERY_MS: '200' });
     ctx = await setUp(hub);
     dir = mkdtempSync(join(tmpdir(), 'hub-e2e-'));
     out = join(dir, 'out');
@@ -109,6 +136,8 @@ describe('the reference daemon with a real hub', () => {
     expect(enrolled.code, enrolled.stderr).toBe(0);
     const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(work) } });
     expect(installed.status, installed.text).toBe(201);
+    const trigger = await call(hub, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: organizationTrigger(work) } });
+    expect(trigger.status, trigger.text).toBe(201);
     await startDaemon();
   }, 120_000);
 
@@ -143,6 +172,14 @@ describe('the reference daemon with a real hub', () => {
     expect(daemon?.output().stderr).toContain(`[${run.executions[0].executionId}] agent says hello\n`);
   });
 
+  it("runs the organization's trigger (B) dispatched through shape A, with its own prompt and inputs", async () => {
+    const answer = await dispatchA('triage', 'label=flaky the login test');
+    expect(answer).toMatchObject({ status: 'spawning', agentId: 'codex' });
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(out, `${answer.executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen(answer.executionId)).toMatchObject({ prompt: 'Triage flaky: the login test', env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' } });
+  });
+
   it('reports a failing agent with its exit code, which ends the run', async () => {
     const triggerRunId = await dispatch('fix', 'exit=4');
     const run = await eventually(triggerRunId, (r) => r.status !== 'running');
@@ -167,6 +204,27 @@ describe('the reference daemon with a real hub', () => {
     const run = await runOf(triggerRunId);
     expect(run.executions[0]).toMatchObject({ status: 'cancelled', message: 'Cancelled: received SIGTERM.' });
     expect(isRunning(pid)).toBe(false);
+  });
+
+  it('leaves an execution lost when the daemon is killed mid-run', async () => {
+    const running = await startDaemon();
+    const triggerRunId = await dispatch('fix', 'sleep_ms=60000');
+    const started = await eventually(triggerRunId, (r) => r.executions[0]?.status === 'running');
+    const { pid } = await (async () => {
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(join(out, `${started.executions[0]?.executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      return seen(started.executions[0]?.executionId as string) as { pid: number };
+    })();
+    running.child.kill('SIGKILL');
+    await running.exited;
+    // The agent's process group outlives a SIGKILLed daemon; stop it so the test leaves nothing behind.
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    const run = await eventually(triggerRunId, (r) => r.status !== 'running');
+    expect(run).toMatchObject({ status: 'failed', executions: [expect.objectContaining({ status: 'lost' })] });
   });
 
   it('exits 1 once an enrollment of its name with --replace retires it', async () => {
