@@ -2,7 +2,10 @@
 // Later commands (projects, deploy, validate, connect, login) join `commands` here.
 import { readFileSync } from 'node:fs';
 import { group, type Io } from './command.js';
+import { connect } from './commands/connect.js';
 import { daemon } from './commands/daemon.js';
+import { logout } from './commands/logout.js';
+import { projects } from './commands/projects.js';
 import { CliError, UsageError } from './errors.js';
 import { exitCodes } from './help.js';
 
@@ -26,7 +29,7 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [daemon],
+  commands: [projects, connect, logout, daemon],
   options: {
     '--version': (io) => {
       io.stdout.write(`${VERSION}\n`);

@@ -29,15 +29,15 @@ function writeConfig(text = CONFIG): string {
 }
 
 describe('hub', () => {
-  it('--help lists the commands, only daemon for now, and the exit codes', async () => {
+  it('--help lists the commands, each with its summary, and the exit codes', async () => {
     const { code, stdout, stderr } = await hub(['--help']);
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toMatch(/^Usage: hub <command> \[options\]$/m);
-    expect(stdout.slice(stdout.indexOf('Commands:'), stdout.indexOf('Options:')).trim().split('\n')).toEqual([
-      'Commands:',
-      expect.stringMatching(/^ {2}daemon {4}\S/),
-    ]);
+    const [heading, ...listed] = stdout.slice(stdout.indexOf('Commands:'), stdout.indexOf('Options:')).trim().split('\n');
+    expect(heading).toBe('Commands:');
+    for (const line of listed) expect(line).toMatch(/^ {2}[a-z]+ +\S/);
+    expect(listed).toContainEqual(expect.stringMatching(/^ {2}daemon {4}\S/));
     expect(stdout).toMatch(/Exit codes:\n {2}0 +success\n {2}1 +failure.*\n {2}2 +usage or configuration error/);
   });
 
