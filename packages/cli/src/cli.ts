@@ -6,6 +6,7 @@ import { connect } from './commands/connect.js';
 import { daemon } from './commands/daemon.js';
 import { logout } from './commands/logout.js';
 import { projects } from './commands/projects.js';
+import { validate } from './commands/validate.js';
 import { CliError, UsageError } from './errors.js';
 import { exitCodes } from './help.js';
 
@@ -29,7 +30,7 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [projects, connect, logout, daemon],
+  commands: [projects, validate, connect, logout, daemon],
   options: {
     '--version': (io) => {
       io.stdout.write(`${VERSION}\n`);

@@ -1,0 +1,80 @@
+// `hub validate`: the repository's hub files compiled offline, as a pre-commit check.
+import { resolve } from 'node:path';
+import { checkUnits } from '../check.js';
+import { parseOptions, type Command } from '../command.js';
+import { discover, DISCOVERY_HELP, findRoot, unitsOf, type Unit } from '../discovery.js';
+import { CliError, UsageError } from '../errors.js';
+import { jsonReport, textReport } from '../formatters/issues.js';
+import { exitCodes } from '../help.js';
+
+const COMMAND = 'hub validate';
+
+const help = `${COMMAND}: check the hub files of a repository offline, without a hub.
+
+Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json]
+
+Compiles each file as the hub would, with the same compiler, and prints every issue as
+  file:line:column: code message
+with the file relative to the repository root, then a summary. Nothing is sent anywhere: no
+credential is needed, and whether the daemons, agent providers, modes and models that the
+files name exist is not checked (the hub checks that on "hub deploy" and "hub deploy --dry-run").
+
+Arguments:
+  paths              Files to check instead of everything found: a trigger file, a config.yml
+                     (with the partials it includes from partials/ beside it), a hub.yml (with
+                     workflows/*.yml beside it and the partials they include). A partial stands
+                     for its config.yml, a workflow for its hub.yml.
+
+Options:
+  --dir DIR          The repository root (default: the nearest directory from here up that
+                     holds .hub/ or .git)
+  --format FORMAT    text (default), or json: one object
+                       { "valid": true|false, "files": [ { "path", "kind", "valid" } ],
+                         "issues": [ { "file", "line", "column", "pointer", "code",
+                                       "message", "severity": "error"|"warning" } ] }
+  -h, --help         Show this help
+
+${DISCOVERY_HELP}
+Two trigger files with the same name are an issue (trigger.duplicate_name): at the hub, the one
+installed later would replace the other.
+
+Pre-commit: the repository's .pre-commit-hooks.yaml defines the hook "hub-validate"; as a plain
+git hook, put "exec hub validate" in .git/hooks/pre-commit.
+
+Example:
+  ${COMMAND}
+  ${COMMAND} .hub/triggers/nightly.yml --format json
+
+Environment: none (HUB_URL, HUB_API_KEY and HUB_CONFIG_DIR are not used: no hub is asked).
+
+${exitCodes('every file is valid (warnings allowed)', 'issues were found', '; a file that cannot be read; nothing to validate')}`;
+
+export const validate: Command = {
+  name: 'validate',
+  summary: 'Check the hub files of a repository offline (for pre-commit)',
+  async run(args, io) {
+    const { values, positionals } = parseOptions(COMMAND, args, { dir: { type: 'string' }, format: { type: 'string' } }, Number.POSITIVE_INFINITY);
+    if (values.help) {
+      io.stdout.write(help);
+      return 0;
+    }
+    const format = values.format ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${format}: give text or json.`, COMMAND);
+    let units: Unit[];
+    let notes: string[];
+    if (positionals.length > 0) {
+      // Named files need no repository; the root only shortens the paths printed.
+      const root = values.dir === undefined ? await findRoot(undefined).catch(() => resolve()) : await findRoot(values.dir);
+      ({ units, notes } = await unitsOf(positionals, root));
+    } else {
+      const found = await discover(await findRoot(values.dir));
+      units = [...found.triggers, found.configuration, found.bundle].filter((unit) => unit !== undefined);
+      notes = found.notes;
+      if (units.length === 0) throw new CliError(`Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`, 2);
+    }
+    for (const note of notes) io.stderr.write(`note: ${note}\n`);
+    const report = checkUnits(units);
+    io.stdout.write(format === 'json' ? jsonReport(report) : textReport(report));
+    return report.valid ? 0 : 1;
+  },
+};
