@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { group, type Io } from './command.js';
 import { connect } from './commands/connect.js';
 import { daemon } from './commands/daemon.js';
+import { deploy } from './commands/deploy.js';
 import { logout } from './commands/logout.js';
 import { projects } from './commands/projects.js';
 import { validate } from './commands/validate.js';
@@ -30,7 +31,7 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [projects, validate, connect, logout, daemon],
+  commands: [projects, validate, deploy, connect, logout, daemon],
   options: {
     '--version': (io) => {
       io.stdout.write(`${VERSION}\n`);

@@ -1,0 +1,99 @@
+// `hub deploy`: the repository's hub files sent to the hub (specification, section 1). Without
+// --project, the B trigger files: all validated first, then each installed in its own request.
+// With --project, the configuration (A) or the legacy bundle (B), in one request.
+import { parseOptions, type Command } from '../command.js';
+import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { deployConfiguration, deployTriggers } from '../deploy.js';
+import { discover, DISCOVERY_HELP, findRoot, type Discovered, type Unit } from '../discovery.js';
+import { CliError, UsageError } from '../errors.js';
+import { exitCodes } from '../help.js';
+import { resolveCredential, resolveOrigin } from '../hub-client.js';
+
+const COMMAND = 'hub deploy';
+
+const help = `${COMMAND}: install the repository's hub files at the hub.
+
+Usage: ${COMMAND} [origin] [--project SLUG] [--dry-run] [--api-key KEY] [--dir DIR]
+
+Without --project, deploys the trigger files .hub/triggers/*.yml (shape B), which belong to the
+organization: every file is validated by the hub first (POST /api/v1/triggers/validate), and if
+any is invalid, none is installed. Then each is installed in a request of its own (POST
+/api/v1/triggers/install), and each file's outcome is printed: the trigger's name and version,
+or why it failed. A failed install does not undo the installs before it; after a failure that
+concerns the whole deploy (the credential refused, the hub unreachable), the rest is not tried.
+
+With --project SLUG, deploys the project's configuration in one request (POST
+/api/v1/configurations/install): .hub/config.yml with the partials it includes (shape A), or
+else the legacy bundle .hub/hub.yml (shape B). A repository with both is refused: a project has
+one configuration.
+
+With --dry-run, the same requests go to the validate endpoints instead, with exactly the body
+an install would send; nothing is installed. Unlike "hub validate", the hub also checks that
+the daemons, agent providers, modes and models named exist in the organization.
+
+Arguments:
+${ORIGIN_ARGUMENT_HELP}
+
+Options:
+  --project SLUG  Deploy the configuration of this project instead of the trigger files
+  --dry-run       Validate at the hub only, with the payload a deploy would send
+${API_KEY_OPTION_HELP}
+  --dir DIR       The repository root (default: the nearest directory from here up that holds
+                  .hub/ or .git)
+  -h, --help      Show this help
+
+${DISCOVERY_HELP}
+${CREDENTIALS_HELP}
+${CLIENT_ENV_HELP}
+Example:
+  HUB_API_KEY=hub_pk_... ${COMMAND} https://hub.example.com --dry-run
+  HUB_API_KEY=hub_pk_... ${COMMAND} https://hub.example.com --project app
+
+${exitCodes(
+  'deployed (with --dry-run: everything is valid)',
+  'a file is invalid, an install failed, or the hub refused or could not be reached',
+  ',\n     nothing to deploy, a file that cannot be read, no credential for the hub',
+)}`;
+
+export const deploy: Command = {
+  name: 'deploy',
+  summary: 'Install the hub files of a repository (triggers, or a project configuration)',
+  async run(args, io) {
+    const options = { 'api-key': { type: 'string' }, 'dry-run': { type: 'boolean' }, project: { type: 'string' }, dir: { type: 'string' } } as const;
+    const { values, positionals } = parseOptions(COMMAND, args, options, 1);
+    if (values.help) {
+      io.stdout.write(help);
+      return 0;
+    }
+    const project = values.project;
+    if (project !== undefined && project.trim() === '') throw new UsageError('--project needs a project slug.', COMMAND);
+    const found = await discover(await findRoot(values.dir));
+    const units = chooseUnits(found, project);
+    for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
+    const origin = await resolveOrigin(positionals[0], io);
+    const { token } = await resolveCredential(origin, values['api-key'], io);
+    const target = { origin, token, dryRun: values['dry-run'] === true, io };
+    return project === undefined ? deployTriggers(units, target) : deployConfiguration(units[0] as Unit, project, target);
+  },
+};
+
+/** The units a deploy sends: the trigger files, or (with a project) the one configuration. */
+function chooseUnits(found: Discovered, project: string | undefined): Unit[] {
+  const { triggers, configuration, bundle } = found;
+  if (project === undefined) {
+    if (triggers.length > 0) return triggers;
+    const other = configuration ?? bundle;
+    if (other !== undefined) throw new UsageError(`${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`, COMMAND);
+    throw new CliError(`Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`, 2);
+  }
+  if (configuration !== undefined && bundle !== undefined) {
+    throw new CliError(`Both ${configuration.file} and ${bundle.file} are here, and a project has one configuration: remove the one you no longer use.`, 2);
+  }
+  const unit = configuration ?? bundle;
+  if (unit === undefined) {
+    const hint = triggers.length > 0 ? ' The trigger files in .hub/triggers/ belong to the organization: deploy them without --project.' : '';
+    throw new CliError(`Nothing to deploy to project ${project}: no .hub/config.yml or .hub/hub.yml in ${found.root}.${hint}`, 2);
+  }
+  if (triggers.length > 0) found.notes.push(`.hub/triggers/*.yml are not deployed with --project: run "${COMMAND}" without it for them.`);
+  return [unit];
+}
