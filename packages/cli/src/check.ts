@@ -52,13 +52,16 @@ function compile(unit: Unit): CompileResult<CompiledConfiguration> {
 }
 
 /**
- * B triggers are named by the `name` inside them: two files with one name would replace each
- * other at the hub, the later install winning. The compiler sees one file at a time, so this is checked here.
+ * B triggers are named by the `name` inside them: two files of one directory with one name would
+ * replace each other at the hub, the later install winning. The compiler sees one file at a time,
+ * so this is checked here.
  */
 function sameName(file: string, trigger: CompiledConfiguration['triggers'][number], names: Map<string, string>): Finding[] {
-  const first = names.get(trigger.name);
+  // Files in different directories (named on the command line) are not deployed together.
+  const key = `${file.slice(0, file.lastIndexOf('/') + 1)}\0${trigger.name}`;
+  const first = names.get(key);
   if (first === undefined) {
-    names.set(trigger.name, file);
+    names.set(key, file);
     return [];
   }
   const { pointer, line, column } = trigger.source;

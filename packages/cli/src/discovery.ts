@@ -4,7 +4,6 @@
 // include from .hub/workflows/partials/ (B legacy bundle). Contents are read byte for byte.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { checkPath } from '@hub/compiler';
 import { CliError } from './errors.js';
 import { includesOf } from './includes.js';
 
@@ -177,6 +176,7 @@ async function referenced(base: string, includes: string[], root: string): Promi
     return listing;
   };
   const found: FileEntry[] = [];
+  const { checkPath } = await import('@hub/compiler');
   for (const include of [...new Set(includes)].sort()) {
     if (!checkPath(include).ok) continue;
     let dir = base;

@@ -1,6 +1,5 @@
 // `hub validate`: the repository's hub files compiled offline, as a pre-commit check.
 import { resolve } from 'node:path';
-import { checkUnits } from '../check.js';
 import { parseOptions, type Command } from '../command.js';
 import { discover, DISCOVERY_HELP, findRoot, unitsOf, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
@@ -73,6 +72,8 @@ export const validate: Command = {
       if (units.length === 0) throw new CliError(`Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`, 2);
     }
     for (const note of notes) io.stderr.write(`note: ${note}\n`);
+    // The compiler loads only here, so that the other commands start without it.
+    const { checkUnits } = await import('../check.js');
     const report = checkUnits(units);
     io.stdout.write(format === 'json' ? jsonReport(report) : textReport(report));
     return report.valid ? 0 : 1;
