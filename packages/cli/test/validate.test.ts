@@ -1,0 +1,264 @@
+// Discovery (what is read, from where, byte for byte) and `hub validate` as a user meets it:
+// the repository root, named files, output formats, and exit codes 0, 1 and 2.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discover } from '../dist/discovery.js';
+import { includesOf } from '../dist/includes.js';
+import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
+import { hubIn, writeTree } from './support/repo.js';
+
+const BOM = '\uFEFF';
+/** What editors leave in files: a byte order mark, CRLF line ends, trailing spaces and tabs. */
+const crlf = (text: string) => `${BOM}${text.replace(/\n/g, '  \r\n')}`;
+
+let dir: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hub-validate-'));
+});
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('discovery', () => {
+  it('reads the configuration and exactly the partials it includes, byte for byte', async () => {
+    const config = crlf(configurationYaml(['testing.md', 'sub/deep.md', 'missing.md', 'Other.md', './dot.md', 'testing.md']));
+    const testing = `${BOM}Run the tests.  \r\nAll of them.\t\r\n\r\n`;
+    writeTree(dir, {
+      '.hub/config.yml': config,
+      '.hub/partials/testing.md': testing,
+      '.hub/partials/sub/deep.md': 'deep\n',
+      '.hub/partials/other.md': 'included as Other.md, which is another name\n',
+      '.hub/partials/dot.md': 'included as ./dot.md, which is not canonical\n',
+      '.hub/partials/unused.md': 'included by nothing\n',
+    });
+    const found = await discover(dir);
+    expect(found.configuration).toEqual({
+      kind: 'configuration',
+      file: '.hub/config.yml',
+      dir: '.hub/',
+      yaml: config,
+      partials: [
+        { path: 'sub/deep.md', content: 'deep\n' },
+        { path: 'testing.md', content: testing },
+      ],
+    });
+    if (found.configuration?.kind !== 'configuration') throw new Error('no configuration');
+    expect(Buffer.from(found.configuration.yaml).equals(readFileSync(join(dir, '.hub/config.yml')))).toBe(true);
+    expect(Buffer.from(found.configuration.partials[1]?.content ?? '').equals(readFileSync(join(dir, '.hub/partials/testing.md')))).toBe(true);
+    expect(found.triggers).toEqual([]);
+    expect(found.bundle).toBeUndefined();
+  });
+
+  it('reads .hub/triggers/*.yml in name order, not *.yaml (said in a note), nor subdirectories', async () => {
+    const a = crlf(triggerYaml('a'));
+    writeTree(dir, {
+      '.hub/triggers/b.yml': triggerYaml('b'),
+      '.hub/triggers/a.yml': a,
+      '.hub/triggers/c.yaml': triggerYaml('c'),
+      '.hub/triggers/nested/d.yml': triggerYaml('d'),
+      '.hub/triggers/README.md': 'not a trigger\n',
+    });
+    const found = await discover(dir);
+    expect(found.triggers).toEqual([
+      { kind: 'trigger', file: '.hub/triggers/a.yml', yaml: a },
+      { kind: 'trigger', file: '.hub/triggers/b.yml', yaml: triggerYaml('b') },
+    ]);
+    expect(found.notes).toEqual(['.hub/triggers/c.yaml is not read: these files end in .yml.']);
+  });
+
+  it('reads the legacy bundle: the hub file, direct workflows, and the partials they include, under the compiler paths', async () => {
+    const review = crlf(workflowYaml('review', ['partials/review.md', 'review.md', 'partials/../outside.md']));
+    writeTree(dir, {
+      '.hub/hub.yml': HUB_YML,
+      '.hub/workflows/review.yml': review,
+      '.hub/workflows/lint.yml': workflowYaml('lint', ['partials/review.md', 'partials/lint/style.md']),
+      '.hub/workflows/nested/x.yml': workflowYaml('x', []),
+      '.hub/workflows/review.md': 'not under partials/\n',
+      '.hub/workflows/partials/review.md': `${BOM}Review.  \r\n`,
+      '.hub/workflows/partials/lint/style.md': 'Style.\n',
+      '.hub/workflows/partials/unused.md': 'Unused.\n',
+      '.hub/outside.md': 'outside\n',
+    });
+    const found = await discover(dir);
+    expect(found.bundle).toEqual({
+      kind: 'bundle',
+      file: '.hub/hub.yml',
+      dir: '.hub/',
+      files: [
+        { path: '.hub/hub.yml', content: HUB_YML },
+        { path: '.hub/workflows/lint.yml', content: workflowYaml('lint', ['partials/review.md', 'partials/lint/style.md']) },
+        { path: '.hub/workflows/review.yml', content: review },
+        { path: '.hub/workflows/partials/lint/style.md', content: 'Style.\n' },
+        { path: '.hub/workflows/partials/review.md', content: `${BOM}Review.  \r\n` },
+      ],
+    });
+  });
+
+  it('finds includes through aliases, once each, and in documents that do not fully parse', () => {
+    const aliased = `triggers:
+  - name: a
+    steps: &steps
+      - id: s
+        prompt: [ &item { include: shared.md }, *item, { include: own.md } ]
+  - name: b
+    steps: *steps
+`;
+    expect(includesOf(aliased, 'configuration')).toEqual(['shared.md', 'own.md']);
+    expect(includesOf('steps:\n  - prompt:\n      - include: partials/a.md\n  - prompt: [ { include: b.md', 'workflow')).toContain('partials/a.md');
+    expect(includesOf('steps: [ { prompt: [ { include: 7 }, { text: hi } ] } ]', 'workflow')).toEqual([]);
+    // 2,000 triggers sharing 2,000 steps sharing 2,000 prompt items: 8e9 visits if walked naively.
+    const many = (text: string) => `[ ${Array.from({ length: 2_000 }, () => text).join(', ')} ]`;
+    const shared = `defs:\n  - &item { include: x.md }\n  - &prompt ${many('*item')}\n  - &step { prompt: *prompt }\n  - &steps ${many('*step')}\n  - &trigger { steps: *steps }\ntriggers: ${many('*trigger')}\n`;
+    const started = Date.now();
+    expect(includesOf(shared, 'configuration')).toEqual(['x.md']);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('hub validate', () => {
+  const repo = () => {
+    writeTree(dir, {
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.hub/triggers/good.yml': triggerYaml('good'),
+      '.hub/triggers/bad.yml': triggerYaml('bad').replace('filters:', 'filter:'),
+      '.hub/config.yml': configurationYaml(['testing.md']),
+      '.hub/partials/testing.md': 'Run {{ nope }}.\n',
+      'src/deep/file.txt': 'x\n',
+    });
+    return dir;
+  };
+
+  it('finds the root from a subdirectory, checks everything found, and prints issues relative to the root', async () => {
+    repo();
+    const { code, stdout, stderr } = await hubIn(join(dir, 'src/deep'), ['validate']);
+    expect(stderr).toBe('');
+    expect(stdout.split('\n')).toEqual([
+      expect.stringMatching(/^\.hub\/triggers\/bad\.yml:1:1: trigger\.allowlist_required \S/),
+      expect.stringMatching(/^\.hub\/triggers\/bad\.yml:5:1: schema\.unknown_key Unknown key "filter"; did you mean "filters"\?/),
+      expect.stringMatching(/^\.hub\/partials\/testing\.md:1:5: template\.unknown_placeholder \S/),
+      'Checked 4 files: 3 issues in 2 of them.',
+      '',
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it('--dir names the root; --format json prints one object', async () => {
+    repo();
+    const { code, stdout } = await hubIn(tmpdir(), ['validate', '--dir', dir, '--format', 'json']);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    expect(report.valid).toBe(false);
+    expect(report.files).toEqual([
+      { path: '.hub/triggers/bad.yml', kind: 'trigger', valid: false },
+      { path: '.hub/triggers/good.yml', kind: 'trigger', valid: true },
+      { path: '.hub/config.yml', kind: 'configuration', valid: true },
+      { path: '.hub/partials/testing.md', kind: 'partial', valid: false },
+    ]);
+    expect(report.issues[2]).toEqual({
+      file: '.hub/partials/testing.md',
+      line: 1,
+      column: 5,
+      pointer: '/partials/0/content',
+      code: 'template.unknown_placeholder',
+      message: expect.stringContaining('{{ nope }}'),
+      severity: 'error',
+    });
+  });
+
+  it.each([
+    [['.hub/triggers/good.yml'], 0, 'Checked 1 file: valid.'],
+    [['.hub/triggers/bad.yml', '.hub/triggers/good.yml'], 1, 'Checked 2 files: 2 issues in 1 of them.'],
+    [['.hub/partials/testing.md'], 1, 'Checked 2 files: 1 issue in 1 of them.'],
+    [['.hub/config.yml', '.hub/partials/testing.md'], 1, 'Checked 2 files: 1 issue in 1 of them.'],
+  ])('checks only the named files: %j', async (paths, exit, summary) => {
+    repo();
+    const { code, stdout } = await hubIn(dir, ['validate', ...paths]);
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(summary);
+    expect(code).toBe(exit);
+  });
+
+  it('names a legacy bundle by its hub file or any workflow, and places its issues in its files', async () => {
+    writeTree(dir, {
+      'legacy/.hub/hub.yml': HUB_YML,
+      'legacy/.hub/workflows/review.yml': workflowYaml('review', ['partials/review.md']),
+      'legacy/.hub/workflows/partials/review.md': 'Review {{ inputs.pr }}.\n',
+    });
+    for (const path of ['legacy/.hub/hub.yml', 'legacy/.hub/workflows/review.yml']) {
+      const { code, stdout } = await hubIn(dir, ['validate', '--dir', dir, path]);
+      expect(stdout).toMatch(/^legacy\/\.hub\/workflows\/partials\/review\.md:1:8: template\.unknown_placeholder /);
+      expect(stdout).toMatch(/\nChecked 3 files: 1 issue in 1 of them\.\n$/);
+      expect(code).toBe(1);
+    }
+  });
+
+  it('reports two trigger files with one name at the second one', async () => {
+    writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('same'), '.hub/triggers/b.yml': triggerYaml('same'), '.hub/triggers/c.yml': triggerYaml('other') });
+    const { code, stdout } = await hubIn(dir, ['validate']);
+    expect(stdout).toMatch(/^\.hub\/triggers\/b\.yml:1:7: trigger\.duplicate_name The trigger "same" is also defined in \.hub\/triggers\/a\.yml/);
+    expect(code).toBe(1);
+  });
+
+  it('keeps positions right in a file with a byte order mark and CRLF line ends, and notes *.yaml files', async () => {
+    writeTree(dir, { '.hub/triggers/a.yml': crlf(triggerYaml('a').replace('codex', 'Codex')), '.hub/triggers/b.yaml': triggerYaml('b') });
+    const { code, stdout, stderr } = await hubIn(dir, ['validate']);
+    expect(stdout).toMatch(/^\.hub\/triggers\/a\.yml:10:15: schema\.name /);
+    expect(stderr).toBe('note: .hub/triggers/b.yaml is not read: these files end in .yml.\n');
+    expect(code).toBe(1);
+  });
+
+  it('exits 0 for valid files, with warnings', async () => {
+    writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a') });
+    expect(await hubIn(dir, ['validate'])).toEqual({ code: 0, stdout: 'Checked 1 file: valid.\n', stderr: '' });
+  });
+
+  it.each([
+    ['a missing file', ['validate', 'nope.yml'], /^hub: nope\.yml: no such file\.\n$/],
+    ['a directory', ['validate', '.hub'], /^hub: \.hub is a directory: give files, or --dir \.hub /],
+    ['a missing --dir', ['validate', '--dir', 'nope'], /^hub: --dir nope: no such directory\.\n$/],
+    ['a file that is not UTF-8', ['validate', '.hub/triggers/utf16.yml'], /^hub: \.hub\/triggers\/utf16\.yml is not UTF-8 text\.\n$/],
+    ['an unknown format', ['validate', '--format', 'yaml'], /^hub: --format yaml: give text or json\.\nRun "hub validate --help" for usage\.\n$/],
+    ['an unknown option', ['validate', '--project', 'x'], /^hub: Unknown option '--project'/],
+  ])('exits 2 for %s', async (_what, args, message) => {
+    writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a'), '.hub/triggers/utf16.yml': Buffer.from([0xff, 0xfe, 0x6e, 0x00, 0x61, 0x00]) });
+    const { code, stdout, stderr } = await hubIn(dir, args);
+    expect(stderr).toMatch(message);
+    expect(stdout).toBe('');
+    expect(code).toBe(2);
+  });
+
+  it('exits 2 when there is nothing to validate', async () => {
+    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/partials/unused.md': 'x\n' });
+    const { code, stderr } = await hubIn(dir, ['validate']);
+    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.\n`);
+    expect(code).toBe(2);
+  });
+
+  const ancestors = (path: string): string[] => (dirname(path) === path ? [path] : [path, ...ancestors(dirname(path))]);
+  it.skipIf(ancestors(tmpdir()).some((at) => existsSync(join(at, '.git')) || existsSync(join(at, '.hub'))))('exits 2 outside any repository', async () => {
+    mkdirSync(join(dir, 'plain'));
+    const { code, stderr } = await hubIn(join(dir, 'plain'), ['validate']);
+    expect(stderr).toMatch(/^hub: No repository here: neither .*plain nor a directory above it holds \.hub\/ or \.git; give --dir\.\n$/);
+    expect(code).toBe(2);
+  });
+
+  it('--help describes discovery, the output, pre-commit use, an example and the exit codes', async () => {
+    const { code, stdout } = await hubIn(dir, ['validate', '--help']);
+    expect(code).toBe(0);
+    for (const pattern of [
+      /^Usage: hub validate \[paths\.\.\.\] \[--dir DIR\] \[--format text\|json\]$/m,
+      /file:line:column: code message/,
+      /^ {2}\.hub\/triggers\/\*\.yml /m,
+      /^ {2}\.hub\/config\.yml /m,
+      /^ {2}\.hub\/hub\.yml /m,
+      /byte order mark, CRLF/,
+      /\.pre-commit-hooks\.yaml/,
+      /^Example:\n {2}hub validate$/m,
+      /HUB_URL, HUB_API_KEY and HUB_CONFIG_DIR are not used/,
+      /^Exit codes:\n {2}0 .*\n {2}1 +issues were found\n {2}2 +usage or configuration error.*nothing to validate$/m,
+    ]) {
+      expect(stdout).toMatch(pattern);
+    }
+  });
+});
