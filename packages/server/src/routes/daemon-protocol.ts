@@ -79,15 +79,22 @@ async function nextAssignment(hub: Hub, req: Request, daemonId: string, waitS: n
   const deadline = Date.now() + waitS * 1000;
   let gone = false;
   req.once('close', () => (gone = true));
-  for (;;) {
-    const assignment = await hub.runs.claim(daemonId);
-    if (assignment !== undefined) return assignment;
-    const left = deadline - Date.now();
-    if (left <= 0 || gone || hub.wakeups === undefined || hub.wakeups.stopping) return undefined;
-    const due = await hub.runs.untilRedelivery(daemonId);
-    await hub.wakeups.wait(daemonId, Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
-    if (gone) return undefined;
-    await hub.runs.touch(daemonId);
+  // Watching before looking: a NOTIFY between the look and the wait still wakes the wait.
+  const watch = hub.wakeups?.watch(daemonId);
+  const stopping = () => hub.wakeups?.stopping === true;
+  try {
+    for (;;) {
+      const assignment = await hub.runs.claim(daemonId);
+      if (assignment !== undefined) return assignment;
+      const left = deadline - Date.now();
+      if (left <= 0 || gone || watch === undefined || stopping()) return undefined;
+      const due = await hub.runs.untilRedelivery(daemonId);
+      await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
+      if (gone || stopping()) return undefined;
+      await hub.runs.touch(daemonId);
+    }
+  } finally {
+    watch?.close();
   }
 }
 
