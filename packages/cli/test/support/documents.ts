@@ -42,7 +42,7 @@ ${includes.map((include) => `          - include: ${include}\n`).join('')}`;
 
 /** A legacy hub file (B). */
 export const HUB_YML = `environments:
-  build: { kind: daemon, daemon: build-box, cwd: /srv/repo }
+  build: { kind: daemon, daemon: dev-box, cwd: /srv/repo }
 agents:
   reviewer: { provider: claude }
 `;
