@@ -253,10 +253,10 @@ describe('hub validate', () => {
       /^ {2}\.hub\/config\.yml /m,
       /^ {2}\.hub\/hub\.yml /m,
       /byte order mark, CRLF/,
-      /\.pre-commit-hooks\.yaml/,
+      /"hub-validate" \(\.pre-commit-hooks\.yaml/,
       /^Example:\n {2}hub validate$/m,
       /HUB_URL, HUB_API_KEY and HUB_CONFIG_DIR are not used/,
-      /^Exit codes:\n {2}0 .*\n {2}1 +issues were found\n {2}2 +usage or configuration error.*nothing to validate$/m,
+      /^Exit codes:\n {2}0 .*\n {2}1 +issues were found\n {2}2 +usage or configuration error.*\n +a file that cannot be read or is not UTF-8, nothing to validate$/m,
     ]) {
       expect(stdout).toMatch(pattern);
     }

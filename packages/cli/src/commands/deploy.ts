@@ -29,7 +29,8 @@ one configuration.
 
 With --dry-run, the same requests go to the validate endpoints instead, with exactly the body
 an install would send; nothing is installed. Unlike "hub validate", the hub also checks that
-the daemons, agent providers, modes and models named exist in the organization.
+the daemons, agent providers, modes and models named exist in the organization. The key needs
+the scopes configuration:validate and (without --dry-run) configuration:install.
 
 Arguments:
 ${ORIGIN_ARGUMENT_HELP}

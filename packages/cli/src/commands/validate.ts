@@ -34,11 +34,11 @@ Options:
   -h, --help         Show this help
 
 ${DISCOVERY_HELP}
-Two trigger files with the same name are an issue (trigger.duplicate_name): at the hub, the one
-installed later would replace the other.
+Two trigger files of one directory with the same name are an issue (trigger.duplicate_name): at
+the hub, the one installed later would replace the other.
 
-Pre-commit: the repository's .pre-commit-hooks.yaml defines the hook "hub-validate"; as a plain
-git hook, put "exec hub validate" in .git/hooks/pre-commit.
+Before commits: the pre-commit hook "hub-validate" (.pre-commit-hooks.yaml in the hub's
+repository) runs this command; the CLI's README has a plain git hook that checks the staged files.
 
 Example:
   ${COMMAND}
@@ -46,7 +46,7 @@ Example:
 
 Environment: none (HUB_URL, HUB_API_KEY and HUB_CONFIG_DIR are not used: no hub is asked).
 
-${exitCodes('every file is valid (warnings allowed)', 'issues were found', '; a file that cannot be read; nothing to validate')}`;
+${exitCodes('every file is valid (warnings allowed)', 'issues were found', ',\n     a file that cannot be read or is not UTF-8, nothing to validate')}`;
 
 export const validate: Command = {
   name: 'validate',
