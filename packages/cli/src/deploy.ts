@@ -1,4 +1,4 @@
-// What \`hub deploy\` sends and how it reports: the trigger files (all validated, then each
+// What `hub deploy` sends and how it reports: the trigger files (all validated, then each
 // installed on its own) and a project's configuration (one request).
 import type { Io } from './command.js';
 import { displayPath, type Unit } from './discovery.js';
@@ -111,7 +111,7 @@ function nameOf(answer: HubAnswer): string {
   return typeof name === 'string' ? name : '?';
 }
 
-/** "a.yml and b.yml both define trigger x", for each name that more than one file has. */
+/** "a.yml, b.yml define the same trigger x", for each name that more than one file has. */
 function sameNames(checked: { unit: Unit; name: string }[]): string[] {
   const files = new Map<string, string[]>();
   for (const { unit, name } of checked) files.set(name, [...(files.get(name) ?? []), unit.file]);

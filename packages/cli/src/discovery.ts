@@ -94,6 +94,9 @@ export async function unitsOf(paths: string[], root: string): Promise<{ units: U
     if (kind === undefined) throw new CliError(`${given}: no such file.`, 2);
     if (kind.isDirectory()) throw new CliError(`${given} is a directory: give files, or --dir ${given} to validate what is found there.`, 2);
     const role = roleOf(path);
+    if (role.kind === 'trigger' && !/\.ya?ml$/.test(path)) {
+      throw new CliError(`${given} is not a hub file: give a trigger file (.yml), a config.yml, a hub.yml, a partial or a workflow.`, 2);
+    }
     if (units.has(`${role.kind}:${role.at}`)) continue;
     const unit =
       role.kind === 'trigger'
