@@ -231,7 +231,14 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     const unauthorizedA = await dispatch('A', request(), 'hub_pk_nope');
     expect(unauthorizedA).toMatchObject({ status: 401, body: { code: 'unauthorized', title: 'Unauthorized' } });
     expect((await dispatch('B', request(), 'hub_pk_nope')).body).toMatchObject({ code: 'unauthorized', title: 'Authentication required' });
+    // The body is read before the key check (to look the trigger up in the same statement), but
+    // a bad key is still a 401 and a missing scope a 403 before a broken body is a 400.
+    const broken = { raw: '{"projectSlug":', contentType: 'application/json' };
+    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: 'hub_pk_nope', ...broken })).toMatchObject({ status: 401 });
+    expect(await call(hub, 'POST', '/api/manual-runs', { token: ctx.key, ...broken })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, raw: 'x', contentType: 'text/plain' })).toMatchObject({ status: 415 });
     const readOnly = await setUp(hub, { scopes: ['projects:read'] });
+    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: readOnly.key, ...broken })).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
     expect(await dispatch('A', request({ projectSlug: readOnly.project }), readOnly.key)).toMatchObject({ status: 403, body: { code: 'insufficient_scope', requiredScope: 'runs:dispatch' } });
   });
 

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Fragment, Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
@@ -24,7 +24,7 @@ const unauthorized = () =>
  * expression in which `key.organization_id` is the checked key's organization. Its value is left
  * in the request context as `prefetched`. One round trip instead of two on the hottest reads.
  */
-export type Prefetch = (sql: Sql) => Fragment;
+export type Prefetch = (sql: Sql, req: Request) => Fragment;
 
 /**
  * Authenticates the organization API key and checks one scope. Unknown, malformed and revoked
@@ -50,10 +50,13 @@ export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): Reque
         returning 1
       )
       select id, organization_id as "organizationId", (select count(*) from touched) as touched,
-        ${prefetch === undefined ? sql`null` : prefetch(sql)} as prefetched
+        ${prefetch === undefined ? sql`null` : prefetch(sql, req)} as prefetched
       from key`;
     if (granted !== undefined) {
       const context = contextOf(req);
+      // A body read before the key was checked (`bodyFirst`) and refused: now that the key is
+      // good, its problem is the answer (401 and 403 come before 400).
+      if (context.bodyError !== undefined) throw context.bodyError;
       context.auth = { keyId: granted.id, organizationId: granted.organizationId };
       context.prefetched = granted.prefetched;
       next();

@@ -14,7 +14,8 @@ export class RevisionRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Stores the authored content exactly, with its compiled model (JSON text) and the key that installed it,
+   * Stores the authored content exactly, with its compiled model (JSON text) and the key that installed it
+   * (and an id for each trigger name that is new to the project),
    * and makes it the project's active revision. Concurrent installs to one project queue on the
    * project row; a failure anywhere rolls everything back, version counter included.
    * Undefined when the project is no longer active.
@@ -23,7 +24,7 @@ export class RevisionRepository {
     organizationId: string,
     projectSlug: string,
     authored: AuthoredConfiguration,
-    model: string,
+    compiled: { model: string; triggerNames: string[] },
     apiKeyId: string,
   ): Promise<InstalledRevision | undefined> {
     return this.sql.begin(async (tx) => {
@@ -39,8 +40,15 @@ export class RevisionRepository {
       const [revision] = await tx<{ id: string }[]>`
         insert into configuration_revisions (project_id, version, shape, yaml, partials, files, model, active, api_key_id)
         values (${project.id}, ${project.version}, ${authored.shape}, ${yaml}, ${partials}, ${files},
-                ${model}::text::jsonb, true, ${apiKeyId})
+                ${compiled.model}::text::jsonb, true, ${apiKeyId})
         returning id`;
+      // A's triggerId is stable per (project, trigger name): made here, so that a dispatch only reads it.
+      if (compiled.triggerNames.length > 0) {
+        await tx`
+          insert into configured_triggers (project_id, name)
+          select ${project.id}, name from unnest(${compiled.triggerNames}::text[]) as name
+          on conflict (project_id, name) do nothing`;
+      }
       return { versionId: (revision as { id: string }).id, version: project.version };
     });
   }

@@ -1,5 +1,5 @@
 import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
-import type { Sql, TransactionSql } from 'postgres';
+import type { Fragment, Sql, TransactionSql } from 'postgres';
 import { ASSIGNMENT_CHANNEL } from '../dispatch/wakeups.js';
 
 /** The daemon protocol's clocks (DECISIONS.md, Daemons): 30 s each unless tuned. */
@@ -56,7 +56,40 @@ export type FoundTrigger = {
   projectId: string;
   trigger: CompiledTrigger;
   environments: CompiledEnvironment[];
-} & ({ source: 'configuration'; revisionId: string } | { source: 'trigger'; revisionId: string; triggerId: string });
+} & ({ source: 'configuration'; revisionId: string; configuredTriggerId?: string } | { source: 'trigger'; revisionId: string; triggerId: string });
+
+/** An earlier dispatch with the same delivery key: its identifiers, and its request's digest. */
+export interface Delivery {
+  requestDigest: Buffer;
+  dispatched: Dispatched;
+}
+
+type DeliveryRow = Omit<Dispatched, never> & { requestDigest: string };
+
+interface LookupRow {
+  delivery: DeliveryRow | null;
+  projectId: string | null;
+  revisionId: string | null;
+  trigger: CompiledTrigger | null;
+  environments: CompiledEnvironment[] | null;
+  configuredTriggerId: string | null;
+  organizationTrigger: { triggerId: string; revisionId: string; trigger: CompiledTrigger; environments: CompiledEnvironment[] } | null;
+}
+
+/** The earlier dispatch with the key, as one JSON column (null when there is none). */
+function deliveryColumn(sql: Sql, organization: Fragment, deliveryKey: string): Fragment {
+  return sql`(
+    select json_build_object('requestDigest', encode(r.request_digest, 'hex'), 'deliveryKey', r.delivery_key, 'triggerRunId', r.id,
+      'receiptId', r.receipt_id, 'triggerId', r.trigger_id, 'triggerName', r.trigger_name,
+      'executionId', e.id, 'daemonId', e.daemon_id, 'agentId', e.assignment -> 'agent' ->> 'provider')
+    from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
+    where r.organization_id = ${organization} and r.delivery_key = ${deliveryKey})`;
+}
+
+function deliveryOf(row: DeliveryRow): Delivery {
+  const { requestDigest, ...dispatched } = row;
+  return { requestDigest: Buffer.from(requestDigest, 'hex'), dispatched };
+}
 
 export type ExecutionStatus = 'spawning' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost';
 export type ReportedStatus = Exclude<ExecutionStatus, 'spawning' | 'lost'>;
@@ -72,53 +105,64 @@ export class RunRepository {
   ) {}
 
   /** The dispatch that used this delivery key in the organization, with its request's digest. */
-  async delivery(organizationId: string, deliveryKey: string): Promise<{ requestDigest: Buffer; dispatched: Dispatched } | undefined> {
-    const [row] = await this.sql<(Dispatched & { requestDigest: Buffer })[]>`
-      select r.request_digest as "requestDigest", r.delivery_key as "deliveryKey", r.id as "triggerRunId",
-        r.receipt_id as "receiptId", r.trigger_id as "triggerId", r.trigger_name as "triggerName",
-        e.id as "executionId", e.daemon_id as "daemonId", e.assignment -> 'agent' ->> 'provider' as "agentId"
-      from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
-      where r.organization_id = ${organizationId} and r.delivery_key = ${deliveryKey}`;
-    if (row === undefined) return undefined;
-    const { requestDigest, ...dispatched } = row;
-    return { requestDigest, dispatched };
+  async delivery(organizationId: string, deliveryKey: string): Promise<Delivery | undefined> {
+    const [row] = await this.sql<{ delivery: DeliveryRow | null }[]>`select ${deliveryColumn(this.sql, this.sql`${organizationId}::uuid`, deliveryKey)} as delivery`;
+    return row?.delivery === null || row?.delivery === undefined ? undefined : deliveryOf(row.delivery);
   }
 
   /**
-   * The trigger a dispatch names: in the project's active configuration first, then among the
-   * organization's triggers. Only the trigger and the environments are read out of the model.
+   * Everything a dispatch reads, as one column for the key check's statement (`Prefetch`; the
+   * organization is `key.organization_id`): the run an earlier dispatch with this delivery key
+   * started, if any; and the trigger: in the project's active configuration first (found with a
+   * JSON path query, so that a large model is not read for it), then among the organization's
+   * triggers. `lookupOf` reads it.
    */
-  async findTrigger(organizationId: string, projectSlug: string, name: string): Promise<FoundTrigger | 'project_not_found' | 'trigger_not_found'> {
-    const [project] = await this.sql<{ projectId: string; revisionId: string | null; trigger: CompiledTrigger | null; environments: CompiledEnvironment[] | null }[]>`
-      select p.id as "projectId", r.id as "revisionId",
-        jsonb_path_query_first(r.model, '$.triggers[*] ? (@.name == $name)', jsonb_build_object('name', ${name}::text)) as trigger,
-        r.model -> 'environments' as environments
-      from projects p left join configuration_revisions r on r.project_id = p.id and r.active
-      where p.organization_id = ${organizationId} and p.slug = ${projectSlug} and p.active`;
-    if (project === undefined) return 'project_not_found';
-    if (project.revisionId !== null && project.trigger !== null) {
-      return { source: 'configuration', projectId: project.projectId, revisionId: project.revisionId, trigger: project.trigger, environments: project.environments ?? [] };
-    }
-    const [organizationTrigger] = await this.sql<{ triggerId: string; revisionId: string; trigger: CompiledTrigger; environments: CompiledEnvironment[] }[]>`
-      select t.id as "triggerId", r.id as "revisionId", r.model -> 'triggers' -> 0 as trigger, r.model -> 'environments' as environments
-      from triggers t join trigger_revisions r on r.trigger_id = t.id and r.active
-      where t.organization_id = ${organizationId} and t.name = ${name}`;
-    if (organizationTrigger === undefined) return 'trigger_not_found';
-    return { source: 'trigger', projectId: project.projectId, ...organizationTrigger };
+  static lookupColumn(sql: Sql, request: { projectSlug: string; trigger: string; deliveryKey: string }): Fragment {
+    return sql`(
+      with project as (
+        select id from projects where organization_id = key.organization_id and slug = ${request.projectSlug} and active
+      ), revision as (
+        select r.id, r.model from configuration_revisions r join project p on p.id = r.project_id where r.active
+      )
+      select json_build_object(
+        'delivery', ${deliveryColumn(sql, sql`key.organization_id`, request.deliveryKey)},
+        'projectId', (select id from project),
+        'revisionId', (select id from revision),
+        'trigger', (select jsonb_path_query_first(model, '$.triggers[*] ? (@.name == $name)', jsonb_build_object('name', ${request.trigger}::text)) from revision),
+        'environments', (select model -> 'environments' from revision),
+        'configuredTriggerId', (select c.id from configured_triggers c join project p on p.id = c.project_id where c.name = ${request.trigger}),
+        'organizationTrigger', (
+          select json_build_object('triggerId', t.id, 'revisionId', r.id, 'trigger', r.model -> 'triggers' -> 0, 'environments', r.model -> 'environments')
+          from triggers t join trigger_revisions r on r.trigger_id = t.id and r.active
+          where t.organization_id = key.organization_id and t.name = ${request.trigger})))`;
   }
 
-  /** The organization's active daemon of that name, and whether it is online. */
-  async daemon(organizationId: string, name: string): Promise<{ id: string; online: boolean } | undefined> {
-    const [row] = await this.sql<{ id: string; online: boolean }[]>`
-      select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
-      from daemons where organization_id = ${organizationId} and name = ${name} and retired_at is null`;
-    return row;
+  static lookupOf(value: unknown): { earlier?: Delivery; found: FoundTrigger | 'project_not_found' | 'trigger_not_found' } {
+    const result = value as LookupRow;
+    const earlier = result.delivery === null ? undefined : deliveryOf(result.delivery);
+    if (result.projectId === null) return { earlier, found: 'project_not_found' };
+    if (result.revisionId !== null && result.trigger !== null) {
+      return {
+        earlier,
+        found: {
+          source: 'configuration',
+          projectId: result.projectId,
+          revisionId: result.revisionId,
+          configuredTriggerId: result.configuredTriggerId ?? undefined,
+          trigger: result.trigger,
+          environments: result.environments ?? [],
+        },
+      };
+    }
+    if (result.organizationTrigger === null) return { earlier, found: 'trigger_not_found' };
+    return { earlier, found: { source: 'trigger', projectId: result.projectId, ...result.organizationTrigger } };
   }
 
   /**
-   * Starts a run and its first execution, and wakes the daemon's long-poll (NOTIFY, on commit).
-   * The delivery key is unique per organization: of concurrent dispatches with one key, on any
-   * instance, one inserts and the others wait for it and find nothing inserted (`undefined`).
+   * Starts a run and its first execution in one statement, when the first step's daemon is
+   * online, and wakes that daemon's long-poll (NOTIFY, delivered on commit). The delivery key is
+   * unique per organization: of concurrent dispatches with one key, on any instance, one inserts
+   * and the others wait for it and insert nothing (`taken`).
    */
   async dispatch(run: {
     organizationId: string;
@@ -128,45 +172,62 @@ export class RunRepository {
     actor: string;
     inputs: Record<string, string>;
     plan: PlannedStep[];
-    daemonId: string;
     apiKeyId: string;
-  }): Promise<Dispatched | undefined> {
+  }): Promise<{ outcome: 'dispatched'; dispatched: Dispatched } | { outcome: 'not_enrolled' | 'offline' | 'taken' }> {
     const { found } = run;
     const triggerRunId = crypto.randomUUID();
     const executionId = crypto.randomUUID();
     const first = run.plan[0] as PlannedStep;
     const assignment = assignmentOf(first, { executionId, triggerRunId, inputs: run.inputs, actor: run.actor });
-    return this.sql.begin(async (tx) => {
-      const triggerId =
-        found.source === 'trigger'
-          ? found.triggerId
-          : ((
-              await tx<{ id: string }[]>`
-                insert into configured_triggers (project_id, name) values (${found.projectId}, ${found.trigger.name})
-                on conflict (project_id, name) do update set name = excluded.name
-                returning id`
-            )[0] as { id: string }).id;
-      const [inserted] = await tx<{ receiptId: string }[]>`
+    const triggerId = found.source === 'trigger' ? found.triggerId : (found.configuredTriggerId ?? (await this.configuredTrigger(found.projectId, found.trigger.name)));
+    const [row] = await this.sql<{ daemonId: string | null; online: boolean | null; receiptId: string | null }[]>`
+      with daemon as (
+        select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
+        from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
+      ), run as (
         insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
           configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
-        values (${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
-          ${found.source === 'configuration' ? found.revisionId : null}, ${found.source === 'trigger' ? found.revisionId : null},
-          ${triggerId}, ${run.actor}, ${tx.json(run.inputs)}, ${tx.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId})
+        select ${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
+          ${found.source === 'configuration' ? found.revisionId : null}::uuid, ${found.source === 'trigger' ? found.revisionId : null}::uuid,
+          ${triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId}
+        from daemon where daemon.online
         on conflict (organization_id, delivery_key) do nothing
-        returning receipt_id as "receiptId"`;
-      if (inserted === undefined) return undefined;
-      await insertExecution(tx, { executionId, triggerRunId, stepIndex: 0, daemonId: run.daemonId, assignment });
-      return {
+        returning receipt_id
+      ), execution as (
+        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
+        from daemon, run
+        returning daemon_id
+      )
+      select (select id from daemon) as "daemonId", (select online from daemon) as online, (select receipt_id from run) as "receiptId",
+        (select pg_notify(${ASSIGNMENT_CHANNEL}, daemon_id::text) from execution) as notified`;
+    const result = row as { daemonId: string | null; online: boolean | null; receiptId: string | null };
+    if (result.daemonId === null) return { outcome: 'not_enrolled' };
+    if (result.online !== true) return { outcome: 'offline' };
+    if (result.receiptId === null) return { outcome: 'taken' };
+    return {
+      outcome: 'dispatched',
+      dispatched: {
         deliveryKey: run.deliveryKey,
         triggerRunId,
-        receiptId: inserted.receiptId,
+        receiptId: result.receiptId,
         triggerId,
         triggerName: found.trigger.name,
         executionId,
-        daemonId: run.daemonId,
+        daemonId: result.daemonId,
         agentId: first.agent.provider,
-      };
-    });
+      },
+    };
+  }
+
+  /** A's triggerId for a configuration installed before triggers got theirs at install. */
+  private async configuredTrigger(projectId: string, name: string): Promise<string> {
+    const [row] = await this.sql<{ id: string }[]>`
+      with made as (
+        insert into configured_triggers (project_id, name) values (${projectId}, ${name}) on conflict (project_id, name) do nothing returning id
+      )
+      select id from made union all select id from configured_triggers where project_id = ${projectId} and name = ${name}`;
+    return (row as { id: string }).id;
   }
 
   /**

@@ -9,6 +9,8 @@ export interface RequestContext {
   daemon?: { daemonId: string; organizationId: string };
   /** What the key check read alongside, for routes that asked it to (see `Prefetch`). */
   prefetched?: unknown;
+  /** Why the body, read before the key check, was refused (see `scoped`'s `bodyFirst`). */
+  bodyError?: unknown;
   /** The body as the route's reader returned it (see `Route.read`). */
   input?: unknown;
 }

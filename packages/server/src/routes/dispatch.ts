@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { parseManualInput, renderPrompt, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import type { Request, Response } from 'express';
-import type { Dispatched, PlannedStep } from '../db/runs.js';
+import type { Sql } from 'postgres';
+import { RunRepository, type Delivery, type Dispatched, type PlannedStep } from '../db/runs.js';
 import type { Hub } from '../hub.js';
-import { BodyCheck } from '../http/body.js';
-import { authOf, inputOf } from '../http/context.js';
+import { BodyCheck, isObject } from '../http/body.js';
+import { authOf, contextOf, inputOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
 import { scoped } from './scoped.js';
@@ -23,6 +24,20 @@ interface DispatchRequest {
   input?: string;
 }
 
+/**
+ * A dispatch is three statements: the key check, which also reads the trigger and any earlier
+ * dispatch with the delivery key (so the body is parsed first, up to 1 MiB), and one write.
+ */
+const dispatchOptions = {
+  read: readDispatchBody,
+  bodyFirst: 1024 * 1024,
+  prefetch: (sql: Sql, req: Request) => {
+    const body = (isObject(req.body) ? req.body : {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    return RunRepository.lookupColumn(sql, { projectSlug: text(body.projectSlug), trigger: text(body.trigger), deliveryKey: text(body.deliveryKey) });
+  },
+};
+
 /** Dispatch of manual runs (section 4.8): one implementation, two answer shapes. */
 export function dispatchRoutes(hub: Hub): Route[] {
   const dispatch = (shape: 'A' | 'B') => async (req: Request, res: Response) => {
@@ -32,8 +47,8 @@ export function dispatchRoutes(hub: Hub): Route[] {
     res.json(shape === 'A' ? answerA(dispatched) : answerB(dispatched));
   };
   return [
-    scoped(hub, 'POST', SHAPE_A_DISPATCH, 'runs:dispatch', dispatch('A'), { read: readDispatchBody }),
-    scoped(hub, 'POST', '/api/v1/manual-runs', 'runs:dispatch', dispatch('B'), { read: readDispatchBody }),
+    scoped(hub, 'POST', SHAPE_A_DISPATCH, 'runs:dispatch', dispatch('A'), dispatchOptions),
+    scoped(hub, 'POST', '/api/v1/manual-runs', 'runs:dispatch', dispatch('B'), dispatchOptions),
     scoped(hub, 'GET', '/api/v1/runs/:triggerRunId', 'runs:read', async (req, res) => {
       const id = String(req.params.triggerRunId);
       const run = UUID.test(id) ? await hub.runs.run(authOf(req).organizationId, id.toLowerCase()) : undefined;
@@ -46,18 +61,16 @@ export function dispatchRoutes(hub: Hub): Route[] {
 async function dispatchRun(hub: Hub, req: Request, request: DispatchRequest): Promise<{ dispatched: Dispatched; replayed: boolean }> {
   const { organizationId, keyId } = authOf(req);
   const requestDigest = digestOf(request);
-  const replay = async () => {
-    const earlier = await hub.runs.delivery(organizationId, request.deliveryKey);
-    if (earlier === undefined) return undefined;
+  const replay = (earlier: Delivery) => {
     if (!earlier.requestDigest.equals(requestDigest)) {
       throw new HttpProblem('delivery_key_reused', `The delivery key "${request.deliveryKey}" was used for a different dispatch; use a new key for a new run.`);
     }
     return { dispatched: earlier.dispatched, replayed: true };
   };
-  const earlier = await replay();
-  if (earlier !== undefined) return earlier;
+  // Read with the key check: the earlier dispatch with this key, if any, and the trigger.
+  const { earlier, found } = RunRepository.lookupOf(contextOf(req).prefetched);
+  if (earlier !== undefined) return replay(earlier);
 
-  const found = await hub.runs.findTrigger(organizationId, request.projectSlug, request.trigger);
   if (found === 'project_not_found') throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
   const event = found === 'trigger_not_found' ? undefined : found.trigger.events.find((candidate) => candidate.kind === 'manual.run');
   if (found === 'trigger_not_found' || event === undefined) {
@@ -81,11 +94,8 @@ async function dispatchRun(hub: Hub, req: Request, request: DispatchRequest): Pr
   const plan = planSteps(trigger, found.environments, { prompt: parsed.prompt, inputs: parsed.inputs });
   const first = plan[0];
   if (first === undefined) throw new HttpProblem('trigger_not_found', `The trigger "${trigger.name}" has no steps.`);
-  const daemon = await hub.runs.daemon(organizationId, first.daemon);
-  if (daemon === undefined || !daemon.online) {
-    throw new HttpProblem('daemon_offline', `The daemon "${first.daemon}" that runs the first step is ${daemon === undefined ? 'not enrolled' : 'offline'}.`);
-  }
-  const dispatched = await hub.runs.dispatch({
+  // One statement checks the first step's daemon is online and starts the run.
+  const result = await hub.runs.dispatch({
     organizationId,
     found,
     deliveryKey: request.deliveryKey,
@@ -93,14 +103,16 @@ async function dispatchRun(hub: Hub, req: Request, request: DispatchRequest): Pr
     actor: request.actor,
     inputs: parsed.inputs,
     plan,
-    daemonId: daemon.id,
     apiKeyId: keyId,
   });
-  if (dispatched !== undefined) return { dispatched, replayed: false };
+  if (result.outcome === 'dispatched') return { dispatched: result.dispatched, replayed: false };
+  if (result.outcome !== 'taken') {
+    throw new HttpProblem('daemon_offline', `The daemon "${first.daemon}" that runs the first step is ${result.outcome === 'not_enrolled' ? 'not enrolled' : 'offline'}.`);
+  }
   // A concurrent dispatch with the same key inserted first: answer as its replay.
-  const concurrent = await replay();
+  const concurrent = await hub.runs.delivery(organizationId, request.deliveryKey);
   if (concurrent === undefined) throw new Error('a delivery key conflicted but its run is not there');
-  return concurrent;
+  return replay(concurrent);
 }
 
 /** Each step with its daemon and cwd, its prompt rendered with the inputs and the prompt. */

@@ -22,8 +22,8 @@ export function publicRoutes(hub: Hub): Route[] {
       authored.shape === 'configuration'
         ? { kind: 'configuration', input: { yaml: authored.yaml, partials: authored.partials }, catalog }
         : { kind: 'bundle', input: { files: authored.files }, catalog };
-    const { model } = await compileChecked(hub, task, 'invalid_configuration');
-    return { projectSlug, authored, model };
+    const { model, triggerNames } = await compileChecked(hub, task, 'invalid_configuration');
+    return { projectSlug, authored, model, triggerNames };
   };
 
   const trigger = async (req: Request) => {
@@ -47,9 +47,9 @@ export function publicRoutes(hub: Hub): Route[] {
       res.json({ projectSlug, valid: true });
     }, { read: readConfigurationBody }),
     scoped(hub, 'POST', '/api/v1/configurations/install', 'configuration:install', async (req, res) => {
-      const { projectSlug, authored, model } = await configuration(req);
+      const { projectSlug, authored, model, triggerNames } = await configuration(req);
       const { organizationId, keyId } = authOf(req);
-      const revision = await hub.revisions.install(organizationId, projectSlug, authored, model, keyId);
+      const revision = await hub.revisions.install(organizationId, projectSlug, authored, { model, triggerNames }, keyId);
       if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
       res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
     }, { read: readConfigurationBody }),

@@ -1,12 +1,15 @@
 import type { RequestHandler } from 'express';
 import { requireScope, type Prefetch, type Scope } from '../auth/api-key.js';
 import type { Hub } from '../hub.js';
+import { contextOf } from '../http/context.js';
 import { jsonBody } from '../http/middleware.js';
 import type { Method, Route } from './registry.js';
 
 /**
  * A public route: the key checked for `scope` (reading `prefetch` in the same statement), then
- * (for POST) the JSON body and its reader `read`, then `handler`.
+ * (for POST) the JSON body and its reader `read`, then `handler`. With `bodyFirst` (a byte
+ * limit), the body is parsed before the key check, so that `prefetch` can use it; a refused body
+ * is answered only once the key has passed, keeping 401 and 403 ahead of 400.
  */
 export function scoped(
   hub: Hub,
@@ -14,9 +17,23 @@ export function scoped(
   path: string,
   scope: Scope,
   handler: RequestHandler,
-  options: { prefetch?: Prefetch; read?: Route['read'] } = {},
+  options: { prefetch?: Prefetch; read?: Route['read']; bodyFirst?: number } = {},
 ): Route {
   const checks: RequestHandler[] = [requireScope(hub.authSql, scope, options.prefetch)];
-  if (method === 'POST') checks.push(jsonBody(hub.options.maxBodyBytes));
+  if (options.bodyFirst !== undefined) checks.unshift(deferErrors(jsonBody(options.bodyFirst)));
+  else if (method === 'POST') checks.push(jsonBody(hub.options.maxBodyBytes));
   return { method, path, handlers: [...checks, handler], read: options.read };
+}
+
+/** Runs `check`, keeping its refusal in the request context for the key check to answer later. */
+function deferErrors(check: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    void check(req, res, (error?: unknown) => {
+      if (error !== undefined) {
+        contextOf(req).bodyError = error;
+        req.body = undefined;
+      }
+      next();
+    });
+  };
 }
