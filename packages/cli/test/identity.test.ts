@@ -82,6 +82,9 @@ describe('the identity store', () => {
     writeFileSync(join(dir, 'daemons.json'), '{"version": 1, "daemons": ');
     await expect(readIdentities(dir)).rejects.toThrow(/daemons.json is not valid JSON/);
     await expect(saveIdentity(dir, identity('https://hub.example.com'))).rejects.toMatchObject({ exitCode: 2 });
+    // The message never quotes the file: it holds private keys.
+    writeFileSync(join(dir, 'daemons.json'), '{"privateKey": "-----BEGIN PRIVATE KEY-----SECRET" x');
+    await expect(readIdentities(dir)).rejects.toThrow(/^(?![\s\S]*SECRET)[\s\S]*daemons.json is not valid JSON/);
     writeFileSync(join(dir, 'daemons.json'), '{"version": 2, "daemons": {}}');
     await expect(readIdentities(dir)).rejects.toThrow(/not a daemons file of this CLI/);
   });
