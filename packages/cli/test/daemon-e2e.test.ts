@@ -81,23 +81,18 @@ describe('the reference daemon with a real hub', () => {
     if (answer.status !== 201) throw new Error(`token: ${answer.status} ${answer.text}`);
     return answer.body.token as string;
   };
-  const dispatch = async (trigger: string, input: string) => {
-    const answer = await call(hub, 'POST', '/api/v1/manual-runs', {
+  /** A dispatch through shape B (answers the run), or shape A (answers the first execution). */
+  const post = async (path: string, trigger: string, input: string) => {
+    const answer = await call(hub, 'POST', path, {
       token: ctx.key,
       body: { projectSlug: ctx.project, trigger, actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input },
     });
     if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
-    return answer.body.triggerRunId as string;
+    return answer.body;
   };
-  /** Shape A's dispatch: it answers the first execution, not the run. */
-  const dispatchA = async (trigger: string, input: string) => {
-    const answer = await call(hub, 'POST', '/api/manual-runs', {
-      token: ctx.key,
-      body: { projectSlug: ctx.project, trigger, actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input },
-    });
-    if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
-    return answer.body as { executionId: string; status: string; agentId: string };
-  };
+  const dispatch = async (trigger: string, input: string) => (await post('/api/v1/manual-runs', trigger, input)).triggerRunId as string;
+  const dispatchA = async (trigger: string, input: string) =>
+    (await post('/api/manual-runs', trigger, input)) as { executionId: string; status: string; agentId: string };
   const runOf = async (triggerRunId: string) => (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
   const eventually = async (triggerRunId: string, done: (run: { status: string; executions: { executionId: string; status: string }[] }) => boolean, ms = 20_000) => {
     const deadline = Date.now() + ms;
@@ -114,6 +109,12 @@ describe('the reference daemon with a real hub', () => {
     return daemon;
   };
   const seen = (executionId: string) => JSON.parse(readFileSync(join(out, `${executionId}.json`), 'utf8'));
+  /** What the agent of an execution saw, once it has written it down. */
+  const seenOnceWritten = async (executionId: string) => {
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(join(out, `${executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return seen(executionId);
+  };
 
   beforeAll(async () => {
     // Offline after 3 s without a sign of life, so that a killed daemon's execution is lost soon.
@@ -175,9 +176,7 @@ describe('the reference daemon with a real hub', () => {
   it("runs the organization's trigger (B) dispatched through shape A, with its own prompt and inputs", async () => {
     const answer = await dispatchA('triage', 'label=flaky the login test');
     expect(answer).toMatchObject({ status: 'spawning', agentId: 'codex' });
-    const deadline = Date.now() + 20_000;
-    while (!existsSync(join(out, `${answer.executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(seen(answer.executionId)).toMatchObject({ prompt: 'Triage flaky: the login test', env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' } });
+    expect(await seenOnceWritten(answer.executionId)).toMatchObject({ prompt: 'Triage flaky: the login test', env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' } });
   });
 
   it('reports a failing agent with its exit code, which ends the run', async () => {
@@ -210,11 +209,7 @@ describe('the reference daemon with a real hub', () => {
     const running = await startDaemon();
     const triggerRunId = await dispatch('fix', 'sleep_ms=60000');
     const started = await eventually(triggerRunId, (r) => r.executions[0]?.status === 'running');
-    const { pid } = await (async () => {
-      const deadline = Date.now() + 10_000;
-      while (!existsSync(join(out, `${started.executions[0]?.executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      return seen(started.executions[0]?.executionId as string) as { pid: number };
-    })();
+    const { pid } = (await seenOnceWritten(started.executions[0]?.executionId as string)) as { pid: number };
     running.child.kill('SIGKILL');
     await running.exited;
     // The agent's process group outlives a SIGKILLed daemon; stop it so the test leaves nothing behind.

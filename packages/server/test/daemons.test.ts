@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, enrollDaemon, publicKey, setUp, type Answer } from './support/client.js';
+import { call, enrollDaemon, expectProblem, publicKey, setUp, type Answer } from './support/client.js';
 import { configurationPartials, configurationYaml, exampleDaemons, triggerYaml } from './support/documents.js';
 import { databases, hubOn, startHub, type RunningHub } from './support/hub.js';
 
@@ -16,12 +16,6 @@ const ENROLL = '/api/v1/daemons/enroll';
 const runtimes = [{ provider: 'claude', modes: ['edit'] }];
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ status, code, requestId: answer.headers.get('x-request-id') });
-}
 
 describe.each(databases)('daemons on the %s database', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;

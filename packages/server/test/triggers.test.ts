@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, enrollDaemon, setUp, type Answer } from './support/client.js';
+import { call, enrollDaemon, expectProblem, setUp } from './support/client.js';
 import { exampleDaemons, triggerYaml } from './support/documents.js';
 import { databases, hubOn } from './support/hub.js';
 
@@ -16,12 +16,6 @@ function positionOf(text: string, needle: string): { line: number; column: numbe
   if (index < 0) throw new Error(`${needle} is not in the text`);
   const before = text.slice(0, index);
   return { line: before.split('\n').length, column: index - before.lastIndexOf('\n') };
-}
-
-function expectProblem(answer: Answer, status: number, code: string): void {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ status, code, requestId: answer.headers.get('x-request-id') });
 }
 
 describe.each(databases)('triggers on the %s database', (kind) => {

@@ -9,11 +9,9 @@ import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
 import { CliError, UsageError } from '../errors.js';
 import { exitCodes, FILES_HELP } from '../help.js';
 import { describeSource, hubRequest, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
-import { enroll } from './daemon-enroll.js';
+import { daemonName, enroll } from './daemon-enroll.js';
 
 const COMMAND = 'hub connect';
-/** The hub's pattern for daemon names (DECISIONS.md, Daemons), checked before a token is issued. */
-const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 const help = `${COMMAND}: connect this machine to a hub as a daemon, with the CLI's credential.
 
@@ -58,9 +56,7 @@ export const connect: Command = {
       io.stdout.write(help);
       return 0;
     }
-    const name = values.name;
-    if (name === undefined) throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', COMMAND);
-    if (!NAME.test(name)) throw new UsageError(`--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`, COMMAND);
+    const name = daemonName(values.name, COMMAND);
     // Every mistake the enrollment would find here is found before a token is issued.
     await loadDaemonConfig(configFilePath(values.config, configDir(io.env)));
     const origin = await resolveOrigin(positionals[0], io);

@@ -14,6 +14,13 @@ import { CONFIG_HELP, exitCodes, FILES_HELP } from '../help.js';
 const COMMAND = 'hub daemon enroll';
 /** The hub's pattern for daemon names (DECISIONS.md, Daemons). */
 const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** The --name of `command`, checked against the hub's pattern before anything is sent. */
+export function daemonName(name: string | undefined, command: string): string {
+  if (name === undefined) throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', command);
+  if (!NAME.test(name)) throw new UsageError(`--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`, command);
+  return name;
+}
 const TOKEN_PREFIX = 'hub_et_';
 
 const help = `${COMMAND}: enroll this machine with a hub as a daemon.
@@ -68,9 +75,7 @@ export const enroll: Command = {
       io.stdout.write(help);
       return 0;
     }
-    const name = values.name;
-    if (name === undefined) throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', COMMAND);
-    if (!NAME.test(name)) throw new UsageError(`--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`, COMMAND);
+    const name = daemonName(values.name, COMMAND);
     const origin = explicitOrigin(positionals[0], io.env) ?? DEFAULT_ORIGIN;
     const dir = configDir(io.env);
     const configFile = configFilePath(values.config, dir);

@@ -54,9 +54,6 @@ export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): Reque
       from key`;
     if (granted !== undefined) {
       const context = contextOf(req);
-      // A body read before the key was checked (`bodyFirst`) and refused: now that the key is
-      // good, its problem is the answer (401 and 403 come before 400).
-      if (context.bodyError !== undefined) throw context.bodyError;
       context.auth = { keyId: granted.id, organizationId: granted.organizationId };
       context.prefetched = granted.prefetched;
       next();

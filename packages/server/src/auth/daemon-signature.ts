@@ -1,7 +1,8 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
+import { invalidJson, isJsonType, notJson, tooLarge } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /** How far a signed request's timestamp may be from the hub's clock (DECISIONS.md, Daemons). */
@@ -68,12 +69,12 @@ export function requireDaemon(sql: Sql, maxBodyBytes: number): RequestHandler {
   };
 }
 
-async function readBody(req: import('express').Request, limit: number): Promise<Buffer> {
+async function readBody(req: Request, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
+    if (size > limit) throw tooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -81,14 +82,10 @@ async function readBody(req: import('express').Request, limit: number): Promise<
 
 function parseBody(type: string | undefined, body: Buffer): unknown {
   if (body.length === 0) return undefined;
-  if (type === undefined || !/^application\/json\s*(?:;|$)/i.test(type)) {
-    throw new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
-  }
+  if (!isJsonType(type)) throw notJson();
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {
-    throw new HttpProblem('invalid_request', 'The body is not valid JSON.', {
-      issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
-    });
+    throw invalidJson();
   }
 }

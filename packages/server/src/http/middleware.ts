@@ -49,6 +49,21 @@ export function securityHeaders(): RequestHandler {
   };
 }
 
+/** The path of shape A's dispatch, whose 400 and actor-403 bodies are the specification's own. */
+export const SHAPE_A_DISPATCH = '/api/manual-runs';
+
+/** application/json, with parameters: the one media type the OpenAPI document declares. */
+export function isJsonType(type: string | undefined): boolean {
+  return type !== undefined && /^application\/json\s*(?:;|$)/i.test(type);
+}
+
+export const notJson = () => new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
+export const tooLarge = () => new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
+export const invalidJson = () =>
+  new HttpProblem('invalid_request', 'The body is not valid JSON.', {
+    issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
+  });
+
 /**
  * Parses a JSON body after authentication (401 and 403 come before 400). A body that is not
  * JSON, or is larger than `limit`, is a problem; a request without a body gets `undefined`.
@@ -63,10 +78,8 @@ export function jsonBody(limit: number): RequestHandler {
       next();
       return;
     }
-    const type = req.headers['content-type'];
-    // application/json, with parameters: the one media type the OpenAPI document declares.
-    if (type === undefined || !/^application\/json\s*(?:;|$)/i.test(type)) {
-      next(new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.'));
+    if (!isJsonType(req.headers['content-type'])) {
+      next(notJson());
       return;
     }
     parse(req, res, next);
@@ -82,7 +95,7 @@ export function problemHandler(options: { problemBase: string; log: Logger }): E
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
     // Shape A's dispatch answers its 400 and its actor 403 with the specification's own bodies,
     // and titles its 401 "Unauthorized" (DECISIONS.md, One hub, both shapes).
-    const shapeA = req.path === '/api/manual-runs';
+    const shapeA = req.path === SHAPE_A_DISPATCH;
     if (shapeA && (problem.code === 'invalid_request' || problem.code === 'actor_forbidden')) {
       res.status(problem.status).json({ error: problem.code });
       return;
@@ -99,14 +112,8 @@ function asProblem(error: unknown): HttpProblem {
   if (fromValidator !== undefined) return fromValidator;
   const status = (error as { status?: unknown; type?: unknown } | null)?.status;
   const type = (error as { type?: unknown } | null)?.type;
-  if (status === 413 || type === 'entity.too.large') {
-    return new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
-  }
-  if (type === 'entity.parse.failed') {
-    return new HttpProblem('invalid_request', 'The body is not valid JSON.', {
-      issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
-    });
-  }
+  if (status === 413 || type === 'entity.too.large') return tooLarge();
+  if (type === 'entity.parse.failed') return invalidJson();
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     return new HttpProblem('unsupported_media_type', 'Send the body as UTF-8 JSON.');
   }

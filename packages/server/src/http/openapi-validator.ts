@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Hub } from '../hub.js';
 import { checkDocument } from '../openapi/check.js';
-import { openApiDocument } from '../openapi/document.js';
+import { hubDocument } from '../openapi/document.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /**
@@ -13,7 +13,7 @@ import { HttpProblem } from '../problems/problem.js';
  * every response too when the options ask for it (the tests do: a mismatch is a 500).
  */
 export function openApiValidator(hub: Hub): RequestHandler[] {
-  const document = openApiDocument(hub.options.publicUrl ?? hub.options.problemBase, { maxBodyBytes: hub.options.maxBodyBytes });
+  const document = hubDocument(hub.options);
   // The validator compiles schemas on first use; a mistake must stop the hub now, not be a 500 later.
   checkDocument(document);
   return OpenApiValidator.middleware({

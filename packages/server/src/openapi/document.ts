@@ -1,11 +1,28 @@
 import { issueCodes } from '@hub/compiler';
 import { SCOPES, type Scope } from '../auth/api-key.js';
+import type { HubOptions } from '../hub.js';
 import { problemCatalog, type ProblemCode } from '../problems/catalog.js';
 import { bundleFiles, configurationPartials, configurationYaml, triggerYaml } from './examples.js';
 import { yamlDocumentComponents } from './yaml-schemas.js';
 
 /** The OpenAPI document as plain data (what GET /api/openapi.json answers). */
 export type OpenApiDocument = Record<string, unknown>;
+
+const documents = new WeakMap<HubOptions, OpenApiDocument>();
+
+/**
+ * The document of a hub, built once for its options (the route serves it, the validator checks
+ * against it). Its server is the hub's public URL: `publicUrl` where the options carry it, else
+ * the problem base, which is the public URL unless HUB_PROBLEM_BASE says otherwise.
+ */
+export function hubDocument(options: HubOptions): OpenApiDocument {
+  let document = documents.get(options);
+  if (document === undefined) {
+    document = openApiDocument(options.publicUrl ?? options.problemBase, { maxBodyBytes: options.maxBodyBytes });
+    documents.set(options, document);
+  }
+  return document;
+}
 
 /** The issue codes of request-body problems (400); the compiler's codes are the 422 ones. */
 export const REQUEST_ISSUE_CODES = [

@@ -6,12 +6,11 @@ import { RunRepository, type Delivery, type Dispatched, type PlannedStep } from 
 import type { Hub } from '../hub.js';
 import { BodyCheck, isObject } from '../http/body.js';
 import { authOf, contextOf, inputOf } from '../http/context.js';
+import { SHAPE_A_DISPATCH } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Route } from './registry.js';
 import { scoped } from './scoped.js';
 
-/** The path of shape A's dispatch, whose 400 and actor-403 bodies are the specification's own. */
-export const SHAPE_A_DISPATCH = '/api/manual-runs';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,14 +1,10 @@
 import type { Hub } from '../hub.js';
-import { openApiDocument } from '../openapi/document.js';
+import { hubDocument } from '../openapi/document.js';
 import type { Route } from './registry.js';
 
-/**
- * GET /api/openapi.json: the OpenAPI document of the public API, without a credential. Its
- * server is the hub's public URL: `publicUrl` where the options carry it, else the problem
- * base, which is the public URL unless HUB_PROBLEM_BASE says otherwise.
- */
+/** GET /api/openapi.json: the OpenAPI document of the public API, without a credential. */
 export function openApiRoutes(hub: Hub): Route[] {
-  const body = JSON.stringify(openApiDocument(hub.options.publicUrl ?? hub.options.problemBase, { maxBodyBytes: hub.options.maxBodyBytes }));
+  const body = JSON.stringify(hubDocument(hub.options));
   return [
     {
       method: 'GET',

@@ -19,13 +19,15 @@ export function scoped(
   handler: RequestHandler,
   options: { prefetch?: Prefetch; read?: Route['read']; bodyFirst?: number } = {},
 ): Route {
-  const checks: RequestHandler[] = [requireScope(hub.authSql, scope, options.prefetch)];
-  if (options.bodyFirst !== undefined) checks.unshift(deferErrors(jsonBody(options.bodyFirst)));
-  else if (method === 'POST') checks.push(jsonBody(hub.options.maxBodyBytes));
+  const key = requireScope(hub.authSql, scope, options.prefetch);
+  let checks: RequestHandler[];
+  if (options.bodyFirst !== undefined) checks = [deferErrors(jsonBody(options.bodyFirst)), key, raiseDeferred];
+  else if (method === 'POST') checks = [key, jsonBody(hub.options.maxBodyBytes)];
+  else checks = [key];
   return { method, path, handlers: [...checks, handler], read: options.read };
 }
 
-/** Runs `check`, keeping its refusal in the request context for the key check to answer later. */
+/** Runs `check`, keeping its refusal in the request context for `raiseDeferred` to answer. */
 function deferErrors(check: RequestHandler): RequestHandler {
   return (req, res, next) => {
     void check(req, res, (error?: unknown) => {
@@ -37,3 +39,6 @@ function deferErrors(check: RequestHandler): RequestHandler {
     });
   };
 }
+
+/** After the key check has passed: a refused body's problem is the answer (401 and 403 came first). */
+const raiseDeferred: RequestHandler = (req, _res, next) => next(contextOf(req).bodyError);

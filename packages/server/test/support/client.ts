@@ -1,5 +1,6 @@
 // A small HTTP client for tests: real requests to a real hub.
 import { generateKeyPairSync } from 'node:crypto';
+import { expect } from 'vitest';
 import type { RunningHub } from './hub.js';
 
 export interface Answer {
@@ -73,4 +74,11 @@ export async function enrollDaemon(
   const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: key });
   if (token.status !== 201) throw new Error(`token failed: ${token.status} ${token.text}`);
   return call(hub, 'POST', '/api/v1/daemons/enroll', { body: { token: token.body.token, name, publicKey: publicKey(), runtimes } });
+}
+
+/** A problem document (RFC 9457) with this status and code, whose requestId is the X-Request-Id. */
+export function expectProblem(answer: Answer, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ status, code, requestId: answer.headers.get('x-request-id') });
 }
