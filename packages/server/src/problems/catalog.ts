@@ -1,32 +1,198 @@
-/** Every problem the hub answers with: code → status and title (RFC 9457). One place. */
+/** One problem of the catalog: its HTTP status and title (RFC 9457), and what its page says. */
+export interface ProblemEntry {
+  status: number;
+  title: string;
+  /** When the hub answers it: one or two sentences. `code` spans are set in monospace on the page. */
+  meaning: string;
+  /** What the client should do about it. */
+  action: string;
+}
+
+/**
+ * Every problem the hub answers with: code → status, title, meaning and action. One place; the
+ * problem documents, the OpenAPI document and the pages at /problems/<code> all read it.
+ */
 export const problemCatalog = {
-  invalid_request: { status: 400, title: 'Invalid request' },
-  unauthorized: { status: 401, title: 'Authentication required' },
-  enrollment_token_invalid: { status: 401, title: 'Invalid enrollment token' },
-  insufficient_scope: { status: 403, title: 'Insufficient scope' },
-  actor_forbidden: { status: 403, title: 'Actor not allowed' },
-  not_found: { status: 404, title: 'Not found' },
-  project_not_found: { status: 404, title: 'Project not found' },
-  organization_not_found: { status: 404, title: 'Organization not found' },
-  api_key_not_found: { status: 404, title: 'API key not found' },
-  trigger_not_found: { status: 404, title: 'Trigger not found' },
-  run_not_found: { status: 404, title: 'Run not found' },
-  execution_not_found: { status: 404, title: 'Execution not found' },
-  method_not_allowed: { status: 405, title: 'Method not allowed' },
-  organization_exists: { status: 409, title: 'Organization exists' },
-  project_exists: { status: 409, title: 'Project exists' },
-  daemon_name_taken: { status: 409, title: 'Daemon name taken' },
-  trigger_disabled: { status: 409, title: 'Trigger disabled' },
-  version_not_current: { status: 409, title: 'Version not current' },
-  daemon_offline: { status: 409, title: 'Daemon offline' },
-  delivery_key_reused: { status: 409, title: 'Delivery key reused' },
-  execution_finished: { status: 409, title: 'Execution finished' },
-  payload_too_large: { status: 413, title: 'Payload too large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
-  invalid_configuration: { status: 422, title: 'Invalid configuration' },
-  invalid_trigger: { status: 422, title: 'Invalid trigger' },
-  internal_error: { status: 500, title: 'Internal server error' },
-  not_ready: { status: 503, title: 'Not ready' },
-} as const;
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    meaning:
+      'The request itself is malformed: the body is not JSON, a field is missing, unknown or of the wrong type, a query parameter is out of range, or a manual run\'s `input` does not fill the trigger\'s inputs. `issues` lists every problem, each with a `request.*` code and a JSON pointer into the body.',
+    action:
+      'Fix each listed issue at its pointer and send the request again; the same request gets the same answer. On `/api/manual-runs` the body is just `{ "error": "invalid_request" }`.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Authentication required',
+    meaning:
+      'The request has no credential the hub accepts: missing, malformed, unknown, revoked and expired credentials are all answered alike. For a daemon, the signature is missing or bad, its timestamp is more than 60 s off, its nonce was seen before, or the daemon is retired.',
+    action:
+      'Send a valid, unrevoked API key as `Authorization: Bearer hub_pk_…` (the admin token on the operator API); a daemon signs each request as the `WWW-Authenticate` header says, with a clock in sync.',
+  },
+  enrollment_token_invalid: {
+    status: 401,
+    title: 'Invalid enrollment token',
+    meaning:
+      'The enrollment token sent to `POST /api/v1/daemons/enroll` is unknown, already used, expired, or the API key that issued it was revoked.',
+    action:
+      'Ask for a new token with `POST /api/v1/daemons/enrollment-tokens` (a key with the scope `daemons:enroll`) and enroll once with it; a token works only once.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    meaning: 'The API key is valid but lacks the scope this operation needs; `requiredScope` names it.',
+    action: 'Use a key that has `requiredScope`, or ask an operator for a new key with it; an existing key\'s scopes do not change.',
+  },
+  actor_forbidden: {
+    status: 403,
+    title: 'Actor not allowed',
+    meaning:
+      'The `actor` of a manual run is not in the trigger\'s `filters.from_users`. On `/api/manual-runs` the body is just `{ "error": "actor_forbidden" }`.',
+    action: 'Dispatch as one of the allowed users, or add the actor to `filters.from_users` and install the configuration again.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    meaning: 'Nothing is at this method and path: no such route, reference asset or problem code.',
+    action: 'Check the path against the API reference at `/api/reference`, and the code against the list at `/problems`.',
+  },
+  project_not_found: {
+    status: 404,
+    title: 'Project not found',
+    meaning: 'The organization has no active project with the slug given (`projectSlug`, or the slug in the path).',
+    action: 'Check the slug with `GET /api/v1/projects`; an operator creates projects on the operator API.',
+  },
+  organization_not_found: {
+    status: 404,
+    title: 'Organization not found',
+    meaning: 'On the operator API: no organization has the slug in the path.',
+    action: 'Check the slug, or create the organization first with `POST /api/admin/v1/organizations`.',
+  },
+  api_key_not_found: {
+    status: 404,
+    title: 'API key not found',
+    meaning: 'On the operator API: the organization has no API key with the id in the path.',
+    action: 'List the organization\'s keys with `GET /api/admin/v1/organizations/{org}/api-keys` and use one of their ids.',
+  },
+  trigger_not_found: {
+    status: 404,
+    title: 'Trigger not found',
+    meaning:
+      'Neither the project\'s active configuration nor the organization\'s triggers have a `manual.run` trigger of that name, or the trigger has no steps to run.',
+    action: 'Check the trigger\'s name and its `on: manual.run`, install the configuration or trigger that declares it, then dispatch again.',
+  },
+  run_not_found: {
+    status: 404,
+    title: 'Run not found',
+    meaning: 'The organization has no trigger run with the id in the path.',
+    action: 'Use the `triggerRunId` that the dispatch answered with.',
+  },
+  execution_not_found: {
+    status: 404,
+    title: 'Execution not found',
+    meaning: 'A daemon reported the status of an execution that was never assigned to it.',
+    action: 'Report only on executions received from `GET /api/v1/daemon/assignments/next`, under the same daemon identity.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    meaning: 'The path exists, but not with this HTTP method; the `Allow` header lists the methods it takes.',
+    action: 'Send the request again with one of the methods in `Allow`.',
+  },
+  organization_exists: {
+    status: 409,
+    title: 'Organization exists',
+    meaning: 'On the operator API: an organization already has this slug.',
+    action: 'Choose another slug, or use the existing organization.',
+  },
+  project_exists: {
+    status: 409,
+    title: 'Project exists',
+    meaning: 'On the operator API: the organization already has a project with this slug.',
+    action: 'Choose another slug, or use the existing project.',
+  },
+  daemon_name_taken: {
+    status: 409,
+    title: 'Daemon name taken',
+    meaning: 'An active daemon of the organization already has the name this enrollment asks for.',
+    action: 'Enroll under another name, or send `replace: true` to retire the old daemon\'s identity and take its name.',
+  },
+  trigger_disabled: {
+    status: 409,
+    title: 'Trigger disabled',
+    meaning: 'The trigger exists but is disabled (`enabled: false`), so it starts no runs.',
+    action: 'Enable the trigger and install it again, or dispatch another trigger.',
+  },
+  version_not_current: {
+    status: 409,
+    title: 'Version not current',
+    meaning:
+      'The dispatch named an `expectedVersionId`, but the trigger was found in another revision; `activeVersionId` is the active one.',
+    action: 'Review what changed in `activeVersionId`, then dispatch again with it as `expectedVersionId`, or without one.',
+  },
+  daemon_offline: {
+    status: 409,
+    title: 'Daemon offline',
+    meaning:
+      'The daemon that runs the trigger\'s first step is not enrolled, or has had no heartbeat nor waiting long-poll within the last 30 s. No run was started.',
+    action: 'Start the daemon (or enroll it under the name the configuration uses), then dispatch again once it is online.',
+  },
+  delivery_key_reused: {
+    status: 409,
+    title: 'Delivery key reused',
+    meaning: 'The `deliveryKey` was already used in this organization for a different dispatch request.',
+    action:
+      'Use a new delivery key for a new run. Resending the first request unchanged answers 200 with its run and `Idempotent-Replayed: true`.',
+  },
+  execution_finished: {
+    status: 409,
+    title: 'Execution finished',
+    meaning: 'A daemon reported on an execution that has already finished; `executionStatus` is its final status.',
+    action: 'Stop reporting on this execution: its status no longer changes.',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    meaning: 'The request body is larger than the largest request the hub accepts: 16 MiB by default.',
+    action: 'Send a smaller body: fewer or smaller partials or files.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    meaning: 'The request has a body that is not declared as JSON, or is JSON in another charset or encoding than UTF-8.',
+    action: 'Send the body as UTF-8 JSON with `Content-Type: application/json`.',
+  },
+  invalid_configuration: {
+    status: 422,
+    title: 'Invalid configuration',
+    meaning:
+      'The configuration was read but its content is not valid: YAML, schema, paths, partials, limits, or daemons and agents the organization lacks. `issues` lists every compiler issue with its `pointer`, `code`, `file`, `line` and `column`.',
+    action:
+      'Fix each issue at its file, line and column (`hub validate` finds them locally), then install again; nothing was installed.',
+  },
+  invalid_trigger: {
+    status: 422,
+    title: 'Invalid trigger',
+    meaning:
+      'The trigger document was read but its content is not valid, or it names daemons or agents the organization lacks. `issues` lists every compiler issue with its `pointer`, `code`, `line` and `column`.',
+    action: 'Fix each issue at its line and column, then validate or install the trigger again; nothing was installed.',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal server error',
+    meaning: 'Something unexpected failed on the hub. The answer says nothing more; `requestId` identifies the failure in the hub\'s logs.',
+    action: 'Try again later; if it persists, give the hub\'s operator the `requestId` (also in the `X-Request-Id` header).',
+  },
+  not_ready: {
+    status: 503,
+    title: 'Not ready',
+    meaning: 'The hub is running but cannot serve: its database does not answer (`GET /readyz`).',
+    action: 'Send traffic to another instance or wait; the operator checks the hub\'s PostgreSQL.',
+  },
+} as const satisfies Record<string, ProblemEntry>;
 
 export type ProblemCode = keyof typeof problemCatalog;
+
+export function isProblemCode(code: string): code is ProblemCode {
+  return Object.hasOwn(problemCatalog, code);
+}
