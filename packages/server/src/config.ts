@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
-import { DEFAULT_TIMING, type DispatchTiming } from './db/runs.js';
+import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 
 export interface Config {
   host: string;

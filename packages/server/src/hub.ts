@@ -4,7 +4,9 @@ import { ApiKeyRepository } from './db/api-keys.js';
 import { DaemonRepository } from './db/daemons.js';
 import { OrganizationRepository } from './db/organizations.js';
 import { RevisionRepository, TriggerRepository } from './db/revisions.js';
-import { DEFAULT_TIMING, RunRepository, type DispatchTiming } from './db/runs.js';
+import { ExecutionRepository } from './db/executions.js';
+import { RunRepository } from './db/runs.js';
+import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 import type { Wakeups } from './dispatch/wakeups.js';
 import type { Logger } from './http/logger.js';
 
@@ -31,6 +33,7 @@ export class Hub {
   readonly triggers: TriggerRepository;
   readonly daemons: DaemonRepository;
   readonly runs: RunRepository;
+  readonly executions: ExecutionRepository;
 
   /**
    * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the
@@ -49,7 +52,9 @@ export class Hub {
     readonly wakeups?: Wakeups,
   ) {
     this.authSql = authSql ?? sql;
-    this.runs = new RunRepository(sql, options.timing ?? DEFAULT_TIMING);
+    const timing = options.timing ?? DEFAULT_TIMING;
+    this.runs = new RunRepository(sql, timing);
+    this.executions = new ExecutionRepository(sql, timing);
     this.organizations = new OrganizationRepository(sql);
     this.apiKeys = new ApiKeyRepository(sql);
     this.revisions = new RevisionRepository(sql);

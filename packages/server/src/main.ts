@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     wakeups,
   );
   server.on('request', createApp(hub));
-  const sweeper = startSweeper(hub.runs, log, config.sweepEveryMs);
+  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs);
   started('sweeper', () => sweeper.close());
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });

@@ -11,7 +11,7 @@ export type EnrollResult =
   | { ok: true; daemonId: string; name: string }
   | { ok: false; reason: 'token_invalid' | 'name_taken' };
 
-/** Enrollment tokens and the daemons that consume them. */
+/** Enrollment tokens, the daemons that consume them, and their presence. */
 export class DaemonRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -83,6 +83,18 @@ export class DaemonRepository {
     const rows = await this.sql<{ name: string; runtimes: Runtime[] }[]>`
       select name, runtimes from daemons where organization_id = ${organizationId} and retired_at is null`;
     return { daemons: rows.map((row) => ({ name: row.name, runtimes: row.runtimes })) };
+  }
+
+  async heartbeat(daemonId: string, runtimes: unknown[] | undefined): Promise<Date> {
+    const [row] = await this.sql<{ now: Date }[]>`
+      update daemons set last_seen_at = now(), runtimes = coalesce(${runtimes === undefined ? null : this.sql.json(runtimes as never)}::jsonb, runtimes)
+      where id = ${daemonId} returning now() as now`;
+    return (row as { now: Date }).now;
+  }
+
+  /** The daemon is present (a long-poll is waiting). */
+  async touch(daemonId: string): Promise<void> {
+    await this.sql`update daemons set last_seen_at = now() where id = ${daemonId}`;
   }
 }
 

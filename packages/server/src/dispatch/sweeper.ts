@@ -1,15 +1,15 @@
-import type { RunRepository } from '../db/runs.js';
+import type { ExecutionRepository } from '../db/executions.js';
 import type { Logger } from '../http/logger.js';
 
 /**
  * Sweeps for what no daemon will report (lost and timed-out executions) every `everyMs`, on
  * every instance: the sweep's statements are safe to run concurrently, so no instance leads.
  */
-export function startSweeper(runs: RunRepository, log: Logger, everyMs: number): { close(): Promise<void> } {
+export function startSweeper(executions: ExecutionRepository, log: Logger, everyMs: number): { close(): Promise<void> } {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running !== undefined) return;
-    running = runs
+    running = executions
       .sweep()
       .then(
         (swept) => {

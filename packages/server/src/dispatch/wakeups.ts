@@ -1,7 +1,5 @@
 import type { Sql } from 'postgres';
-
-/** The channel on which a new assignment names its daemon. */
-export const ASSIGNMENT_CHANNEL = 'hub_assignments';
+import { ASSIGNMENT_CHANNEL } from '../db/channels.js';
 
 /** A long-poll's interest in its daemon's assignments, registered before it looks for one. */
 export interface Watch {

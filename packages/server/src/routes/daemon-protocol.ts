@@ -1,7 +1,9 @@
 import type { Request } from 'express';
 import { requireDaemon } from '../auth/daemon-signature.js';
-import type { ReportedStatus } from '../db/runs.js';
 import type { Runtime } from '../db/daemons.js';
+import type { ReportedStatus } from '../db/executions.js';
+import { reportStatus } from '../dispatch/executions.js';
+import { nextAssignment } from '../dispatch/presence.js';
 import type { Hub } from '../hub.js';
 import { BodyCheck } from '../http/body.js';
 import { daemonOf, inputOf } from '../http/context.js';
@@ -10,8 +12,6 @@ import { checkRuntime } from './daemons.js';
 import type { Route } from './registry.js';
 
 const MAX_WAIT_S = 30;
-/** A waiting long-poll refreshes its daemon's presence this often, well inside the 30 s. */
-const PRESENCE_REFRESH_MS = 10_000;
 const REPORTED: readonly ReportedStatus[] = ['running', 'succeeded', 'failed', 'timed_out', 'cancelled'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -26,7 +26,7 @@ export function daemonProtocolRoutes(hub: Hub): Route[] {
       handlers: [
         signed,
         async (req, res) => {
-          const serverTime = await hub.runs.heartbeat(daemonOf(req).daemonId, inputOf<{ runtimes?: Runtime[] }>(req).runtimes);
+          const serverTime = await hub.daemons.heartbeat(daemonOf(req).daemonId, inputOf<{ runtimes?: Runtime[] }>(req).runtimes);
           res.json({ serverTime: serverTime.toISOString() });
         },
       ],
@@ -38,7 +38,10 @@ export function daemonProtocolRoutes(hub: Hub): Route[] {
         signed,
         async (req, res) => {
           const { daemonId } = daemonOf(req);
-          const assignment = await nextAssignment(hub, req, daemonId, readWait(req));
+          const wait = readWait(req);
+          const closed = new AbortController();
+          req.once('close', () => closed.abort());
+          const assignment = await nextAssignment(hub, daemonId, wait, closed.signal);
           if (assignment === undefined) res.status(204).end();
           else res.json({ assignment });
         },
@@ -54,7 +57,7 @@ export function daemonProtocolRoutes(hub: Hub): Route[] {
           const executionId = String(req.params.executionId);
           const report = inputOf<{ status: ReportedStatus; exitCode?: number; message?: string }>(req);
           const result = UUID.test(executionId)
-            ? await hub.runs.report(daemonOf(req).daemonId, executionId.toLowerCase(), report.status, report)
+            ? await reportStatus(hub.sql, daemonOf(req).daemonId, executionId.toLowerCase(), report.status, report)
             : ({ ok: false, reason: 'not_found' } as const);
           if (result.ok) {
             res.json({ executionId, status: result.status });
@@ -68,34 +71,6 @@ export function daemonProtocolRoutes(hub: Hub): Route[] {
       ],
     },
   ];
-}
-
-/**
- * Waits up to `waitS` seconds for an assignment: claims one at once if there is one, else sleeps
- * until a NOTIFY names this daemon, an offered assignment becomes due again, or the time is up,
- * keeping the daemon present meanwhile. Ends early (nothing) when the client goes or the hub stops.
- */
-async function nextAssignment(hub: Hub, req: Request, daemonId: string, waitS: number) {
-  const deadline = Date.now() + waitS * 1000;
-  let gone = false;
-  req.once('close', () => (gone = true));
-  // Watching before looking: a NOTIFY between the look and the wait still wakes the wait.
-  const watch = hub.wakeups?.watch(daemonId);
-  const stopping = () => hub.wakeups?.stopping === true;
-  try {
-    for (;;) {
-      const assignment = await hub.runs.claim(daemonId);
-      if (assignment !== undefined) return assignment;
-      const left = deadline - Date.now();
-      if (left <= 0 || gone || watch === undefined || stopping()) return undefined;
-      const due = await hub.runs.untilRedelivery(daemonId);
-      await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
-      if (gone || stopping()) return undefined;
-      await hub.runs.touch(daemonId);
-    }
-  } finally {
-    watch?.close();
-  }
 }
 
 function readWait(req: Request): number {

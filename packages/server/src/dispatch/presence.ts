@@ -1,0 +1,51 @@
+import type { DaemonRepository } from '../db/daemons.js';
+import type { ExecutionRepository } from '../db/executions.js';
+import type { Assignment } from '../db/runs.js';
+import type { Wakeups } from './wakeups.js';
+
+/** The daemon protocol's clocks (DECISIONS.md, Daemons): 30 s each unless tuned. */
+export interface DispatchTiming {
+  /** A daemon is online while seen (heartbeat, long-poll, any signed request) this recently. */
+  offlineAfterMs: number;
+  /** An assignment offered but not marked running this long ago is offered again. */
+  redeliverAfterMs: number;
+  /** How long past max_runtime the hub waits for the daemon's own report before timing out. */
+  timeoutGraceMs: number;
+}
+
+export const DEFAULT_TIMING: DispatchTiming = { offlineAfterMs: 30_000, redeliverAfterMs: 30_000, timeoutGraceMs: 30_000 };
+
+/** A waiting long-poll refreshes its daemon's presence this often, well inside the 30 s. */
+export const PRESENCE_REFRESH_MS = 10_000;
+
+/**
+ * Waits up to `waitS` seconds for an assignment: claims one at once if there is one, else sleeps
+ * until a NOTIFY names this daemon, an offered assignment becomes due again, or the time is up,
+ * keeping the daemon present meanwhile. Ends early (nothing) when `closed` aborts (the client
+ * went) or the hub stops. Without wake-ups, it answers after one look.
+ */
+export async function nextAssignment(
+  hub: { executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups },
+  daemonId: string,
+  waitS: number,
+  closed: AbortSignal,
+): Promise<Assignment | undefined> {
+  const deadline = Date.now() + waitS * 1000;
+  // Watching before looking: a NOTIFY between the look and the wait still wakes the wait.
+  const watch = hub.wakeups?.watch(daemonId);
+  const stopping = () => hub.wakeups?.stopping === true;
+  try {
+    for (;;) {
+      const assignment = await hub.executions.claim(daemonId);
+      if (assignment !== undefined) return assignment;
+      const left = deadline - Date.now();
+      if (left <= 0 || closed.aborted || watch === undefined || stopping()) return undefined;
+      const due = await hub.executions.untilRedelivery(daemonId);
+      await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
+      if (closed.aborted || stopping()) return undefined;
+      await hub.daemons.touch(daemonId);
+    }
+  } finally {
+    watch?.close();
+  }
+}

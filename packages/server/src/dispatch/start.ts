@@ -1,0 +1,84 @@
+import { parseManualInput } from '@hub/compiler';
+import { RunRepository, type Delivery, type Dispatched } from '../db/runs.js';
+import { HttpProblem } from '../problems/problem.js';
+import { assignmentOf, planSteps } from './plan.js';
+import { digestOf, type DispatchRequest } from './request.js';
+
+/**
+ * A dispatch's decisions, in the order the API promises them (DECISIONS.md, Dispatch): a replay
+ * of the delivery key's earlier dispatch (or 409 for a different request), the project and the
+ * trigger, enabled, the expected version, the actor, the input, then one write that starts the
+ * run when the first step's daemon is online. `prefetched` is what the key check read with
+ * `RunRepository.lookupColumn`. Refusals are thrown as problems.
+ */
+export async function startRun(
+  runs: RunRepository,
+  call: { organizationId: string; apiKeyId: string; request: DispatchRequest; prefetched: unknown },
+): Promise<{ dispatched: Dispatched; replayed: boolean }> {
+  const { organizationId, apiKeyId, request } = call;
+  const requestDigest = digestOf(request);
+  const replay = (earlier: Delivery) => {
+    if (!earlier.requestDigest.equals(requestDigest)) {
+      throw new HttpProblem('delivery_key_reused', `The delivery key "${request.deliveryKey}" was used for a different dispatch; use a new key for a new run.`);
+    }
+    return { dispatched: earlier.dispatched, replayed: true };
+  };
+  // Read with the key check: the earlier dispatch with this key, if any, and the trigger.
+  const { earlier, found } = RunRepository.lookupOf(call.prefetched);
+  if (earlier !== undefined) return replay(earlier);
+
+  if (found === 'project_not_found') throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
+  const event = found === 'trigger_not_found' ? undefined : found.trigger.events.find((candidate) => candidate.kind === 'manual.run');
+  if (found === 'trigger_not_found' || event === undefined) {
+    throw new HttpProblem(
+      'trigger_not_found',
+      `Neither the active configuration of "${request.projectSlug}" nor the organization's triggers have a manual.run trigger "${request.trigger}".`,
+    );
+  }
+  const { trigger } = found;
+  if (!trigger.enabled) throw new HttpProblem('trigger_disabled', `The trigger "${trigger.name}" is disabled.`);
+  if (request.expectedVersionId !== undefined && request.expectedVersionId.toLowerCase() !== found.revisionId) {
+    throw new HttpProblem('version_not_current', `The revision ${request.expectedVersionId} is no longer active; ${found.revisionId} is.`, {
+      extensions: { activeVersionId: found.revisionId },
+    });
+  }
+  if (!trigger.allowlist.includes(request.actor)) {
+    throw new HttpProblem('actor_forbidden', `"${request.actor}" is not in the trigger's filters.from_users.`);
+  }
+  const parsed = parseManualInput(request.input, event.inputs);
+  if (!parsed.ok) throw new HttpProblem('invalid_request', 'The input does not fill the trigger\'s inputs; see issues.', { issues: parsed.issues });
+  const plan = planSteps(trigger, found.environments, { prompt: parsed.prompt, inputs: parsed.inputs });
+  const first = plan[0];
+  if (first === undefined) throw new HttpProblem('trigger_not_found', `The trigger "${trigger.name}" has no steps.`);
+  const triggerRunId = crypto.randomUUID();
+  const executionId = crypto.randomUUID();
+  const assignment = assignmentOf(first, { executionId, triggerRunId, inputs: parsed.inputs, actor: request.actor });
+  const triggerId = found.source === 'trigger' ? found.triggerId : (found.configuredTriggerId ?? (await runs.configuredTrigger(found.projectId, trigger.name)));
+  // One statement checks the first step's daemon is online and starts the run.
+  const result = await runs.dispatch({
+    triggerRunId,
+    executionId,
+    organizationId,
+    found,
+    triggerId,
+    deliveryKey: request.deliveryKey,
+    requestDigest,
+    actor: request.actor,
+    inputs: parsed.inputs,
+    plan,
+    assignment,
+    apiKeyId,
+  });
+  if (result.outcome === 'dispatched') {
+    const { daemonId, receiptId } = result;
+    const dispatched = { deliveryKey: request.deliveryKey, triggerRunId, receiptId, triggerId, triggerName: trigger.name, executionId, daemonId, agentId: first.agent.provider };
+    return { dispatched, replayed: false };
+  }
+  if (result.outcome !== 'taken') {
+    throw new HttpProblem('daemon_offline', `The daemon "${first.daemon}" that runs the first step is ${result.outcome === 'not_enrolled' ? 'not enrolled' : 'offline'}.`);
+  }
+  // A concurrent dispatch with the same key inserted first: answer as its replay.
+  const concurrent = await runs.delivery(organizationId, request.deliveryKey);
+  if (concurrent === undefined) throw new Error('a delivery key conflicted but its run is not there');
+  return replay(concurrent);
+}
