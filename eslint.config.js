@@ -1,4 +1,5 @@
 import { builtinModules } from 'node:module';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // The compiler and the schemas are pure libraries (STYLE.md): no Node built-ins, no process,
@@ -13,6 +14,17 @@ const pureImports = {
 const impureGlobals = ['process', 'Buffer', 'require', '__dirname', '__filename', 'setTimeout', 'setInterval', 'Date', 'fetch'].map(
   (name) => ({ name, message: 'The compiler is pure: no process, clock or I/O globals.' }),
 );
+
+// The server's layers (STYLE.md): routes read requests and shape answers, dispatch/ decides,
+// db/ runs SQL. Storage knows nothing of the layers above it.
+const storageImports = {
+  patterns: [
+    {
+      group: ['../http/*', '../routes/*', '../dispatch/*', '../openapi/*', '../hub.js', '../app.js'],
+      message: 'db/ holds SQL only: it imports nothing from the HTTP, route, domain (dispatch/) or OpenAPI layers.',
+    },
+  ],
+};
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', '.hub-data/**'] },
@@ -34,6 +46,25 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { ...pureImports, patterns: [...pureImports.patterns, { group: ['@hub/compiler', '@hub/compiler/*'], message: 'Schemas depend on nothing of ours.' }] }],
       'no-restricted-globals': ['error', ...impureGlobals],
+    },
+  },
+  {
+    files: ['packages/server/src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', storageImports],
+    },
+  },
+  {
+    // Cycles among a package's own modules; type-only imports and other packages are not followed.
+    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/ignore': ['node_modules', '[\\\\/]dist[\\\\/]'],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
 );

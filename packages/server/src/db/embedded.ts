@@ -3,11 +3,16 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { getuid } from 'node:process';
-import type { Logger } from '../http/logger.js';
 
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
+}
+
+/** Where PostgreSQL's own output goes (the hub's logger, as far as this needs it). */
+export interface PostgresLog {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
 }
 
 const USER = 'hub';
@@ -18,7 +23,7 @@ const DATABASE = 'hub';
  * The cluster is created on first start and kept: data survives restarts. Its password lives
  * in the data directory, readable only by its owner.
  */
-export async function startEmbedded(dataDir: string, password: string, log: Logger): Promise<EmbeddedDatabase> {
+export async function startEmbedded(dataDir: string, password: string, log: PostgresLog): Promise<EmbeddedDatabase> {
   const EmbeddedPostgres = await importWithoutSignalHooks();
   const databaseDir = resolve(join(dataDir, 'postgres'));
   const asRoot = getuid?.() === 0;
