@@ -9,3 +9,21 @@ export type { HubConfiguration } from './generated/configuration.js';
 export type { HubTrigger } from './generated/trigger.js';
 export type { HubLegacyHubFile } from './generated/legacy-hub.js';
 export type { HubLegacyWorkflow } from './generated/legacy-workflow.js';
+
+// The HTTP contract: the bundled OpenAPI document (`@hub/schemas/openapi.json`) as types, for the
+// hub, its clients and the generated client (openapi-fetch).
+export type { components, operations, paths } from './generated/openapi.js';
+export type {
+  Assignment,
+  AssignmentAnswer,
+  Execution,
+  FieldIssue,
+  IssueCode,
+  ManualRunRequest,
+  Problem,
+  ProblemCode,
+  Run,
+  StatusAnswer,
+  StatusReport,
+  WireSchema,
+} from './wire.js';
