@@ -7,6 +7,7 @@ export { renderPrompt } from './dispatch/render.js';
 export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
 export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';
 export { issueCodes, type IssueCode } from './issues/codes.js';
+export { suggest } from './issues/suggest.js';
 export type { CompileResult, Issue } from './issues/issue.js';
 export type {
   CompiledAgent,

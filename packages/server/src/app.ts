@@ -1,34 +1,44 @@
 import express, { type Express } from 'express';
 import type { Hub } from './hub.js';
+import { mountOperations } from './http/mount.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
-import { openApiValidator } from './http/openapi-validator.js';
-import { adminRoutes } from './routes/admin.js';
-import { daemonProtocolRoutes } from './routes/daemon-protocol.js';
-import { daemonRoutes } from './routes/daemons.js';
-import { dispatchRoutes } from './routes/dispatch.js';
-import { healthRoutes } from './routes/health.js';
-import { publicRoutes } from './routes/public.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { referenceRoutes } from './routes/reference.js';
-import { mount, type Route } from './routes/registry.js';
+import { documentText, type Node } from './openapi/contract.js';
+import { checkDocument } from './openapi/check.js';
+import { ContractValidator } from './openapi/validator.js';
+import { configurationHandlers } from './routes/configurations.js';
+import { daemonProtocolHandlers } from './routes/daemon-protocol.js';
+import { daemonHandlers } from './routes/daemons.js';
+import { operationHandlers } from './routes/operations.js';
+import { operatorHandlers } from './routes/operator.js';
+import { projectHandlers } from './routes/projects.js';
+import { documentationHandlers } from './routes/reference.js';
+import { runHandlers } from './routes/runs.js';
+import { triggerHandlers } from './routes/triggers.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
 /** The hub's Express app, without a listening socket: main.ts and tests start it. */
 export function createApp(hub: Hub): Express {
+  const document = JSON.parse(documentText) as Node;
+  // Every schema compiled now: a mistake in the document stops the hub, never a 500 later.
+  checkDocument(document);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  // Hottest first: Express tries routes in order of registration.
-  const routes = [...publicRoutes(hub), ...dispatchRoutes(hub), ...daemonProtocolRoutes(hub), ...daemonRoutes(hub), ...adminRoutes(hub), ...healthRoutes(hub), ...openApiRoutes(hub), ...referenceRoutes(hub)];
-  // Requests with input (a body or a path parameter) go through the OpenAPI validator; operations
-  // without any have nothing it could check, and skip it unless responses are being checked.
-  const validator = openApiValidator(hub);
-  const takesInput = (route: Route) => route.method === 'POST' || route.path.includes('/:');
-  mount(app, routes, (route) => (takesInput(route) || hub.options.validateResponses === true ? validator : []));
+  mountOperations(app, hub, document, new ContractValidator(document), {
+    ...projectHandlers(),
+    ...configurationHandlers(hub),
+    ...triggerHandlers(hub),
+    ...runHandlers(hub),
+    ...daemonProtocolHandlers(hub),
+    ...daemonHandlers(hub),
+    ...operatorHandlers(hub),
+    ...operationHandlers(hub),
+    ...documentationHandlers(),
+  });
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

@@ -26,6 +26,16 @@ export class OrganizationRepository {
     return row;
   }
 
+  /** Every organization, ordered by slug. */
+  async list(): Promise<Organization[]> {
+    return this.sql<Organization[]>`select id, slug, name from organizations order by slug`;
+  }
+
+  /** The organization's projects, active or not, ordered by slug. */
+  async projects(organizationId: string): Promise<Project[]> {
+    return this.sql<Project[]>`select id, slug, name, active from projects where organization_id = ${organizationId} order by slug`;
+  }
+
   async bySlug(slug: string): Promise<Organization | undefined> {
     const [row] = await this.sql<Organization[]>`select id, slug, name from organizations where slug = ${slug}`;
     return row;

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { HttpProblem, toProblem } from '../problems/problem.js';
-import { fromValidatorError } from './openapi-validator.js';
 import { contextOf, setContext } from './context.js';
 import type { Logger } from './logger.js';
 
@@ -108,8 +107,6 @@ export function problemHandler(options: { problemBase: string; log: Logger }): E
 
 function asProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
-  const fromValidator = fromValidatorError(error);
-  if (fromValidator !== undefined) return fromValidator;
   const status = (error as { status?: unknown; type?: unknown } | null)?.status;
   const type = (error as { type?: unknown } | null)?.type;
   if (status === 413 || type === 'entity.too.large') return tooLarge();

@@ -1,6 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { OpenApiDocument } from './document.js';
+type OpenApiDocument = Record<string, unknown>;
 
 const addFormats = addFormatsModule.default;
 const ID = 'urn:hub:openapi';
@@ -8,9 +8,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 /**
  * Compiles every schema of the OpenAPI document: each of components/schemas, and each request
- * and response body of each operation, with its references resolved. express-openapi-validator
- * compiles an operation's schemas on its first request, where a mistake would be a 500; the hub
- * runs this before it starts serving, so a mistake stops it at once, naming the schema.
+ * and response body of each operation, with its references resolved. Response schemas are
+ * otherwise compiled on first use, where a mistake would be a 500; the hub runs this before it
+ * starts serving, so a mistake stops it at once, naming the schema.
  */
 export function checkDocument(document: OpenApiDocument): void {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });

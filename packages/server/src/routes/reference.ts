@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Hub } from '../hub.js';
+import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
-import type { Route } from './registry.js';
+import { problemIndex, problemPage } from './problem-pages.js';
 
 // Swagger UI's files, served from the hub's own origin: the reference loads nothing from
 // anywhere else (no CDN, no font service, no online validator).
@@ -66,32 +66,20 @@ function asset(file: string): Buffer {
   return bytes;
 }
 
-/** GET /api/reference: the interactive reference of GET /api/openapi.json. */
-export function referenceRoutes(_hub: Hub): Route[] {
-  return [
-    {
-      method: 'GET',
-      path: '/api/reference',
-      handlers: [(_req, res) => void res.setHeader('Content-Security-Policy', CSP).type('html').send(PAGE)],
-    },
-    {
-      method: 'GET',
-      path: '/api/reference/init.js',
-      handlers: [(_req, res) => void res.setHeader('Content-Security-Policy', CSP).type('text/javascript').send(INIT)],
-    },
-    {
-      method: 'GET',
-      path: '/api/reference/assets/:file',
-      handlers: [
-        (req, res) => {
-          const file = String(req.params.file);
-          const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-          if (type === undefined) throw new HttpProblem('not_found', `No reference asset ${file}.`);
-          res.setHeader('Content-Security-Policy', CSP);
-          res.setHeader('Cache-Control', 'public, max-age=86400');
-          res.type(type).send(asset(file));
-        },
-      ],
-    },
-  ];
+/** The documentation: GET /api/reference (the interactive reference of the document) and the problem pages. */
+export function documentationHandlers(): Handlers {
+  return {
+    getReference: handle(({ res }) => void res.setHeader('Content-Security-Policy', CSP).type('html').send(PAGE)),
+    getReferenceScript: handle(({ res }) => void res.setHeader('Content-Security-Policy', CSP).type('text/javascript').send(INIT)),
+    getReferenceAsset: handle(({ res, params }) => {
+      const { file } = params;
+      const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+      if (type === undefined) throw new HttpProblem('not_found', 'No reference asset has that name.');
+      res.setHeader('Content-Security-Policy', CSP);
+      res.setHeader('Cache-Control', 'public, max-age=86400');
+      res.type(type).send(asset(file));
+    }),
+    listProblemTypes: handle(({ req, res }) => problemIndex(req, res)),
+    getProblemType: handle(({ req, res }) => problemPage(req, res)),
+  };
 }

@@ -1,0 +1,118 @@
+import type { Express, RequestHandler } from 'express';
+import { requireAdmin } from '../auth/admin.js';
+import { requireScope } from '../auth/api-key.js';
+import { requireDaemon } from '../auth/daemon-signature.js';
+import type { Hub } from '../hub.js';
+import { operationsOf, type Node, type OperationSpec } from '../openapi/contract.js';
+import type { ContractValidator } from '../openapi/validator.js';
+import { HttpProblem, toProblem } from '../problems/problem.js';
+import { contextOf } from './context.js';
+import { jsonBody } from './middleware.js';
+import type { Handler, Handlers, OperationId } from './operation.js';
+
+/**
+ * Mounts every operation of the document on its handler, by operationId: an operation without a
+ * handler, or a handler without an operation, stops the hub here. Each request goes through its
+ * operation's authentication (from `security`), its JSON body, the document's validator, then the
+ * handler; what no operation matches is a 405 (with Allow) for a known path, else a 404.
+ */
+export function mountOperations(app: Express, hub: Hub, document: Node, validator: ContractValidator, handlers: Handlers): void {
+  const operations = operationsOf(document);
+  const documented = new Set(operations.map((operation) => operation.operationId));
+  const stray = Object.keys(handlers).filter((id) => !documented.has(id));
+  if (stray.length > 0) throw new Error(`handlers for operations the OpenAPI document does not have: ${stray.join(', ')}`);
+  const missing = operations.filter((operation) => handlers[operation.operationId as OperationId] === undefined).map((operation) => operation.operationId);
+  if (missing.length > 0) throw new Error(`operations of the OpenAPI document without a handler: ${missing.join(', ')}`);
+  for (const operation of operations) {
+    const handler = handlers[operation.operationId as OperationId] as Handler<OperationId>;
+    const chain = [...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []), ...steps(hub, validator, operation, handler)];
+    app[operation.method === 'GET' ? 'get' : 'post'](operation.expressPath, ...chain);
+  }
+  fallback(app, operations);
+}
+
+function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec, handler: Handler<OperationId>): RequestHandler[] {
+  const { security } = operation;
+  const auth: RequestHandler[] =
+    security.kind === 'bearer'
+      ? [requireScope(hub.authSql, security.scope as never, handler.prefetch)]
+      : security.kind === 'admin'
+        ? [requireAdmin(hub.options.adminToken)]
+        : security.kind === 'daemon'
+          ? [requireDaemon(hub.sql, hub.options.maxBodyBytes)]
+          : [];
+  let checks: RequestHandler[];
+  // A signed daemon request's body is read by the signature check, which covers its bytes.
+  if (operation.body === undefined || security.kind === 'daemon') checks = auth;
+  else if (handler.bodyFirst !== undefined) checks = [deferErrors(jsonBody(handler.bodyFirst)), ...auth, raiseDeferred];
+  else checks = [...auth, jsonBody(hub.options.maxBodyBytes)];
+  const takesInput = operation.body !== undefined || operation.parameters.length > 0;
+  const request = takesInput ? validator.request(operation) : undefined;
+  const run: RequestHandler = async (req, res) => {
+    const input = request === undefined ? { body: undefined, params: {}, query: {} } : request.check({ body: req.body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
+    await handler.handle({ req, res, ...input } as never);
+  };
+  return [...checks, run];
+}
+
+/** Runs `check`, keeping its refusal in the request context for `raiseDeferred` to answer. */
+function deferErrors(check: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    void check(req, res, (error?: unknown) => {
+      if (error !== undefined) {
+        contextOf(req).bodyError = error;
+        req.body = undefined;
+      }
+      next();
+    });
+  };
+}
+
+/** After the key check has passed: a refused body's problem is the answer (401 and 403 came first). */
+const raiseDeferred: RequestHandler = (req, _res, next) => next(contextOf(req).bodyError);
+
+/**
+ * For tests (HubOptions.validateResponses): every answer is checked against the document before
+ * it is sent; one the document does not describe becomes a 500 naming the difference.
+ */
+function checkResponses(hub: Hub, validator: ContractValidator, operation: OperationSpec): RequestHandler {
+  return (req, res, next) => {
+    const send = res.send.bind(res);
+    let checked = false;
+    res.send = (body?: unknown) => {
+      if (checked) return send(body);
+      checked = true;
+      const type = res.get('content-type')?.split(';')[0]?.trim();
+      let parsed: unknown = body;
+      if ((typeof body === 'string' || Buffer.isBuffer(body)) && type !== undefined && /json$/.test(type)) {
+        try {
+          parsed = JSON.parse(body.toString());
+        } catch {
+          parsed = Symbol('not JSON');
+        }
+      }
+      const errors = validator.checkResponse(operation, res.statusCode, type, parsed);
+      if (errors.length === 0) return send(body);
+      const problem = new HttpProblem('internal_error', `The response does not match the OpenAPI document: ${errors.join('; ')}`);
+      hub.log.error('response does not match the document', { operationId: operation.operationId, errors });
+      res.status(500).type('application/problem+json');
+      return send(JSON.stringify(toProblem(problem, { problemBase: hub.options.problemBase, requestId: contextOf(req).requestId })));
+    };
+    next();
+  };
+}
+
+function fallback(app: Express, operations: OperationSpec[]): void {
+  const patterns = operations.map((operation) => ({
+    method: operation.method,
+    regex: new RegExp(`^${operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z]+\}/g, '[^/]+')}/?$`),
+  }));
+  app.use((req, _res, next) => {
+    const allowed = [...new Set(patterns.filter((pattern) => pattern.regex.test(req.path)).map((pattern) => pattern.method))];
+    if (allowed.length > 0) {
+      next(new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') } }));
+      return;
+    }
+    next(new HttpProblem('not_found', `Nothing is at ${req.method} ${req.path}.`));
+  });
+}
