@@ -72,7 +72,8 @@ export function parseYaml(
   const control = source.text.search(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/);
   if (control >= 0) {
     const code = source.text.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
-    issues.add('yaml.syntax', `The control character U+${code} may not appear in YAML; write it escaped in a double-quoted string.`, '', where(control));
+    const advice = code === '0000' ? 'remove it: the hub cannot store it, escaped or not' : 'write it escaped in a double-quoted string';
+    issues.add('yaml.syntax', `The control character U+${code} may not appear in YAML; ${advice}.`, '', where(control));
     return undefined;
   }
   const tokens = Array.from(new Parser().parse(source.text));
@@ -250,6 +251,8 @@ class Walker {
         if (this.expandedChars > this.limits.maxYamlLength) {
           this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxYamlLength} characters of text; is this an alias bomb?`, node);
         }
+      } else if (typeof node.value === 'string') {
+        for (const [code, message] of unstorable(node.value, 'value')) this.fail(code, message, node);
       }
       return node.value;
     }
@@ -278,6 +281,13 @@ class Walker {
       const key = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
       if (key === undefined) {
         if (!viaAlias) this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`, keyNode);
+        this.skip(pair.value as Node | null, depth, viaAlias);
+        continue;
+      }
+      const refused = unstorable(key, 'key');
+      if (refused.length > 0) {
+        // As a non-string key: reported at the mapping (no pointer holds the character), left out.
+        if (!viaAlias) for (const [code, message] of refused) this.fail(code, message, keyNode);
         this.skip(pair.value as Node | null, depth, viaAlias);
         continue;
       }
@@ -352,6 +362,24 @@ function tagOffset(text: string, valueStart: number): number {
     end = start;
   }
   return valueStart;
+}
+
+/**
+ * What the raw text may not hold but a double-quoted string's escapes can still make: U+0000
+ * ("\0", "\u0000"), which PostgreSQL refuses in text and jsonb, and lone surrogates
+ * ("\uD800"), which jsonb refuses and text would turn into U+FFFD.
+ */
+function unstorable(text: string, what: 'key' | 'value'): [IssueCode, string][] {
+  const nul = text.includes('\u0000');
+  if (!nul && text.isWellFormed()) return [];
+  const found: [IssueCode, string][] = [];
+  if (nul) {
+    found.push(['text.nul_character', `The ${what} holds the NUL character (U+0000, written as an escape such as \\0 or \\u0000); remove it: the hub stores text, which cannot hold NUL.`]);
+  }
+  if (!text.isWellFormed()) {
+    found.push(['text.malformed_unicode', `The ${what} holds a lone surrogate (an escape such as \\uD800 without its pair); remove it or escape the whole character (\\U0001F600): the hub stores well-formed Unicode only.`]);
+  }
+  return found;
 }
 
 function offsetOf(node: Node): number {
