@@ -4,7 +4,7 @@ import { resolveLimits, type CompileOptions } from '../limits/limits.js';
 import { entries, field, listTrigger, root, type Draft, type DraftTrigger } from '../model/draft.js';
 import type { CompiledConfiguration } from '../model/types.js';
 import { classifyBundle, PARTIALS_DIR, WORKFLOWS_DIR } from '../paths/bundle.js';
-import { checkPartialBytes, intakeFiles } from '../paths/partials.js';
+import { checkPartials, intakeFiles } from '../paths/partials.js';
 import { codePointLength } from '../source/text.js';
 import { parseYaml, type ParsedDocument } from '../source/yaml.js';
 import { validateDocument } from '../validate/errors.js';
@@ -40,7 +40,7 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
   }
   // Paths as given: a hub file refused for its path or content is not also "missing".
   const layout = classifyBundle(intakeFiles(list.files, limits, issues, 'bundle.duplicate'), issues, list.files.map((file) => file.path));
-  checkPartialBytes(layout.partials, limits, issues, '/files');
+  checkPartials(layout.partials, limits, issues, '/files');
   if (issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
 
   const hub = layout.hub === undefined ? undefined : parseYaml(layout.hub.content, layout.hub.path, limits, issues);

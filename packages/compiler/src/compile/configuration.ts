@@ -3,7 +3,7 @@ import type { CompileResult } from '../issues/issue.js';
 import { resolveLimits, type CompileOptions } from '../limits/limits.js';
 import { field, items, listTrigger, root, type Draft } from '../model/draft.js';
 import type { CompiledConfiguration } from '../model/types.js';
-import { checkPartialBytes, intakeFiles } from '../paths/partials.js';
+import { checkPartials, intakeFiles } from '../paths/partials.js';
 import { parseYaml } from '../source/yaml.js';
 import { validateDocument } from '../validate/errors.js';
 import { checkYamlText, failed, finishDraft, isRecord, readFileList } from './pipeline.js';
@@ -35,7 +35,7 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
   }
   const textOk = checkYamlText(given.yaml, '/yaml', limits, issues);
   const partials = intakeFiles(list.files, limits, issues, 'partial.duplicate');
-  checkPartialBytes(partials, limits, issues, '/partials');
+  checkPartials(partials, limits, issues, '/partials');
   if (!textOk || issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
 
   const parsed = parseYaml(given.yaml, undefined, limits, issues);

@@ -57,10 +57,21 @@ export function intakeFiles(
   return kept;
 }
 
-/** Byte limits of prompt partials (specification section 8), each with the measured size. */
-export function checkPartialBytes(partials: PartialEntry[], limits: Limits, issues: IssueCollector, listPointer: string): void {
+/**
+ * Byte limits of prompt partials (specification section 8), each with the measured size, and
+ * what the hub cannot store: partials are not YAML, so nothing else refuses a NUL in them.
+ */
+export function checkPartials(partials: PartialEntry[], limits: Limits, issues: IssueCollector, listPointer: string): void {
   let total = 0;
   for (const partial of partials) {
+    const nul = partial.content.indexOf('\u0000');
+    if (nul >= 0) {
+      issues.add('text.nul_character', 'The content holds the NUL character (U+0000); remove it: the hub stores text, which cannot hold NUL.', `${partial.pointer}/content`, {
+        file: partial.path,
+        source: partial.source,
+        offset: nul,
+      });
+    }
     const bytes = utf8Length(partial.content);
     total += bytes;
     if (bytes > limits.maxPartialBytes) {
