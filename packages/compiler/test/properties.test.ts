@@ -121,6 +121,94 @@ describe('positions', () => {
   });
 });
 
+describe('what the compiler accepts can be stored in PostgreSQL', () => {
+  const hex = (code: number, width: number) => code.toString(16).toUpperCase().padStart(width, '0');
+  /** A YAML escape, forbidden results (U+0000, lone surrogates) often. */
+  const escape = fc.oneof(
+    fc.constantFrom('\\0', '\\x00', '\\u0000', '\\U00000000', '\\uD800', '\\uDBFF', '\\uDC00', '\\U0000DFFF', '\\uD83D', '\\uDE00'),
+    fc.constantFrom('\\uD83D\\uDE00', '\\U0001F600', '\\N', '\\_', '\\t', '\\e', '\\\\', '\\"', '\\/'),
+    fc.integer({ min: 0, max: 0xff }).map((code) => `\\x${hex(code, 2)}`),
+    fc.integer({ min: 0, max: 0xffff }).map((code) => `\\u${hex(code, 4)}`),
+    fc.integer({ min: 0, max: 0x10ffff }).map((code) => `\\U${hex(code, 8)}`),
+  );
+  /** Raw characters: ordinary ones mostly, and the ones no stored text may hold. */
+  const raw = fc.oneof(
+    { arbitrary: fc.constantFrom(...'abc XYZ.-é中😀'.split('')), weight: 6 },
+    { arbitrary: fc.constantFrom('\u0000', '\uD800', '\uDC00', '\uD83D\uDE00'), weight: 1 },
+    { arbitrary: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), weight: 1 },
+  );
+  const quoted = fc.array(fc.oneof(escape, raw), { maxLength: 8 }).map((units) => `"${units.join('')}"`);
+  const plain = fc.array(raw, { minLength: 1, maxLength: 8 }).map((units) => `x${units.join('')}`);
+  /** A key: the one the document needs, or one written with escapes. */
+  const key = (name: string) => fc.oneof(fc.constant(name), fc.array(fc.oneof(fc.constant(name), escape), { maxLength: 3 }).map((units) => `"${units.join('')}"`));
+  const content = fc.oneof(anyText, fc.array(raw, { maxLength: 20 }).map((units) => units.join('')));
+
+  const storable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+  /** Every string of a value, keys included, as jsonb would get them. */
+  function strings(value: unknown, out: string[] = []): string[] {
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) for (const item of value) strings(item, out);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [name, item] of Object.entries(value)) strings(item, strings(name, out));
+    }
+    return out;
+  }
+  let accepted = 0;
+  /** Either refused, or every string of the model and every text the request carried is storable. */
+  function storedSafely(result: CompileResult<CompiledConfiguration>, texts: string[]): boolean {
+    if (!result.ok) return true;
+    accepted++;
+    return strings(result.value).every(storable) && texts.every(storable);
+  }
+
+  it('in a configuration and its partials', () => {
+    const edited = (text: string, description: string, name: string) =>
+      exampleConfiguration
+        .replace('"Fix the failing tests on {{ inputs.branch }}. {{ prompt }}"', text)
+        .replace('Branch to fix', description)
+        .replace('branch: {', `${name}: {`);
+    fc.assert(
+      fc.property(quoted, fc.oneof(quoted, plain), key('branch'), content, (text, description, name, partial) => {
+        const yaml = edited(text, description, name);
+        return storedSafely(compileConfiguration({ yaml, partials: [{ path: 'testing.md', content: partial }] }), [yaml, partial]);
+      }),
+      runs,
+    );
+  });
+
+  it('in a trigger', () => {
+    fc.assert(
+      fc.property(fc.oneof(quoted, plain), key('mode'), (prompt, name) => {
+        const yaml = exampleTrigger.replace('"Triage new issues. {{ prompt }}"', prompt).replace('mode: auto', `${name}: auto`);
+        return storedSafely(compileTrigger({ yaml }), [yaml]);
+      }),
+      runs,
+    );
+  });
+
+  it('in a bundle', () => {
+    fc.assert(
+      fc.property(quoted, fc.oneof(quoted, plain), key('mode'), content, (text, description, name, partial) => {
+        const files = exampleBundle.map((file) => ({
+          path: file.path,
+          content: file.path.endsWith('.md')
+            ? partial
+            : file.content
+                .replace('"Review pull request {{ inputs.pr }}. {{ prompt }}"', text)
+                .replace('Pull request number', description)
+                .replace('mode: review', `${name}: review`),
+        }));
+        return storedSafely(compileBundle({ files }), files.map((file) => file.content));
+      }),
+      runs,
+    );
+  });
+
+  it('was tried on documents that compile, not only on refused ones', () => {
+    expect(accepted).toBeGreaterThan(runs.numRuns / 10);
+  });
+});
+
 describe('compiling is deterministic', () => {
   it('gives equal results twice', () => {
     fc.assert(
