@@ -1,10 +1,12 @@
 // What `hub deploy` sends and how it reports: the trigger files (all validated, then each
 // installed on its own) and a project's configuration (one request).
+import type { FieldIssue, Problem, WireSchema } from '@hub/schemas';
 import type { Io } from './command.js';
 import { displayPath, type Unit } from './discovery.js';
 import { CliError } from './errors.js';
 import { hubRequest, renderProblem, type HubAnswer } from './hub-client.js';
 import { requestFor } from './payload.js';
+import type { Unread } from './unread.js';
 
 export interface Target {
   origin: string;
@@ -25,7 +27,7 @@ export async function deployConfiguration(unit: Unit, project: string, { origin,
     io.stdout.write(`${what} is valid for project ${project} at ${origin}.\nDry run: nothing was installed.\n`);
     return 0;
   }
-  const { version, versionId } = (answer.body ?? {}) as { version?: unknown; versionId?: unknown };
+  const { version, versionId } = (answer.body ?? {}) as Unread<WireSchema<'ConfigurationRevision'>>;
   io.stdout.write(`Installed ${what} in project ${project} at ${origin}: version ${String(version)} (${String(versionId)}), now active.\n`);
   return 0;
 }
@@ -87,7 +89,7 @@ async function installTriggers(checked: { unit: Unit; body: string; install: str
       answer = { status: 0, headers: new Headers(), body: undefined, text: error.message };
     }
     if (answer.status === 201) {
-      const { name, version } = (answer.body ?? {}) as { name?: unknown; version?: unknown };
+      const { name, version } = (answer.body ?? {}) as Unread<WireSchema<'TriggerRevision'>>;
       io.stdout.write(`${unit.file}: installed trigger ${String(name)}, version ${String(version)}\n`);
       installed++;
       continue;
@@ -107,7 +109,7 @@ async function installTriggers(checked: { unit: Unit; body: string; install: str
 }
 
 function nameOf(answer: HubAnswer): string {
-  const name = (answer.body as { name?: unknown } | undefined)?.name;
+  const name = (answer.body as Unread<WireSchema<'TriggerValidation'>> | undefined)?.name;
   return typeof name === 'string' ? name : '?';
 }
 
@@ -120,11 +122,11 @@ function sameNames(checked: { unit: Unit; name: string }[]): string[] {
 
 /** A failed answer rendered, its issues placed in the repository's files (a partial's path is relative to its directory). */
 function problemOf(answer: HubAnswer, unit: Unit): string {
-  const body = answer.body;
-  if (typeof body !== 'object' || body === null || !Array.isArray((body as { issues?: unknown }).issues)) return renderProblem(answer, { file: unit.file });
-  const issues = ((body as { issues: unknown[] }).issues).map((issue) => {
+  const body = answer.body as Unread<Problem> | null | undefined;
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.issues)) return renderProblem(answer, { file: unit.file });
+  const issues = (body.issues as unknown[]).map((issue) => {
     if (typeof issue !== 'object' || issue === null) return issue;
-    const file = (issue as { file?: unknown }).file;
+    const file = (issue as Unread<FieldIssue>).file;
     return typeof file === 'string' ? { ...issue, file: displayPath(unit, file) } : issue;
   });
   return renderProblem({ ...answer, body: { ...body, issues } }, { file: unit.file });

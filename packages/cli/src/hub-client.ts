@@ -1,11 +1,13 @@
 // What every command that talks to the hub API shares: which hub, which credential, one request,
 // and the hub's problems rendered for people.
 import { STATUS_CODES } from 'node:http';
+import type { FieldIssue, Problem } from '@hub/schemas';
 import type { Io } from './command.js';
 import { configDir } from './config-dir.js';
 import { activeOrigin, credentialFor, readCredentials } from './credentials.js';
 import { CliError } from './errors.js';
 import { DEFAULT_ORIGIN, explicitOrigin } from './origin.js';
+import type { Unread } from './unread.js';
 
 /** A request without an answer by then is given up as if the hub were unreachable. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -74,13 +76,14 @@ export async function hubRequest(origin: string, token: string, method: string, 
  */
 export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'> & { headers?: Headers }, context: { file?: string } = {}): string {
   const status = `HTTP ${answer.status}${STATUS_CODES[answer.status] === undefined ? '' : ` ${STATUS_CODES[answer.status]}`}`;
-  const body = answer.body;
-  if (!isObject(body)) {
+  if (!isObject(answer.body)) {
     const location = answer.headers?.get('location');
     if (answer.status >= 300 && answer.status < 400 && location) return `The hub answered ${status}, a redirect to ${printable(location)}: give the origin it redirects to.`;
     const text = printable(answer.text.trim()).slice(0, 300);
     return `The hub answered ${status}${text === '' ? ' with an empty body' : `: ${text}`}`;
   }
+  // A `Problem`, or some other JSON error (`error`, `message`) from a proxy or an older hub.
+  const body: Unread<Problem> & { error?: unknown; message?: unknown } = answer.body;
   const title = text(body.title);
   const detail = text(body.detail);
   if (title === undefined && detail === undefined) {
@@ -95,7 +98,7 @@ export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'
   return lines.join('\n');
 }
 
-function renderIssue(issue: Record<string, unknown>, contextFile: string | undefined): string {
+function renderIssue(issue: Unread<FieldIssue>, contextFile: string | undefined): string {
   const file = text(issue.file) ?? contextFile ?? '<request>';
   const code = text(issue.code) ?? 'issue';
   const message = text(issue.message) ?? '';

@@ -2,6 +2,7 @@
 // `hub daemon enroll` in memory, so that the token is never on a command line, in an
 // environment or in a file.
 import { Readable } from 'node:stream';
+import type { WireSchema } from '@hub/schemas';
 import { parseOptions, type Command, type Io } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
 import { configDir } from '../config-dir.js';
@@ -9,6 +10,7 @@ import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
 import { CliError, UsageError } from '../errors.js';
 import { exitCodes, FILES_HELP } from '../help.js';
 import { describeSource, hubRequest, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
+import type { Unread } from '../unread.js';
 import { daemonName, enroll } from './daemon-enroll.js';
 
 const COMMAND = 'hub connect';
@@ -64,7 +66,7 @@ export const connect: Command = {
 
     const answer = await hubRequest(origin, credential.token, 'POST', '/api/v1/daemons/enrollment-tokens', '{}');
     if (answer.status !== 201) throw new CliError(`The hub did not issue an enrollment token: ${renderProblem(answer)}`);
-    const token = (answer.body as { token?: unknown } | undefined)?.token;
+    const token = (answer.body as Unread<WireSchema<'EnrollmentToken'>> | undefined)?.token;
     if (typeof token !== 'string' || !token.startsWith('hub_et_')) throw new CliError(`The hub at ${origin} answered with something other than an enrollment token.`);
     io.stdout.write(`Enrollment token issued by ${origin} (with ${describeSource(credential.source)}).\n`);
 

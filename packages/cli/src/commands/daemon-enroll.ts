@@ -2,6 +2,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import type { WireSchema } from '@hub/schemas';
 import { parseOptions, type Command, type Io } from '../command.js';
 import { configDir } from '../config-dir.js';
 import { HubClient, HubError, HubUnreachable, type Enrollment } from '../daemon/client.js';
@@ -85,7 +86,7 @@ export const enroll: Command = {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: publicKey.export({ format: 'jwk' }).x as string } as const;
     const enrollment: Enrollment = { token, name, publicKey: jwk, runtimes, ...(values.replace ? { replace: true } : {}) };
-    let enrolled: { daemonId: string; name: string };
+    let enrolled: WireSchema<'EnrolledDaemon'>;
     try {
       enrolled = await new HubClient(origin).enroll(enrollment);
     } catch (error) {

@@ -1,9 +1,11 @@
 // `hub projects`: the organization's active projects (GET /api/v1/projects), as a table or JSON.
+import type { WireSchema } from '@hub/schemas';
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
 import { CliError } from '../errors.js';
 import { exitCodes } from '../help.js';
 import { hubRequest, printable, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
+import type { Unread } from '../unread.js';
 
 const COMMAND = 'hub projects';
 
@@ -31,11 +33,7 @@ Example:
 
 ${exitCodes('listed (also when there is no active project)', 'the hub refused (its problem is printed on standard error) or could not be reached', ',\n     no credential for the hub')}`;
 
-interface Project {
-  id: string;
-  slug: string;
-  name: string;
-}
+type Project = WireSchema<'Project'>;
 
 export const projects: Command = {
   name: 'projects',
@@ -58,7 +56,7 @@ export const projects: Command = {
 };
 
 function projectsOf(body: unknown): Project[] | undefined {
-  const list = (body as { projects?: unknown } | undefined)?.projects;
+  const list = (body as Unread<WireSchema<'ProjectList'>> | undefined)?.projects;
   if (!Array.isArray(list)) return undefined;
   const valid = list.every((item) => typeof item === 'object' && item !== null && ['id', 'slug', 'name'].every((key) => typeof item[key] === 'string'));
   return valid ? (list as Project[]) : undefined;

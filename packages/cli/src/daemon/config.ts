@@ -2,6 +2,7 @@
 // many executions run at once. Every mistake is reported at once, with its line and key.
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { WireSchema } from '@hub/schemas';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { CliError } from '../errors.js';
 
@@ -33,11 +34,7 @@ export interface DaemonConfig {
 }
 
 /** What the hub is told this daemon can run (DECISIONS.md, Daemons). */
-export interface Runtime {
-  provider: string;
-  modes?: string[];
-  models?: string[];
-}
+export type Runtime = WireSchema<'DaemonRuntime'>;
 
 export interface ConfigIssue {
   /** Keys from the top of the document: `['providers', 'claude', 'command']`. */
