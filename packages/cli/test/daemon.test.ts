@@ -43,7 +43,7 @@ function assignment(executionId: string, inputs: Record<string, string> = {}, ov
     prompt: `Do ${executionId}`,
     inputs,
     actor: 'alice',
-    maxRuntimeMs: null,
+    maxRuntimeMs: 600_000,
     idleTimeoutMs: null,
     ...overrides,
   };
@@ -163,8 +163,9 @@ describe('hub daemon run', () => {
     fake.assign(assignment('exit3', { EXIT: '3' }));
     fake.assign(assignment('lost'));
     fake.assign({ ...assignment('garbled'), cwd: 42 });
+    fake.assign(assignment('unbounded', {}, { maxRuntimeMs: null }));
     fake.assign(assignment('after'));
-    await until('all settled', () => ['unknown', 'nowhere', 'exit3', 'garbled', 'after'].every(finished));
+    await until('all settled', () => ['unknown', 'nowhere', 'exit3', 'garbled', 'unbounded', 'after'].every(finished));
 
     expect(statusesOf('unknown')).toEqual([
       { executionId: 'unknown', status: 'failed', message: `This daemon has no command for the agent provider "claude": its config (${config}) has node.` },
@@ -175,6 +176,9 @@ describe('hub daemon run', () => {
       { executionId: 'exit3', status: 'failed', exitCode: 3, message: `${process.execPath} exited with code 3.` },
     ]);
     expect(statusesOf('garbled')).toEqual([{ executionId: 'garbled', status: 'failed', message: 'The daemon could not read the assignment: cwd is not a string.' }]);
+    expect(statusesOf('unbounded')).toEqual([
+      { executionId: 'unbounded', status: 'failed', message: 'The daemon could not read the assignment: maxRuntimeMs is not a positive whole number of milliseconds.' },
+    ]);
     expect(statusesOf('after').map((status) => status.status)).toEqual(['running', 'succeeded']);
     await daemon?.waitFor(/Execution lost: the hub already considers it finished \(409 execution_finished: The execution is lost\.\)/);
   });

@@ -11,6 +11,8 @@ const assignment = {
   prompt: '',
   inputs: {},
   actor: 'alice',
+  maxRuntimeMs: 60_000,
+  idleTimeoutMs: null,
 };
 
 describe('commandLine', () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExecution, type Assignment, type ProviderConfig, type StatusReport } from '../dist/index.js';
+import type { Assignment, StatusReport } from '@hub/schemas';
+import { runExecution, type ProviderConfig } from '../dist/index.js';
 import { isRunning } from './support/processes.js';
 
 let dir: string;
@@ -32,6 +33,8 @@ function assignment(overrides: Partial<Assignment> = {}): Assignment {
     prompt: 'Review the change.\nSecond line, ünïcode.',
     inputs: { 'target-branch': 'main', scope: 'all files' },
     actor: 'alice',
+    maxRuntimeMs: 600_000,
+    idleTimeoutMs: null,
     ...overrides,
   };
 }

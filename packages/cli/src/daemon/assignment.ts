@@ -1,24 +1,12 @@
-// An assignment as GET /api/v1/daemon/assignments/next delivers it (DECISIONS.md, Daemons).
-
-export interface Assignment {
-  executionId: string;
-  triggerRunId: string;
-  stepId: string;
-  /** Where the agent runs; a leading `~` is the home directory. */
-  cwd: string;
-  agent: { provider: string; mode?: string; model?: string };
-  /** Already rendered by the hub. */
-  prompt: string;
-  inputs: Record<string, string>;
-  actor: string;
-  /** No limit when absent. */
-  maxRuntimeMs?: number;
-  idleTimeoutMs?: number;
-}
+// Reads an assignment as GET /api/v1/daemon/assignments/next delivers it (the contract's
+// `Assignment`, DECISIONS.md, Daemons).
+import type { Assignment } from '@hub/schemas';
 
 /**
- * Checks what the hub sent before acting on it. A wrong field throws an Error naming it, with the
- * execution id when there is one, so the daemon can still report that execution as failed.
+ * Checks what the hub sent before acting on it: the fields the daemon uses, with the types the
+ * contract gives them. A wrong field throws an Error naming it, with the execution id when there is
+ * one, so the daemon can still report that execution as failed. Fields the daemon does not use are
+ * left unchecked, so a hub that adds one does not fail every execution.
  */
 export function readAssignment(value: unknown): Assignment {
   const fields = object(value, 'assignment');
@@ -38,10 +26,11 @@ export function readAssignment(value: unknown): Assignment {
         ...optional('model', agent.model, (model) => text(model, 'agent.model')),
       },
       prompt: text(fields.prompt, 'prompt'),
-      inputs: inputs as Record<string, string>,
+      inputs: inputs as Assignment['inputs'],
       actor: text(fields.actor, 'actor'),
-      ...optional('maxRuntimeMs', fields.maxRuntimeMs, (ms) => duration(ms, 'maxRuntimeMs')),
-      ...optional('idleTimeoutMs', fields.idleTimeoutMs, (ms) => duration(ms, 'idleTimeoutMs')),
+      maxRuntimeMs: milliseconds(fields.maxRuntimeMs, 'maxRuntimeMs'),
+      // null: no idle limit.
+      idleTimeoutMs: fields.idleTimeoutMs === null ? null : milliseconds(fields.idleTimeoutMs, 'idleTimeoutMs'),
     };
   } catch (error) {
     throw new MalformedAssignment(executionId, (error as Error).message);
@@ -68,9 +57,9 @@ function text(value: unknown, name: string): string {
   return value;
 }
 
-function duration(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error(`${name} is not a positive number of milliseconds`);
-  return value;
+function milliseconds(value: unknown, name: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) throw new Error(`${name} is not a positive whole number of milliseconds`);
+  return value as number;
 }
 
 /** `{ [key]: read(value) }`, or nothing when the hub sent null or nothing. */

@@ -1,35 +1,27 @@
 // The daemon's side of the hub API (DECISIONS.md, Daemons): enrollment, then signed requests.
 import type { KeyObject } from 'node:crypto';
-import { readAssignment, type Assignment } from './assignment.js';
+import type { Assignment, FieldIssue, Problem, StatusReport, WireSchema } from '@hub/schemas';
+import type { Unread } from '../unread.js';
+import { readAssignment } from './assignment.js';
 import type { Runtime } from './config.js';
 import { signRequest } from './signing.js';
-import type { StatusReport } from './supervisor.js';
 
 /** A request that has no answer by then is given up as if the hub were unreachable. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** On top of a long poll's wait: the hub answers 204 after it, plus network time. */
 const LONG_POLL_SLACK_MS = 15_000;
 
-export interface ProblemIssue {
-  pointer: string;
-  code: string;
-  message: string;
-}
-
-/** An RFC 9457 problem document as the hub writes them; the fields are read loosely, as any may be missing from a proxy's error page. */
-export interface Problem {
-  title?: string;
-  detail?: string;
-  code?: string;
-  requestId?: string;
-  issues?: ProblemIssue[];
-}
+/**
+ * The hub's `Problem`, read loosely: any member may be missing from a proxy's error page, and a
+ * code is kept as the text it is, whether or not this CLI knows it.
+ */
+export type HubProblem = Partial<Pick<Problem, 'title' | 'detail' | 'requestId'>> & { code?: string; issues?: FieldIssue[] };
 
 /** The hub answered, but not with success. */
 export class HubError extends Error {
   constructor(
     readonly status: number,
-    readonly problem: Problem,
+    readonly problem: HubProblem,
     /** The hub's clock from the Date header, in Unix ms: a 401 may come from a wrong clock here. */
     readonly serverDate: number | undefined,
   ) {
@@ -45,13 +37,11 @@ export function isTransient(error: unknown): boolean {
   return error instanceof HubUnreachable || (error instanceof HubError && (error.status >= 500 || error.status === 429 || error.status === 408));
 }
 
-export interface Enrollment {
-  token: string;
-  name: string;
-  publicKey: { kty: 'OKP'; crv: 'Ed25519'; x: string };
-  runtimes: Runtime[];
-  replace?: boolean;
-}
+/**
+ * The body of POST /api/v1/daemons/enroll. `replace` has a default (false), which the generated
+ * types make required (openapi-typescript's defaultNonNullable); a request may leave it out.
+ */
+export type Enrollment = Omit<WireSchema<'EnrollRequest'>, 'replace'> & Partial<Pick<WireSchema<'EnrollRequest'>, 'replace'>>;
 
 export class HubClient {
   constructor(
@@ -60,13 +50,14 @@ export class HubClient {
     private readonly identity?: { daemonId: string; privateKey: KeyObject },
   ) {}
 
-  async enroll(enrollment: Enrollment): Promise<{ daemonId: string; name: string }> {
+  async enroll(enrollment: Enrollment): Promise<WireSchema<'EnrolledDaemon'>> {
     const { body } = await this.request('POST', '/api/v1/daemons/enroll', { body: enrollment, signed: false });
-    return body as { daemonId: string; name: string };
+    return body as WireSchema<'EnrolledDaemon'>;
   }
 
   async heartbeat(runtimes: Runtime[], signal?: AbortSignal): Promise<void> {
-    await this.request('POST', '/api/v1/daemon/heartbeat', { body: { runtimes }, signal });
+    const heartbeat: WireSchema<'Heartbeat'> = { runtimes };
+    await this.request('POST', '/api/v1/daemon/heartbeat', { body: heartbeat, signal });
   }
 
   /** The next assignment, or `undefined` when none came within `waitSeconds` (0–30). */
@@ -76,7 +67,7 @@ export class HubClient {
       timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
     });
     if (status === 204) return undefined;
-    return readAssignment((body as { assignment?: unknown } | undefined)?.assignment);
+    return readAssignment((body as Unread<WireSchema<'AssignmentAnswer'>> | undefined)?.assignment);
   }
 
   async reportStatus(executionId: string, report: StatusReport, signal?: AbortSignal): Promise<void> {
@@ -125,16 +116,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-function readProblem(parsed: unknown, text: string): Problem {
+function readProblem(parsed: unknown, text: string): HubProblem {
   if (typeof parsed !== 'object' || parsed === null) return { detail: text.trim().slice(0, 200) || undefined };
-  const { title, detail, code, requestId, issues } = parsed as Record<string, unknown>;
+  const { title, detail, code, requestId, issues } = parsed as Unread<Problem>;
   const string = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     title: string(title),
     detail: string(detail),
     code: string(code),
     requestId: string(requestId),
-    issues: Array.isArray(issues) ? (issues.filter((issue) => typeof issue === 'object' && issue !== null) as ProblemIssue[]) : undefined,
+    issues: Array.isArray(issues) ? (issues.filter((issue) => typeof issue === 'object' && issue !== null) as FieldIssue[]) : undefined,
   };
 }
 

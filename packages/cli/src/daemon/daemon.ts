@@ -1,11 +1,12 @@
 // The daemon's main loop: heartbeats, long polls for assignments, and the executions it runs.
 import type { Writable } from 'node:stream';
-import { MalformedAssignment, type Assignment } from './assignment.js';
+import type { Assignment, StatusReport } from '@hub/schemas';
+import { MalformedAssignment } from './assignment.js';
 import { Backoff, Outage, sleep } from './backoff.js';
 import { HubError, type HubClient } from './client.js';
 import { runtimesOf, type DaemonConfig } from './config.js';
 import { StatusReporter } from './reporter.js';
-import { runExecution, type StatusReport } from './supervisor.js';
+import { runExecution } from './supervisor.js';
 
 const HEARTBEAT_MS = 10_000;
 /** The hub's long poll allows up to 30 s; 25 stays clear of proxies that cut idle requests at 30. */

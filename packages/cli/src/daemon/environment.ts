@@ -1,7 +1,7 @@
 // What an agent process gets besides its prompt: its argv and its environment.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Assignment } from './assignment.js';
+import type { Assignment } from '@hub/schemas';
 import type { ProviderConfig } from './config.js';
 
 /**

@@ -1,8 +1,8 @@
 // Delivers execution statuses to the hub: in order for each execution, and through outages, so
 // that a final status survives a hub restart.
+import type { StatusReport } from '@hub/schemas';
 import { Backoff, sleep, type Outage } from './backoff.js';
 import { HubError, isTransient, type HubClient } from './client.js';
-import type { StatusReport } from './supervisor.js';
 
 export class StatusReporter {
   /** The last report queued for each execution: the next one goes after it, so `running` never lands after `succeeded`. */

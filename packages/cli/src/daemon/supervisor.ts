@@ -3,19 +3,13 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { Assignment } from './assignment.js';
+import type { Assignment, StatusReport } from '@hub/schemas';
 import type { ProviderConfig } from './config.js';
 import { commandLine, executionEnvironment, workingDirectory } from './environment.js';
 import { stopGroup } from './process-group.js';
 
-export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
-
-/** The body of POST /api/v1/daemon/executions/{executionId}/status. */
-export interface StatusReport {
-  status: ExecutionStatus;
-  exitCode?: number;
-  message?: string;
-}
+/** What a daemon reports of an execution (the body of POST /api/v1/daemon/executions/{executionId}/status). */
+export type ExecutionStatus = StatusReport['status'];
 
 export interface ExecutionOptions {
   /** Called with `running` as soon as the process has started, then with the final status. */
@@ -78,7 +72,7 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
     };
     const idleMs = assignment.idleTimeoutMs;
     const armIdle = () => {
-      if (idleMs === undefined || stopped !== undefined) return;
+      if (idleMs === null || stopped !== undefined) return;
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => stop(timedOut(`no output for ${duration(idleMs)} (the idle timeout)`)), idleMs);
     };
@@ -87,10 +81,8 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
     child.on('spawn', () => {
       options.onStatus?.({ status: 'running' });
       armIdle();
-      if (assignment.maxRuntimeMs !== undefined) {
-        const limit = assignment.maxRuntimeMs;
-        runtimeTimer = setTimeout(() => stop(timedOut(`ran longer than ${duration(limit)} (the maximum runtime)`)), limit);
-      }
+      const limit = assignment.maxRuntimeMs;
+      runtimeTimer = setTimeout(() => stop(timedOut(`ran longer than ${duration(limit)} (the maximum runtime)`)), limit);
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (options.signal?.aborted) onAbort();
     });
