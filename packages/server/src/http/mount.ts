@@ -41,30 +41,47 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
         : security.kind === 'daemon'
           ? [requireDaemon(hub.sql, hub.options.maxBodyBytes)]
           : [];
-  let checks: RequestHandler[];
-  // A signed daemon request's body is read by the signature check, which covers its bytes.
-  if (operation.body === undefined || security.kind === 'daemon') checks = auth;
-  else if (handler.bodyFirst !== undefined) checks = [deferErrors(jsonBody(handler.bodyFirst)), ...auth, raiseDeferred];
-  else checks = [...auth, jsonBody(hub.options.maxBodyBytes)];
   const takesInput = operation.body !== undefined || operation.parameters.length > 0;
   const request = takesInput ? validator.request(operation) : undefined;
+  const validate: RequestHandler = (req, _res, next) => {
+    if (request !== undefined) contextOf(req).input = request.check({ body: req.body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
+    next();
+  };
+  let checks: RequestHandler[];
+  // A signed daemon request's body is read by the signature check, which covers its bytes.
+  if (operation.body === undefined || security.kind === 'daemon') checks = [...auth, validate];
+  // Parsed and validated before the key check, for its prefetch; refusals answered after it.
+  else if (handler.bodyFirst !== undefined) checks = [deferErrors(jsonBody(handler.bodyFirst)), deferErrors(validate), ...auth, raiseDeferred];
+  else checks = [...auth, jsonBody(hub.options.maxBodyBytes), validate];
   const run: RequestHandler = async (req, res) => {
-    const input = request === undefined ? { body: undefined, params: {}, query: {} } : request.check({ body: req.body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
-    await handler.handle({ req, res, ...input } as never);
+    const input = contextOf(req).input ?? { body: undefined, params: {}, query: {} };
+    await handler.handle({ req, res, ...(input as object) } as never);
   };
   return [...checks, run];
 }
 
-/** Runs `check`, keeping its refusal in the request context for `raiseDeferred` to answer. */
+/**
+ * Runs `check` unless an earlier one was refused, keeping its refusal in the request context for
+ * `raiseDeferred` to answer; a refused body is no body to the steps in between.
+ */
 function deferErrors(check: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    void check(req, res, (error?: unknown) => {
+    if (contextOf(req).bodyError !== undefined) {
+      next();
+      return;
+    }
+    const done = (error?: unknown) => {
       if (error !== undefined) {
         contextOf(req).bodyError = error;
         req.body = undefined;
       }
       next();
-    });
+    };
+    try {
+      void check(req, res, done);
+    } catch (error) {
+      done(error);
+    }
   };
 }
 

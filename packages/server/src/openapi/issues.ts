@@ -9,16 +9,25 @@ const FORBIDDEN = /[\u0000\ud800-\udfff]/u;
 /** Where the value that failed sits: the body (pointers into it), or a named parameter. */
 export type Place = { in: 'body' } | { in: 'path' | 'query'; name: string };
 
+/** What the collapse needs of the validator: a branch checked on its own, and a schema by its error's path. */
+export interface SchemaAccess {
+  /** The errors of `data` against one branch of a combinator (as the error's `schema` holds it). */
+  branch(schema: unknown, data: unknown): ErrorObject[];
+  /** The schema an error's `schemaPath` points into, up to `upTo` (a prefix of it). */
+  schemaAt(schemaPath: string): Record<string, unknown> | undefined;
+}
+
 /**
  * The validator's errors as field issues: one function for every request (STYLE.md, practice 4).
- * Combinators are collapsed to the branch that came closest (a tie between `oneOf` branches is a
- * `request.shape` issue of its own), an object whose `const` members differ is reported once as
- * the wrong kind of object, unknown members get a "did you mean", and nothing is said twice.
+ * A `oneOf`/`anyOf` is collapsed to the branch that came closest (checked on its own; a tie
+ * between `oneOf` branches is one `request.shape` issue), an object with `const` members (a
+ * JWK) is one value, reported once at itself, unknown members get a "did you mean", and nothing
+ * is said twice.
  */
-export function toIssues(errors: readonly ErrorObject[], place: Place): FieldIssue[] {
+export function toIssues(errors: readonly ErrorObject[], place: Place, access: SchemaAccess): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const seen = new Set<string>();
-  for (const error of collapseKinds(collapseCombinators([...errors]))) {
+  for (const error of collapseKinds(collapseCombinators([...errors], access), access)) {
     const issue = describe(error, place);
     const key = `${issue.pointer}\u0000${issue.code}`;
     if (seen.has(key)) continue;
@@ -28,61 +37,81 @@ export function toIssues(errors: readonly ErrorObject[], place: Place): FieldIss
   return issues;
 }
 
-function collapseCombinators(errors: ErrorObject[]): ErrorObject[] {
+const under = (path: string, parent: string) => path === parent || path.startsWith(`${parent}/`);
+
+function collapseCombinators(errors: ErrorObject[], access: SchemaAccess): ErrorObject[] {
+  const combinators = errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf');
+  const outer = combinators.filter((error) => !combinators.some((other) => other !== error && other.instancePath !== error.instancePath && under(error.instancePath, other.instancePath)));
   let kept = errors;
-  for (const combinator of errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf')) {
-    if (!kept.includes(combinator)) continue;
-    const prefix = `${combinator.schemaPath}/`;
-    const branches = new Map<string, ErrorObject[]>();
-    for (const error of kept) {
-      if (!error.schemaPath.startsWith(prefix)) continue;
-      const branch = error.schemaPath.slice(prefix.length).split('/')[0] as string;
-      branches.set(branch, [...(branches.get(branch) ?? []), error]);
-    }
+  for (const combinator of outer) {
+    const at = combinator.instancePath;
+    const branches = (Array.isArray(combinator.schema) ? combinator.schema : []).map((branch) =>
+      collapseCombinators(access.branch(branch, combinator.data).map((error) => ({ ...error, instancePath: `${at}${error.instancePath}` })), access),
+    );
     // Closest: the fewest errors about the value's own members (missing, unknown), then the fewest in all.
-    const score = (branch: ErrorObject[]) => [branch.filter((error) => error.instancePath === combinator.instancePath).length, branch.length] as const;
-    const ranked = [...branches.values()].sort((a, b) => score(a)[0] - score(b)[0] || score(a)[1] - score(b)[1]);
-    const [best, second] = ranked;
-    const inside = (error: ErrorObject) => error.schemaPath.startsWith(prefix);
-    const tie = best !== undefined && second !== undefined && score(best)[0] === score(second)[0] && score(best)[1] === score(second)[1];
-    if (best === undefined || (tie && combinator.keyword === 'oneOf')) {
-      kept = kept.filter((error) => !inside(error));
-      continue;
-    }
+    const score = (branch: ErrorObject[]) => branch.filter((error) => error.instancePath === at).length * 1_000_000 + branch.length;
+    const best = Math.min(...branches.map(score));
+    const closest = branches.filter((branch) => score(branch) === best);
+    let replacement: ErrorObject[];
+    if (closest.length > 1 && combinator.keyword === 'oneOf') replacement = [{ ...combinator, keyword: 'shape' }];
     // Of equally close anyOf branches, the last: they go from the particular to the general.
-    const chosen = tie ? (ranked.filter((branch) => score(branch)[0] === score(best)[0] && score(branch)[1] === score(best)[1]).at(-1) as ErrorObject[]) : best;
-    kept = kept.filter((error) => error !== combinator && (!inside(error) || chosen.includes(error)));
+    else replacement = closest.at(-1) ?? [combinator];
+    const index = kept.indexOf(combinator);
+    const before = kept.slice(0, index).filter((error) => !under(error.instancePath, at));
+    const after = kept.slice(index + 1).filter((error) => !under(error.instancePath, at));
+    kept = [...before, ...replacement, ...after];
   }
   return kept;
 }
 
-/** An object with a `const` member that differs (`kty: "OKP"`) is another kind of object: one issue at it. */
-function collapseKinds(errors: ErrorObject[]): ErrorObject[] {
-  let kept = errors;
+/** An object with a `const` member (`kty: "OKP"`) is one value: whatever is wrong inside it is one issue at it. */
+function collapseKinds(errors: ErrorObject[], access: SchemaAccess): ErrorObject[] {
+  const kinds = new Map<string, ErrorObject>();
+  const kept: ErrorObject[] = [];
   for (const error of errors) {
-    if (error.keyword !== 'const' || !/\/properties\/[^/]+\/const$/.test(error.schemaPath) || !kept.includes(error)) continue;
-    const object = error.instancePath.slice(0, error.instancePath.lastIndexOf('/'));
-    const objectSchemaPath = error.schemaPath.replace(/\/properties\/[^/]+\/const$/, '');
-    const under = (other: ErrorObject) => (other.instancePath === object || other.instancePath.startsWith(`${object}/`)) && other.schemaPath.startsWith(objectSchemaPath);
-    const description = kept.find((other) => other.instancePath === object && under(other))?.parentSchema?.description;
-    const replacement: ErrorObject = { ...error, keyword: 'kind', instancePath: object, params: { description }, schemaPath: objectSchemaPath };
-    kept = [...kept.filter((other) => !under(other)), replacement];
+    const kind = kindOf(error, access);
+    if (kind === undefined) {
+      kept.push(error);
+      continue;
+    }
+    if (kinds.has(kind.instancePath)) continue;
+    kinds.set(kind.instancePath, kind);
+    kept.push(kind);
   }
   return kept;
+}
+
+function kindOf(error: ErrorObject, access: SchemaAccess): ErrorObject | undefined {
+  const hasConst = (schema: Record<string, unknown> | undefined) =>
+    Object.values((schema?.properties ?? {}) as Record<string, unknown>).some((property) => property !== null && typeof property === 'object' && 'const' in property);
+  // The object whose member failed (…/properties/<name>/<keyword>), or the object itself (…/required).
+  const member = /^(.*)\/properties\/[^/]+\/[^/]+$/.exec(error.schemaPath);
+  const candidates: [string, string][] = [];
+  if (member !== null) candidates.push([member[1] as string, error.instancePath.slice(0, error.instancePath.lastIndexOf('/'))]);
+  candidates.push([error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')), error.instancePath]);
+  for (const [schemaPath, instancePath] of candidates) {
+    const schema = access.schemaAt(schemaPath);
+    if (hasConst(schema)) return { ...error, keyword: 'kind', instancePath, params: { description: schema?.description } };
+  }
+  return undefined;
 }
 
 function describe(error: ErrorObject, place: Place): FieldIssue {
   const params = error.params as Record<string, unknown>;
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   const base = place.in === 'body' ? error.instancePath : '';
-  const name = (pointer: string) => (place.in === 'body' ? (pointer === '' ? 'The body' : `The field "${unescape(pointer.slice(pointer.lastIndexOf('/') + 1))}"`) : `The ${place.in} parameter ${place.name}`);
+  const name = (pointer: string) => (place.in === 'body' ? fieldName(pointer) : `The ${place.in} parameter ${place.name}`);
   const at = (code: RequestIssueCode, message: string, pointer = base): FieldIssue => ({ pointer, code, message });
   switch (error.keyword) {
     case 'required': {
+      // A field of the body is pointed at; a member missing deeper, at the object that lacks it.
       const missing = String(params.missingProperty);
-      const pointer = place.in === 'body' ? `${base}/${escape(missing)}` : '';
-      return at('request.required', place.in === 'body' ? `${name(pointer)} is required.` : `The ${place.in} parameter ${place.name} is required.`, pointer);
+      if (place.in !== 'body') return at('request.required', `The ${place.in} parameter ${place.name} is required.`);
+      if (base === '') return at('request.required', `The field "${missing}" is required.`, `/${escape(missing)}`);
+      return at('request.required', `${name(base)} lacks its required member "${missing}".`);
     }
+    case 'shape':
+      return at('request.shape', `${name(base)} matches none of the shapes it may take${typeof schema.description === 'string' ? `: ${schema.description.replace(/\.$/, '')}` : ''}.`);
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const allowed = Object.keys((schema.properties ?? {}) as object);
@@ -125,6 +154,15 @@ function describe(error: ErrorObject, place: Place): FieldIssue {
     default:
       return at('request.type', `${name(base)} ${error.message ?? 'is not allowed'}.`);
   }
+}
+
+/** How a message names the value at a pointer into the body: the body, a field, or an item of a list. */
+function fieldName(pointer: string): string {
+  if (pointer === '') return 'The body';
+  const segments = pointer.split('/').slice(1).map(unescape);
+  const last = segments.at(-1) as string;
+  if (/^\d+$/.test(last)) return segments.length === 1 ? `Item ${last}` : `Item ${last} of "${segments.at(-2) as string}"`;
+  return `The field "${last}"`;
 }
 
 function typeName(type: unknown): string {

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { HttpProblem, type FieldIssue } from '../problems/problem.js';
 import { escape, type Node, type OperationSpec, type Parameter } from './contract.js';
-import { toIssues } from './issues.js';
+import { toIssues, type SchemaAccess } from './issues.js';
 
 const addFormats = addFormatsModule.default;
 const DOCUMENT_ID = 'urn:hub:openapi';
@@ -28,6 +28,7 @@ export interface RequestValidator {
 export class ContractValidator {
   private readonly ajv: Ajv2020;
   private readonly responses = new Map<string, ValidateFunction | null>();
+  private readonly branches = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: Node) {
     // verbose: the errors carry their schema, which the issues quote (allowed members, hints).
@@ -41,8 +42,30 @@ export class ContractValidator {
     return this.ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
   }
 
+  /** What the issues need of the document, for a schema compiled from `root` (a JSON Pointer). */
+  access(root: string): SchemaAccess {
+    return {
+      branch: (schema, data) => {
+        const key = JSON.stringify(schema);
+        let validate = this.branches.get(key);
+        if (validate === undefined) {
+          validate = this.ajv.compile(absolute(schema) as object);
+          this.branches.set(key, validate);
+        }
+        return validate(data) ? [] : [...(validate.errors ?? [])];
+      },
+      // ajv gives schema paths from the document's root for referenced components, else from the compiled schema's.
+      schemaAt: (schemaPath) => {
+        const path = schemaPath.replace(/^#/, '');
+        const node = this.at(path.startsWith('/components/') ? path : `${root}${path}`);
+        return node !== null && typeof node === 'object' ? (node as Record<string, unknown>) : undefined;
+      },
+    };
+  }
+
   request(operation: OperationSpec): RequestValidator {
     const body = operation.body === undefined ? undefined : this.compile(operation.body.pointer);
+    const bodyAccess = operation.body === undefined ? undefined : this.access(operation.body.pointer);
     const path = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'path'));
     const query = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'query'));
     return {
@@ -54,7 +77,7 @@ export class ContractValidator {
           if (input.body === undefined) {
             if (operation.body.required) issues.push({ pointer: '', code: 'request.required', message: 'The operation takes a JSON body; send one.' });
           } else if (!body(input.body)) {
-            issues.push(...toIssues(body.errors ?? [], { in: 'body' }));
+            issues.push(...toIssues(body.errors ?? [], { in: 'body' }, bodyAccess as SchemaAccess));
           }
         }
         if (issues.length > 0) throw new HttpProblem('invalid_request', 'The request is not what this operation takes; see issues.', { issues });
@@ -103,7 +126,7 @@ export class ContractValidator {
         if (!validate(coerced)) {
           for (const error of validate.errors ?? []) {
             const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.split('/')[1] ?? '';
-            issues.push(...toIssues([{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }], { in: where, name: decodeURIComponent(name) }));
+            issues.push(...toIssues([{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }], { in: where, name }, this.access('')));
           }
         }
         return coerced;
@@ -113,7 +136,10 @@ export class ContractValidator {
 
   private at(pointer: string): unknown {
     let node: unknown = this.document;
-    for (const part of pointer.split('/').slice(1)) node = (node as Node)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+    for (const part of pointer.split('/').slice(1)) {
+      if (node === null || typeof node !== 'object') return undefined;
+      node = (node as Node)[decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~')];
+    }
     return node;
   }
 
@@ -124,6 +150,13 @@ export class ContractValidator {
   private pointerOf(node: Node, pointer: string): string {
     return typeof node.$ref === 'string' ? this.pointerOf(this.at(node.$ref.slice(1)) as Node, node.$ref.slice(1)) : pointer;
   }
+}
+
+/** A schema with its references made absolute, to compile on its own. */
+function absolute(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(absolute);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : absolute(value)]));
 }
 
 /** A path or query string as the type its schema gives (integers); anything else as it came. */

@@ -2,13 +2,20 @@
 // 2020-12, OpenAPI 3.1's dialect): finds the operation of a method and path, then the schema of
 // its request body or of the response with a given status, and validates a body against it.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { openApiDocument, type OpenApiDocument } from '../../dist/openapi/document.js';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Answer } from './client.js';
 
 const DOCUMENT_ID = 'urn:hub:openapi';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 type Node = Record<string, unknown>;
+export type OpenApiDocument = Record<string, unknown>;
+
+/** The bundled document as committed (@hub/schemas/openapi.json): what the hub serves. */
+export function committedDocument(): OpenApiDocument {
+  return JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@hub/schemas/openapi.json'), 'utf8')) as OpenApiDocument;
+}
 
 export interface Operation {
   method: string;
@@ -24,7 +31,7 @@ export class OpenApiChecker {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(document: OpenApiDocument = openApiDocument('http://127.0.0.1:8080')) {
+  constructor(document: OpenApiDocument = committedDocument()) {
     this.document = document;
     // strict: false, for OpenAPI's own keywords (example, discriminator, x-…) in schemas.
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
