@@ -87,7 +87,7 @@ export async function generate() {
   );
   const openapi = bundleOpenApi();
   files.set('openapi.json', openapi);
-  files.set('src/generated/openapi.ts', `${banner}${astToString(await openapiTS(JSON.parse(openapi)))}`);
+  files.set('src/generated/openapi.ts', `${banner}${astToString(await openapiTS(JSON.parse(openapi), { defaultNonNullable: false }))}`);
   return files;
 }
 
