@@ -50,7 +50,7 @@ describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1.0, and every $ref in it resolves inside it', () => {
     expect(document.openapi).toBe('3.1.0');
     // Relative: whichever origin serves the document is the hub it describes.
-    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/', description: expect.any(String) })]);
     const refs = [...walk(document)].filter(([pointer]) => pointer.endsWith('/$ref')).map(([, ref]) => ref as string);
     expect(refs.length).toBeGreaterThan(100);
     for (const ref of refs) {
@@ -98,7 +98,7 @@ describe('the OpenAPI document', () => {
     expect(statuses('nextAssignment')).toEqual(['200', '204', '400', '401', '500']);
     expect(statuses('reportExecutionStatus')).toEqual(['200', '400', '401', '404', '409', '413', '415', '500']);
     expect(statuses('health')).toEqual(['200', '500']);
-    expect(statuses('readiness')).toEqual(['200', '503', '500']);
+    expect(statuses('readiness')).toEqual(['200', '500', '503']);
     expect(statuses('openApiDocument')).toEqual(['200', '500']);
     expect(statuses('listOrganizations')).toEqual(['200', '401', '500']);
     expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '500']);

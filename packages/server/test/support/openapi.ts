@@ -38,6 +38,8 @@ export class OpenApiChecker {
     this.ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
     this.ajv.addFormat('date-time', (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i.test(value) && !Number.isNaN(Date.parse(value)));
     this.ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:[^\s]*$/i);
+    this.ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 });
+    this.ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
     this.ajv.addSchema({ ...structuredClone(document), $id: DOCUMENT_ID });
   }
 
