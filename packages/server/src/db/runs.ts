@@ -1,3 +1,4 @@
+import type { Assignment as WireAssignment } from '@hub/schemas';
 import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
 import type { Fragment, Sql } from 'postgres';
 import { ASSIGNMENT_CHANNEL } from './channels.js';
@@ -13,19 +14,8 @@ export interface PlannedStep {
   idleTimeoutMs: number | null;
 }
 
-/** What a daemon receives for one execution (DECISIONS.md, Daemons). */
-export interface Assignment {
-  executionId: string;
-  triggerRunId: string;
-  stepId: string;
-  cwd: string;
-  agent: { provider: string; mode?: string; model?: string };
-  prompt: string;
-  inputs: Record<string, string>;
-  actor: string;
-  maxRuntimeMs: number;
-  idleTimeoutMs: number | null;
-}
+/** What a daemon receives for one execution: the document's Assignment. */
+export type Assignment = WireAssignment;
 
 /** The identifiers a dispatch answers with, in either shape; a replay answers the same. */
 export interface Dispatched {

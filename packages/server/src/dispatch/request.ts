@@ -1,14 +1,8 @@
+import type { ManualRunRequest } from '@hub/schemas';
 import { createHash } from 'node:crypto';
 
-/** A dispatch as either shape asks for it (DECISIONS.md, Dispatch). */
-export interface DispatchRequest {
-  projectSlug: string;
-  expectedVersionId?: string;
-  trigger: string;
-  actor: string;
-  deliveryKey: string;
-  input?: string;
-}
+/** A dispatch as either shape asks for it (DECISIONS.md, Dispatch): the document's ManualRunRequest. */
+export type DispatchRequest = ManualRunRequest;
 
 /** What makes two dispatches the same request: everything but the shape and the key itself. */
 export function digestOf(request: DispatchRequest): Buffer {
