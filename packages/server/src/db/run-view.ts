@@ -1,7 +1,8 @@
+import type { Run } from '@hub/schemas';
 import type { Sql } from 'postgres';
 
 /** A run of the organization with its executions, as GET /api/v1/runs/{id} answers it. */
-export async function runView(sql: Sql, organizationId: string, triggerRunId: string): Promise<Record<string, unknown> | undefined> {
+export async function runView(sql: Sql, organizationId: string, triggerRunId: string): Promise<Run | undefined> {
   const [run] = await sql<Record<string, unknown>[]>`
     select r.id as "triggerRunId", p.slug as "projectSlug", r.trigger_name as "trigger", r.actor, r.delivery_key as "deliveryKey",
       r.status, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt",
@@ -22,5 +23,5 @@ export async function runView(sql: Sql, organizationId: string, triggerRunId: st
     startedAt: iso(execution.startedAt),
     finishedAt: iso(execution.finishedAt),
   }));
-  return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), executions };
+  return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), executions } as Run;
 }
