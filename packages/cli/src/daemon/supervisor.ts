@@ -61,20 +61,20 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
     /** Why the daemon stopped the process, and the stopping under way. */
     let stopped: { report: StatusReport; done: Promise<void> } | undefined;
     let exited: Promise<void> | undefined;
-    let idleTimer: NodeJS.Timeout | undefined;
-    let runtimeTimer: NodeJS.Timeout | undefined;
+    let idleTimer: Timer | undefined;
+    let runtimeTimer: Timer | undefined;
 
     const stop = (report: StatusReport) => {
       if (stopped !== undefined || exited !== undefined || child.pid === undefined) return;
-      clearTimeout(idleTimer);
-      clearTimeout(runtimeTimer);
+      idleTimer?.clear();
+      runtimeTimer?.clear();
       stopped = { report, done: stopGroup(child.pid, graceMs) };
     };
     const idleMs = assignment.idleTimeoutMs;
     const armIdle = () => {
       if (idleMs === null || stopped !== undefined) return;
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => stop(timedOut(`no output for ${duration(idleMs)} (the idle timeout)`)), idleMs);
+      idleTimer?.clear();
+      idleTimer = after(idleMs, () => stop(timedOut(`no output for ${duration(idleMs)} (the idle timeout)`)));
     };
     const onAbort = () => stop(cancelled(options.signal));
 
@@ -82,7 +82,7 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
       options.onStatus?.({ status: 'running' });
       armIdle();
       const limit = assignment.maxRuntimeMs;
-      runtimeTimer = setTimeout(() => stop(timedOut(`ran longer than ${duration(limit)} (the maximum runtime)`)), limit);
+      runtimeTimer = after(limit, () => stop(timedOut(`ran longer than ${duration(limit)} (the maximum runtime)`)));
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (options.signal?.aborted) onAbort();
     });
@@ -95,8 +95,8 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
       exited = (stopped?.done ?? stopGroup(pid, graceMs)).then(() => closeSoon(child.stdout, child.stderr));
     });
     child.on('close', (code, signal) => {
-      clearTimeout(idleTimer);
-      clearTimeout(runtimeTimer);
+      idleTimer?.clear();
+      runtimeTimer?.clear();
       options.signal?.removeEventListener('abort', onAbort);
       void Promise.resolve(exited).then(() => {
         if (spawnError !== undefined) resolve({ status: 'failed', message: `Cannot start ${program}: ${spawnMessage(spawnError)}.` });
@@ -149,4 +149,21 @@ function duration(ms: number): string {
   if (ms < 1_000) return `${ms} ms`;
   if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
   return `${Math.round(ms / 6_000) / 10} min`;
+}
+
+/** Node's timers fire at once past 2^31 - 1 ms (about 24.8 days): longer waits are taken in steps. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+interface Timer {
+  clear(): void;
+}
+
+/** Calls `fire` after `ms`, however long that is. */
+export function after(ms: number, fire: () => void): Timer {
+  let handle: NodeJS.Timeout;
+  const arm = (left: number) => {
+    handle = setTimeout(() => (left > LONGEST_TIMER_MS ? arm(left - LONGEST_TIMER_MS) : fire()), Math.min(left, LONGEST_TIMER_MS));
+  };
+  arm(ms);
+  return { clear: () => clearTimeout(handle) };
 }
