@@ -592,14 +592,18 @@ export interface components {
                 mode?: string;
                 model?: string;
             };
-            /** @description Rendered: inputs and the prompt variable filled in. */
+            /** @description Rendered: inputs and the prompt variable filled in. No limit of its own: `maxLength` is the bound that PostgreSQL sets on the stored assignment (255 MiB). */
             prompt: string;
             inputs: {
                 [key: string]: string;
             };
             actor: string;
+            /** Format: int64 */
             maxRuntimeMs: number;
-            /** @description Stop the agent after this long without output; null: no limit. */
+            /**
+             * Format: int64
+             * @description Stop the agent after this long without output; null: no limit.
+             */
             idleTimeoutMs: number | null;
         };
         AssignmentAnswer: {
@@ -624,7 +628,10 @@ export interface components {
              * @description The revision.
              */
             versionId: string;
-            /** @description The revision number: 1, 2, 3… per project, without gaps. */
+            /**
+             * Format: int32
+             * @description The revision number: 1, 2, 3… per project, without gaps.
+             */
             version: number;
             /** @description True: the revision is now the active configuration. */
             active: boolean;
@@ -692,7 +699,7 @@ export interface components {
              * @description Retire the active daemon that has the name, if any, instead of answering 409.
              * @default false
              */
-            replace: boolean;
+            replace?: boolean;
         };
         /** @description Shape A's dispatch errors, exactly as the specification gives them. */
         ErrorA: {
@@ -712,6 +719,7 @@ export interface components {
              * @enum {unknown}
              */
             status: "spawning" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled" | "lost";
+            /** Format: int32 */
             exitCode: number | null;
             message: string | null;
             /** Format: date-time */
@@ -721,7 +729,7 @@ export interface components {
             /** Format: date-time */
             finishedAt: string | null;
         };
-        /** @description One problem with the request body (`request.*` codes) or with the YAML it carries (the compiler's codes). */
+        /** @description One problem with the request body (`request.*` codes) or with the YAML it carries (the compiler's codes). Its strings may quote the request (an unknown member's name, a path): `maxLength` is only the bound that the body size sets. */
         FieldIssue: {
             /** @description RFC 6901 JSON Pointer into the YAML document (`/triggers/0/steps/1/agent/provider`), or into the request body for `request.*` issues (`/partials/3/path`). */
             pointer: string;
@@ -734,9 +742,15 @@ export interface components {
             message: string;
             /** @description The bundle file or partial the issue is in, where there is one. */
             file?: string;
-            /** @description 1-based line of the offending YAML node. */
+            /**
+             * Format: int32
+             * @description 1-based line of the offending YAML node.
+             */
             line?: number;
-            /** @description 1-based column, in Unicode code points. */
+            /**
+             * Format: int32
+             * @description 1-based column, in Unicode code points.
+             */
             column?: number;
         };
         /** @description A file as text. */
@@ -1057,12 +1071,15 @@ export interface components {
         Problem: {
             /**
              * Format: uri
-             * @description `{problem_base}/problems/<code>`.
+             * @description `{problem_base}/problems/<code>` (`maxLength` is only the bound that the configured base URL, an environment variable, sets).
              */
             type: string;
             /** @description The code's title, the same for every problem with that code. */
             title: string;
-            /** @description The HTTP status. */
+            /**
+             * Format: int32
+             * @description The HTTP status.
+             */
             status: number;
             /** @description What went wrong in this case, for people. */
             detail: string;
@@ -1076,7 +1093,7 @@ export interface components {
              * @description The X-Request-Id of the request.
              */
             requestId: string;
-            /** @description Field issues, on validation failures (400, 422): all of them, in a stable order. */
+            /** @description Field issues, on validation failures (400, 422): all of them, in a stable order; on a 422 capped, with a final `issues.truncated` (`maxItems` is only the bound that the body size sets on a 400). */
             issues?: components["schemas"]["FieldIssue"][];
             /** @description On a 403 for scope: the scope the API key lacks. */
             requiredScope?: components["schemas"]["Scope"];
@@ -1085,8 +1102,11 @@ export interface components {
              * @description On a stale `expectedVersionId` (dispatch): the active revision's versionId.
              */
             activeVersionId?: string;
-            /** @description On a report about a finished execution: how it ended. */
-            executionStatus?: string;
+            /**
+             * @description On a report about a finished execution: how it ended.
+             * @enum {string}
+             */
+            executionStatus?: "spawning" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled" | "lost";
         };
         /** @description A problem type in the list of them. */
         ProblemSummary: {
@@ -1194,7 +1214,10 @@ export interface components {
             name: string;
             /** Format: uuid */
             revisionId: string;
-            /** @description The revision number: 1, 2, 3… per trigger. */
+            /**
+             * Format: int32
+             * @description The revision number: 1, 2, 3… per trigger.
+             */
             version: number;
             active: boolean;
         };
@@ -1445,7 +1468,7 @@ export interface components {
                     status: 422;
                     /** @constant */
                     code: "invalid_configuration";
-                    issues: unknown;
+                    issues: components["schemas"]["FieldIssue"][];
                 };
             };
         };
@@ -1483,7 +1506,7 @@ export interface components {
                     status: 422;
                     /** @constant */
                     code: "invalid_trigger";
-                    issues: unknown;
+                    issues: components["schemas"]["FieldIssue"][];
                 };
             };
         };
@@ -1967,8 +1990,8 @@ export interface components {
     headers: {
         /** @description The request's id: the client's own X-Request-Id when it sent a UUID, otherwise a new one. Equal to a problem's `requestId`. */
         "X-Request-Id": string;
-        /** @description The authentication scheme the operation takes: `Bearer realm="hub"`. */
-        "WWW-Authenticate": string;
+        /** @description The authentication scheme the operation takes: `Bearer realm="hub"` (an API key), `Bearer realm="hub-admin"` (the admin token, on the operator API) or `Hub-Signature realm="hub"` (a signed daemon request). */
+        "WWW-Authenticate": "Bearer realm=\"hub\"" | "Bearer realm=\"hub-admin\"" | "Hub-Signature realm=\"hub\"";
     };
     pathItems: never;
 }
