@@ -162,6 +162,7 @@ describe('the OpenAPI document', () => {
     }
     const body = byId('installConfiguration').requestBody as Json;
     expect(((body.content as Json)['application/json'] as Json).schema).toEqual({
+      description: expect.any(String),
       oneOf: [{ $ref: '#/components/schemas/ConfigurationRequest' }, { $ref: '#/components/schemas/LegacyConfigurationRequest' }],
     });
     expect(checker.checkRequest('POST', TOKENS, undefined)).toEqual([]);

@@ -111,7 +111,7 @@ function describe(error: ErrorObject, place: Place): FieldIssue {
       return at('request.required', `${name(base)} lacks its required member "${missing}".`);
     }
     case 'shape':
-      return at('request.shape', `${name(base)} matches none of the shapes it may take${typeof schema.description === 'string' ? `: ${schema.description.replace(/\.$/, '')}` : ''}.`);
+      return at('request.shape', `${name(base)} matches none of the shapes it may take${typeof schema.description === 'string' ? `: ${lowerFirst(schema.description).replace(/\.$/, '')}` : ''}.`);
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const allowed = Object.keys((schema.properties ?? {}) as object);
@@ -163,6 +163,10 @@ function fieldName(pointer: string): string {
   const last = segments.at(-1) as string;
   if (/^\d+$/.test(last)) return segments.length === 1 ? `Item ${last}` : `Item ${last} of "${segments.at(-2) as string}"`;
   return `The field "${last}"`;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function typeName(type: unknown): string {
