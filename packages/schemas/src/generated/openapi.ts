@@ -309,7 +309,7 @@ export interface paths {
         };
         /**
          * This OpenAPI document
-         * @description The OpenAPI 3.1 document of the public API. Needs no credential.
+         * @description The OpenAPI 3.1 document of the hub's HTTP API, as committed (`@hub/schemas/openapi.json`). Needs no credential.
          */
         get: operations["openApiDocument"];
         put?: never;
@@ -609,6 +609,11 @@ export interface components {
         AssignmentAnswer: {
             assignment: components["schemas"]["Assignment"];
         };
+        /** @description A file of a legacy bundle: the hub file `.hub/hub.yml`, whose content is YAML described by `HubLegacyHubFile`; a workflow `.hub/workflows/<name>.yml`, whose content is a `HubLegacyWorkflow`; or a partial the workflows include (Markdown). Any other path is a 422 field issue. */
+        BundleFile: {
+            /** @description YAML for the hub file (`HubLegacyHubFile`) and workflows (`HubLegacyWorkflow`); Markdown for partials. */
+            content?: unknown;
+        } & components["schemas"]["FileEntry"];
         /**
          * Shape A
          * @description Shape A: the configuration as one YAML document, with the partials its prompts include.
@@ -972,24 +977,7 @@ export interface components {
             /** @description The project; the API key fixes the organization. */
             projectSlug: string;
             /** @description The bundle: `.hub/hub.yml` (a `HubLegacyHubFile`), every workflow `.hub/workflows/<name>.yml` (a `HubLegacyWorkflow`), and each partial the workflows include, under `.hub/workflows/partials/`. At most 100 files of 1,000,000 characters (more is a 422 field issue; `maxItems` is only the bound that the body size sets). */
-            files: (components["schemas"]["LegacyHubFileEntry"] | components["schemas"]["LegacyWorkflowFileEntry"] | components["schemas"]["FileEntry"])[];
-        };
-        /**
-         * Hub file
-         * @description The hub file of a legacy bundle, whose content is YAML described by `HubLegacyHubFile`.
-         */
-        LegacyHubFileEntry: {
-            /** @constant */
-            path: ".hub/hub.yml";
-            content: string;
-        };
-        /**
-         * Workflow
-         * @description A workflow of a legacy bundle, whose content is YAML described by `HubLegacyWorkflow`.
-         */
-        LegacyWorkflowFileEntry: {
-            path: string;
-            content: string;
+            files: components["schemas"]["BundleFile"][];
         };
         ManualRunA: {
             deliveryKey: string;
@@ -2323,6 +2311,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "Send a valid, unrevoked API key as Authorization: Bearer <key>.",
+                     *       "code": "unauthorized",
+                     *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @constant */
                         code?: "unauthorized";
@@ -2346,6 +2344,17 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorA"];
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/insufficient_scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the scope runs:dispatch.",
+                     *       "code": "insufficient_scope",
+                     *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                     *       "requiredScope": "runs:dispatch"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"] & {
                         /** @constant */
                         code?: "insufficient_scope";
@@ -2664,6 +2673,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Hub API",
+                     *         "version": "0.1.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: Record<string, never>;
@@ -3034,6 +3053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#reference' }); */
                     "text/javascript": string;
                 };
             };
@@ -3059,8 +3079,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example .swagger-ui { font-family: sans-serif } */
                     "text/css": string;
+                    /** @example !function(e,t){…}(this) */
                     "text/javascript": string;
+                    /** @example (the bytes of the PNG file) */
                     "image/png": string;
                 };
             };

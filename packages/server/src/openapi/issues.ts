@@ -20,7 +20,7 @@ export interface SchemaAccess {
 /**
  * The validator's errors as field issues: one function for every request (STYLE.md, practice 4).
  * A `oneOf`/`anyOf` is collapsed to the branch that came closest (checked on its own; a tie
- * between `oneOf` branches is one `request.shape` issue), an object with `const` members (a
+ * between `oneOf` branches is one `request.shape` issue, between `anyOf` branches the first wins), an object with `const` members (a
  * JWK) is one value, reported once at itself, unknown members get a "did you mean", and nothing
  * is said twice.
  */
@@ -54,8 +54,8 @@ function collapseCombinators(errors: ErrorObject[], access: SchemaAccess): Error
     const closest = branches.filter((branch) => score(branch) === best);
     let replacement: ErrorObject[];
     if (closest.length > 1 && combinator.keyword === 'oneOf') replacement = [{ ...combinator, keyword: 'shape' }];
-    // Of equally close anyOf branches, the last: they go from the particular to the general.
-    else replacement = closest.at(-1) ?? [combinator];
+    // Of equally close anyOf branches, the first: the general one comes first (a bundle file).
+    else replacement = closest[0] ?? [combinator];
     const index = kept.indexOf(combinator);
     const before = kept.slice(0, index).filter((error) => !under(error.instancePath, at));
     const after = kept.slice(index + 1).filter((error) => !under(error.instancePath, at));
@@ -81,19 +81,35 @@ function collapseKinds(errors: ErrorObject[], access: SchemaAccess): ErrorObject
   return kept;
 }
 
+/** Per schema access, per schema path: where the error's one-value object is, if it is in one. */
+const kinds = new WeakMap<SchemaAccess, Map<string, { up: number; description: unknown } | null>>();
+
 function kindOf(error: ErrorObject, access: SchemaAccess): ErrorObject | undefined {
+  let known = kinds.get(access);
+  if (known === undefined) kinds.set(access, (known = new Map()));
+  let kind = known.get(error.schemaPath);
+  if (kind === undefined) {
+    kind = findKind(error.schemaPath, access);
+    known.set(error.schemaPath, kind);
+  }
+  if (kind === null) return undefined;
+  const instancePath = kind.up === 0 ? error.instancePath : error.instancePath.slice(0, error.instancePath.lastIndexOf('/'));
+  return { ...error, keyword: 'kind', instancePath, params: { description: kind.description } };
+}
+
+/** The object whose member failed (…/properties/<name>/<keyword>: up 1), or the object itself (…/required: up 0), if it has `const` members. */
+function findKind(schemaPath: string, access: SchemaAccess): { up: number; description: unknown } | null {
   const hasConst = (schema: Record<string, unknown> | undefined) =>
     Object.values((schema?.properties ?? {}) as Record<string, unknown>).some((property) => property !== null && typeof property === 'object' && 'const' in property);
-  // The object whose member failed (…/properties/<name>/<keyword>), or the object itself (…/required).
-  const member = /^(.*)\/properties\/[^/]+\/[^/]+$/.exec(error.schemaPath);
-  const candidates: [string, string][] = [];
-  if (member !== null) candidates.push([member[1] as string, error.instancePath.slice(0, error.instancePath.lastIndexOf('/'))]);
-  candidates.push([error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/')), error.instancePath]);
-  for (const [schemaPath, instancePath] of candidates) {
-    const schema = access.schemaAt(schemaPath);
-    if (hasConst(schema)) return { ...error, keyword: 'kind', instancePath, params: { description: schema?.description } };
+  const member = /^(.*)\/properties\/[^/]+\/[^/]+$/.exec(schemaPath);
+  const candidates: [string, number][] = [];
+  if (member !== null) candidates.push([member[1] as string, 1]);
+  candidates.push([schemaPath.slice(0, schemaPath.lastIndexOf('/')), 0]);
+  for (const [path, up] of candidates) {
+    const schema = access.schemaAt(path);
+    if (hasConst(schema)) return { up, description: schema?.description };
   }
-  return undefined;
+  return null;
 }
 
 function describe(error: ErrorObject, place: Place): FieldIssue {
@@ -127,7 +143,7 @@ function describe(error: ErrorObject, place: Place): FieldIssue {
     case 'enum':
       return at('request.enum', `${name(base)} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}.`);
     case 'kind':
-      return at('request.type', `${name(base)} is not the kind of value it must be${typeof params.description === 'string' ? `: ${params.description.replace(/\.$/, '')}` : ''}.`);
+      return at('request.type', `${name(base)} is not the kind of value it must be${typeof params.description === 'string' ? `: ${lowerFirst(params.description).replace(/\.$/, '')}` : ''}.`);
     case 'pattern':
       if (typeof error.data === 'string' && FORBIDDEN.test(error.data)) {
         return at('request.text', `${name(base)} holds a NUL character or a lone surrogate (U+D800 to U+DFFF), which the hub does not store; remove it.`);

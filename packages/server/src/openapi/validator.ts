@@ -1,10 +1,9 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { HttpProblem, type FieldIssue } from '../problems/problem.js';
 import { escape, type Node, type OperationSpec, type Parameter } from './contract.js';
+import { documentAjv } from './ajv.js';
 import { toIssues, type SchemaAccess } from './issues.js';
 
-const addFormats = addFormatsModule.default;
 const DOCUMENT_ID = 'urn:hub:openapi';
 
 /** What a request carries, as the handler receives it once it is valid. */
@@ -26,24 +25,29 @@ export interface RequestValidator {
  * (in tests) against the response of their status.
  */
 export class ContractValidator {
+  /** Every error, with its schema: for the issues, once a request has failed. */
   private readonly ajv: Ajv2020;
+  /** The first error only: the pass every request takes. */
+  private readonly quick: Ajv2020;
   private readonly responses = new Map<string, ValidateFunction | null>();
   private readonly branches = new Map<string, ValidateFunction>();
 
   constructor(private readonly document: Node) {
     // verbose: the errors carry their schema, which the issues quote (allowed members, hints).
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, validateFormats: true });
-    addFormats(this.ajv);
+    this.ajv = documentAjv(true);
     this.ajv.addSchema(document, DOCUMENT_ID);
+    this.quick = documentAjv(false);
+    this.quick.addSchema(document, DOCUMENT_ID);
   }
 
-  /** A schema of the document by JSON Pointer, compiled. */
-  compile(pointer: string): ValidateFunction {
-    return this.ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
+  /** A schema of the document by JSON Pointer, compiled (`quick`: to say yes or no, and no more). */
+  compile(pointer: string, quick = false): ValidateFunction {
+    return (quick ? this.quick : this.ajv).compile({ $ref: `${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
   }
 
   /** What the issues need of the document, for a schema compiled from `root` (a JSON Pointer). */
   access(root: string): SchemaAccess {
+    const schemas = new Map<string, Record<string, unknown> | null>();
     return {
       branch: (schema, data) => {
         const key = JSON.stringify(schema);
@@ -54,17 +58,24 @@ export class ContractValidator {
         }
         return validate(data) ? [] : [...(validate.errors ?? [])];
       },
-      // ajv gives schema paths from the document's root for referenced components, else from the compiled schema's.
+      // ajv gives schema paths from the document's root (with its id, or for referenced
+      // components), else from the compiled schema's; looked up once each.
       schemaAt: (schemaPath) => {
-        const path = schemaPath.replace(/^#/, '');
-        const node = this.at(path.startsWith('/components/') ? path : `${root}${path}`);
-        return node !== null && typeof node === 'object' ? (node as Record<string, unknown>) : undefined;
+        let found = schemas.get(schemaPath);
+        if (found === undefined) {
+          const path = schemaPath.slice(schemaPath.indexOf('#') + 1);
+          const absolute = schemaPath.startsWith(DOCUMENT_ID) || path.startsWith('/components/');
+          const node = this.at(absolute ? path : `${root}${path}`);
+          found = node !== null && typeof node === 'object' ? (node as Record<string, unknown>) : null;
+          schemas.set(schemaPath, found);
+        }
+        return found ?? undefined;
       },
     };
   }
 
   request(operation: OperationSpec): RequestValidator {
-    const body = operation.body === undefined ? undefined : this.compile(operation.body.pointer);
+    const body = operation.body === undefined ? undefined : { quick: this.compile(operation.body.pointer, true), detailed: this.compile(operation.body.pointer) };
     const bodyAccess = operation.body === undefined ? undefined : this.access(operation.body.pointer);
     const path = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'path'));
     const query = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'query'));
@@ -76,8 +87,8 @@ export class ContractValidator {
         if (operation.body !== undefined && body !== undefined) {
           if (input.body === undefined) {
             if (operation.body.required) issues.push({ pointer: '', code: 'request.required', message: 'The operation takes a JSON body; send one.' });
-          } else if (!body(input.body)) {
-            issues.push(...toIssues(body.errors ?? [], { in: 'body' }, bodyAccess as SchemaAccess));
+          } else if (!body.quick(input.body) && !body.detailed(input.body)) {
+            issues.push(...toIssues(body.detailed.errors ?? [], { in: 'body' }, bodyAccess as SchemaAccess));
           }
         }
         if (issues.length > 0) throw new HttpProblem('invalid_request', 'The request is not what this operation takes; see issues.', { issues });
@@ -115,6 +126,8 @@ export class ContractValidator {
       required: list.filter((parameter) => parameter.required).map((parameter) => parameter.name),
     };
     const validate = list.length === 0 ? undefined : this.ajv.compile(schema);
+    const quick = list.length === 0 ? undefined : this.quick.compile(schema);
+    const access = this.access('');
     return {
       check: (values: Record<string, unknown>, where: 'path' | 'query', issues: FieldIssue[]): Record<string, unknown> => {
         if (validate === undefined) return {};
@@ -123,10 +136,10 @@ export class ContractValidator {
           const value = values[parameter.name];
           if (value !== undefined) coerced[parameter.name] = coerce(value, parameter.schema);
         }
-        if (!validate(coerced)) {
+        if (!(quick as ValidateFunction)(coerced) && !validate(coerced)) {
           for (const error of validate.errors ?? []) {
             const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.split('/')[1] ?? '';
-            issues.push(...toIssues([{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }], { in: where, name }, this.access('')));
+            issues.push(...toIssues([{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }], { in: where, name }, access));
           }
         }
         return coerced;
