@@ -111,6 +111,9 @@ describe('the OpenAPI document', () => {
           expect(resolved.content, pointer).toBeUndefined();
           continue;
         }
+        for (const [type, content] of Object.entries(resolved.content as Json)) {
+          expect((content as Json).example ?? (content as Json).examples, `${pointer} ${status} ${type} has an example`).toBeDefined();
+        }
         const media = Object.keys(resolved.content as Json);
         if (status === '200' && (operation.tags as string[]).includes('Documentation')) continue;
         // Shape A's dispatch answers its 400, and its actor 403, with the specification's { error } bodies.
