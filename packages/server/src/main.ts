@@ -103,7 +103,6 @@ async function main(): Promise<void> {
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(sql, pool.compile, log, {
       problemBase: config.problemBase ?? origin,
-      publicUrl: origin,
       adminToken: admin.value,
       maxBodyBytes: MAX_BODY_BYTES,
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',

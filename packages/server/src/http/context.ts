@@ -11,7 +11,7 @@ export interface RequestContext {
   prefetched?: unknown;
   /** Why the body, read before the key check, was refused (see `scoped`'s `bodyFirst`). */
   bodyError?: unknown;
-  /** The body as the route's reader returned it (see `Route.read`). */
+  /** The request's body and parameters, once the document's validator has let them through. */
   input?: unknown;
 }
 
