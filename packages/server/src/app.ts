@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Hub } from './hub.js';
-import { mountOperations } from './http/mount.js';
+import { mountFallback, mountOperations } from './http/mount.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
@@ -28,7 +28,7 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
-  mountOperations(app, hub, document, new ContractValidator(document), {
+  const operations = mountOperations(app, hub, document, new ContractValidator(document), {
     ...projectHandlers(),
     ...configurationHandlers(hub),
     ...triggerHandlers(hub),
@@ -39,6 +39,7 @@ export function createApp(hub: Hub): Express {
     ...operationHandlers(hub),
     ...documentationHandlers(),
   });
+  mountFallback(app, operations);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;
 }

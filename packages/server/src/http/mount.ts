@@ -14,9 +14,9 @@ import type { Handler, Handlers, OperationId } from './operation.js';
  * Mounts every operation of the document on its handler, by operationId: an operation without a
  * handler, or a handler without an operation, stops the hub here. Each request goes through its
  * operation's authentication (from `security`), its JSON body, the document's validator, then the
- * handler; what no operation matches is a 405 (with Allow) for a known path, else a 404.
+ * handler. Returns the operations, for `mountFallback`.
  */
-export function mountOperations(app: Express, hub: Hub, document: Node, validator: ContractValidator, handlers: Handlers): void {
+export function mountOperations(app: Express, hub: Hub, document: Node, validator: ContractValidator, handlers: Handlers): OperationSpec[] {
   const operations = operationsOf(document);
   const documented = new Set(operations.map((operation) => operation.operationId));
   const stray = Object.keys(handlers).filter((id) => !documented.has(id));
@@ -28,7 +28,7 @@ export function mountOperations(app: Express, hub: Hub, document: Node, validato
     const chain = [...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []), ...steps(hub, validator, operation, handler)];
     app[operation.method === 'GET' ? 'get' : 'post'](operation.expressPath, ...chain);
   }
-  fallback(app, operations);
+  return operations;
 }
 
 function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec, handler: Handler<OperationId>): RequestHandler[] {
@@ -119,7 +119,8 @@ function checkResponses(hub: Hub, validator: ContractValidator, operation: Opera
   };
 }
 
-function fallback(app: Express, operations: OperationSpec[]): void {
+/** What no route answered: a 405 (with Allow) on a documented path, else a 404, both as problems. */
+export function mountFallback(app: Express, operations: OperationSpec[]): void {
   const patterns = operations.map((operation) => ({
     method: operation.method,
     regex: new RegExp(`^${operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z]+\}/g, '[^/]+')}/?$`),
