@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
+import { AccountRepository } from './db/accounts.js';
 import { ApiKeyRepository } from './db/api-keys.js';
 import { DaemonRepository } from './db/daemons.js';
 import { OrganizationRepository } from './db/organizations.js';
@@ -32,6 +33,8 @@ export class Hub {
   readonly daemons: DaemonRepository;
   readonly runs: RunRepository;
   readonly executions: ExecutionRepository;
+  /** People: accounts, memberships, the setup link (the dashboard's store is accounts/store.ts). */
+  readonly accounts: AccountRepository;
 
   /**
    * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the
@@ -58,5 +61,6 @@ export class Hub {
     this.revisions = new RevisionRepository(sql);
     this.triggers = new TriggerRepository(sql);
     this.daemons = new DaemonRepository(sql);
+    this.accounts = new AccountRepository(sql);
   }
 }

@@ -1,0 +1,49 @@
+import type { Sql } from 'postgres';
+
+// The advisory lock class of sign-in keys (the second key is the key's hash).
+const LOCK_CLASS = 7311;
+
+/**
+ * Failed sign-ins, one row per key (`account:<email>`, `address:<ip>`) and attempt, counted in
+ * PostgreSQL so that throttling holds across hub instances.
+ */
+export class SignInFailureRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Records an attempt under each key before its password is checked, unless a key already
+   * has `limit` rows since `since`: then nothing is recorded and the answer is undefined. The
+   * keys are locked (advisory, in name order) for the count and the insert, so concurrent
+   * attempts on any instance are counted one after the other and no more than `limit` pass.
+   */
+  async recordUnlessOver(keys: { key: string; limit: number }[], at: Date, since: Date): Promise<string[] | undefined> {
+    const names = keys.map(({ key }) => key).sort();
+    return this.sql.begin(async (tx) => {
+      for (const key of names) await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${key}))`;
+      const counts = await tx<{ key: string; count: number }[]>`
+        select key, count(*)::int as count from sign_in_failures
+        where key = any(${names}::text[]) and failed_at > ${since}
+        group by key`;
+      const over = keys.some(({ key, limit }) => (counts.find((row) => row.key === key)?.count ?? 0) >= limit);
+      if (over) return undefined;
+      const rows = await tx<{ id: string }[]>`
+        insert into sign_in_failures (key, failed_at) select unnest(${names}::text[]), ${at} returning id`;
+      return rows.map((row) => String(row.id));
+    });
+  }
+
+  /** Drops rows recorded for an attempt that turned out not to be a failure. */
+  async forget(ids: string[]): Promise<void> {
+    await this.sql`delete from sign_in_failures where id = any(${ids}::bigint[])`;
+  }
+
+  /** Clears a key's failures (a successful sign-in clears its account's). */
+  async clear(key: string): Promise<void> {
+    await this.sql`delete from sign_in_failures where key = ${key}`;
+  }
+
+  /** Drops rows too old to count. */
+  async prune(before: Date): Promise<void> {
+    await this.sql`delete from sign_in_failures where failed_at <= ${before}`;
+  }
+}
