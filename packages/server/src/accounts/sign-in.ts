@@ -1,0 +1,59 @@
+import { isIPv4 } from 'node:net';
+import type { Sql } from 'postgres';
+import { AccountRepository } from '../db/accounts.js';
+import { SignInFailureRepository } from '../db/sign-in-failures.js';
+import { normalizeEmail } from './input.js';
+import { PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
+import type { Sessions } from './sessions.js';
+
+/** Failures counted within this window... */
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+/** ...after this many for one e-mail, its sign-ins are refused until the window has moved on. */
+export const THROTTLE_PER_ACCOUNT = 5;
+/** ...and after this many from one address (shared addresses make it larger than the account's). */
+export const THROTTLE_PER_ADDRESS = 20;
+
+export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
+
+/**
+ * Checks an e-mail and password. A wrong e-mail and a wrong password answer alike and take as
+ * long (an unknown e-mail still costs one scrypt). Once an e-mail or an address has had too
+ * many failures, the answer is `throttled` without the password being checked.
+ */
+export async function signIn(sql: Sql, sessions: Sessions, email: string, password: string, address: string): Promise<SignInResult> {
+  const failures = new SignInFailureRepository(sql);
+  const accounts = new AccountRepository(sql);
+  const normalized = normalizeEmail(email);
+  const accountKey = `account:${normalized}`;
+  const addressKey = `address:${normalizeAddress(address)}`;
+  const now = sessions.now();
+  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+  const attempt = await failures.recordUnlessOver(
+    [
+      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
+      { key: addressKey, limit: THROTTLE_PER_ADDRESS },
+    ],
+    now,
+    since,
+  );
+  // Refused unchecked, and not recorded: the throttle lifts a window after the last real failure.
+  if (attempt === undefined) return { ok: false, reason: 'throttled' };
+  const account = await accounts.byEmail(normalized);
+  const right =
+    [...password].length <= PASSWORD_LENGTH.max &&
+    (account === undefined ? await verifyNothing(password) : await verifyPassword(password, account.passwordHash));
+  if (!right || account === undefined) {
+    await failures.prune(since);
+    return { ok: false, reason: 'invalid' };
+  }
+  await failures.clear(accountKey);
+  await failures.forget(attempt);
+  const organization = (await accounts.memberships(account.id))[0];
+  return { ok: true, sessionSecret: await sessions.start(account.id, organization?.organizationId) };
+}
+
+/** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */
+function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(.+)$/i.exec(address);
+  return mapped !== null && isIPv4(mapped[1] as string) ? (mapped[1] as string) : address.toLowerCase();
+}

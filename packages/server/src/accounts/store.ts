@@ -1,0 +1,28 @@
+import type { Sql } from 'postgres';
+import { AccountRepository } from '../db/accounts.js';
+import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
+import { Sessions } from './sessions.js';
+import { completeSetup, issueSetupToken } from './setup.js';
+import { signIn } from './sign-in.js';
+import type { DashboardStore, DashboardStoreOptions } from './types.js';
+
+export type { Account, ApiKeyRow, DashboardStore, DashboardStoreOptions, Membership, SessionView } from './types.js';
+export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS } from './sessions.js';
+export { THROTTLE_PER_ACCOUNT, THROTTLE_PER_ADDRESS, THROTTLE_WINDOW_MS } from './sign-in.js';
+
+/** Everything the dashboard stores, over the hub's database (PostgreSQL is the system of record). */
+export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): DashboardStore {
+  const sessions = new Sessions(sql, options);
+  return {
+    setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
+    issueSetupToken: () => issueSetupToken(sql),
+    completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),
+    signIn: (email, password, address) => signIn(sql, sessions, email, password, address),
+    session: (secret) => sessions.view(secret),
+    signOut: (secret) => sessions.end(secret),
+    switchOrganization: (secret, slug) => sessions.switchOrganization(secret, slug),
+    apiKeys: (organizationId) => apiKeys(sql, organizationId),
+    createApiKey: (accountId, organizationId, key) => createApiKey(sql, accountId, organizationId, key),
+    revokeApiKey: (accountId, organizationId, keyId) => revokeApiKey(sql, accountId, organizationId, keyId),
+  };
+}
