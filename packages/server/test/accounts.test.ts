@@ -102,15 +102,10 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     expect(await db.sql`select 1 from sessions where digest = ${sha256(secret)}`).toHaveLength(1);
     expect((await store.session(secret))?.current?.organizationId).toBe(owner.organizationId);
 
-    const started = performance.now();
     const wrong = await store.signIn(owner.email, 'wrong password!', from);
-    const known = performance.now() - started;
     const unknown = await store.signIn('nobody@example.com', PASSWORD, from);
-    const elapsed = performance.now() - started - known;
     expect(wrong).toEqual({ ok: false, reason: 'invalid' });
     expect(unknown).toEqual(wrong);
-    // An unknown e-mail still costs a scrypt (about as long as a known one, far from nothing).
-    expect(elapsed).toBeGreaterThan(known / 4);
   });
 
   it('throttles an account after 5 failures in 15 minutes, across instances, and lets it in after', async () => {
