@@ -1,0 +1,90 @@
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { clearedSessionCookie, readCookie, SESSION_COOKIE } from './cookies.js';
+import { messagePage } from './pages/index.js';
+import type { MessagePageProps } from './pages/index.js';
+import { PAGE_HEADERS, sameOrigin } from './security.js';
+import type { DashboardStore, Membership, SessionView } from './store.js';
+
+export interface DashboardLog {
+  warn(message: string, fields?: object): void;
+}
+
+export interface DashboardOptions {
+  store: DashboardStore;
+  /** The hub's public URL: its origin is the only one whose forms are accepted; https makes the cookie Secure. */
+  publicUrl: string;
+  log?: DashboardLog | undefined;
+}
+
+/** Form bodies, parsed on the POST routes only, after the origin check. */
+export const formBody: RequestHandler = express.urlencoded({ extended: false, limit: '64kb' });
+
+/** An HTML answer (a page from pages/) with the dashboard's headers. */
+export function sendPage(res: Response, status: number, html: string): void {
+  res.status(status).set(PAGE_HEADERS).send(html);
+}
+
+export function sendMessage(res: Response, status: number, props: MessagePageProps): void {
+  sendPage(res, status, messagePage(props));
+}
+
+/** A redirect after a form (or to sign in): 303, so the browser follows with GET. */
+export function seeOther(res: Response, location: string): void {
+  res.status(303).set('Cache-Control', 'no-store').location(location).end();
+}
+
+/** Refuses, with 403, a POST whose Origin (or Referer) is not the hub's own. */
+export function refuseCrossSite(options: DashboardOptions): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (sameOrigin({ origin: req.get('origin'), referer: req.get('referer') }, options.publicUrl)) return next();
+    options.log?.warn('dashboard: cross-site form refused', { path: req.path, origin: req.get('origin') ?? null });
+    sendMessage(res, 403, {
+      title: 'Request refused',
+      message: 'This form was not sent from the hub’s own pages, so the hub did not act on it. Open the page again and resend the form.',
+      link: { href: '/', text: 'Go to the dashboard' },
+    });
+  };
+}
+
+/** The session secret in the request's cookie. An `Authorization` header is never read here. */
+export function sessionSecret(req: Request): string | undefined {
+  return readCookie(req.get('cookie'), SESSION_COOKIE) || undefined;
+}
+
+export interface Signed {
+  secret: string;
+  session: SessionView;
+}
+
+export async function currentSession(store: DashboardStore, req: Request): Promise<Signed | undefined> {
+  const secret = sessionSecret(req);
+  if (secret === undefined) return undefined;
+  const session = await store.session(secret);
+  return session ? { secret, session } : undefined;
+}
+
+/** The signed-in session, or undefined after redirecting to sign in (forgetting a stale cookie). */
+export async function requireSession(options: DashboardOptions, req: Request, res: Response): Promise<Signed | undefined> {
+  const signed = await currentSession(options.store, req);
+  if (signed) return signed;
+  if (sessionSecret(req) !== undefined) res.append('Set-Cookie', clearedSessionCookie(options.publicUrl));
+  seeOther(res, '/sign-in');
+  return undefined;
+}
+
+/** The current organization when the caller owns it; otherwise 403 and undefined. */
+export function requireOwner(res: Response, session: SessionView): Membership | undefined {
+  if (session.current?.role === 'owner') return session.current;
+  sendForbidden(res, session);
+  return undefined;
+}
+
+export function sendForbidden(res: Response, session: SessionView): void {
+  sendMessage(res, 403, {
+    title: 'Owners only',
+    message: 'Only owners of the organization manage its API keys.',
+    link: { href: '/keys', text: 'Back to API keys' },
+    session,
+  });
+}

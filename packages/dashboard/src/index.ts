@@ -1,0 +1,18 @@
+export { dashboardRouter } from './router.js';
+export type { DashboardLog, DashboardOptions } from './http.js';
+export { SCOPES } from './scopes.js';
+export type { Scope } from './scopes.js';
+export { SESSION_COOKIE } from './cookies.js';
+export { PAGE_POLICY } from './security.js';
+export type {
+  Account,
+  ApiKeyRow,
+  CreatedKey,
+  DashboardStore,
+  Membership,
+  SessionView,
+  SetupOrganization,
+  SetupOwner,
+  SetupResult,
+  SignInResult,
+} from './store.js';

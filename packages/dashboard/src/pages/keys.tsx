@@ -1,0 +1,114 @@
+import { SCOPES } from '../scopes.js';
+import type { ApiKeyRow } from '../store.js';
+import { Layout, Notice } from './layout.js';
+import { formatTime } from './format.js';
+import type { KeyFormValues, KeysPageProps } from './props.js';
+
+/** The organization's API keys; owners also create and revoke them. */
+export function KeysPage({ session, keys, form }: KeysPageProps) {
+  const current = session.current;
+  if (!current) {
+    return (
+      <Layout title="API keys" session={session}>
+        <h1>API keys</h1>
+        <p>You belong to no organization yet: ask an owner for an invitation.</p>
+      </Layout>
+    );
+  }
+  const owner = current.role === 'owner';
+  return (
+    <Layout title="API keys" session={session}>
+      <h1>API keys</h1>
+      <p class="muted">
+        Keys of <strong>{current.name}</strong>. The hub keeps only each key's prefix; a key's secret is shown once, when it is created.
+      </p>
+      {keys.length === 0 ? <p class="empty">No API keys yet: create one to use the API.</p> : <KeyTable keys={keys} owner={owner} />}
+      {owner ? <CreateKeyForm values={form ?? { name: '', scopes: [] }} /> : <p class="muted">Only owners create and revoke keys.</p>}
+    </Layout>
+  );
+}
+
+function KeyTable({ keys, owner }: { keys: ApiKeyRow[]; owner: boolean }) {
+  return (
+    <table class="list keys">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Created by</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Status</th>
+          {owner ? (
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => (
+          <tr key={key.id}>
+            <td data-label="Name">{key.name}</td>
+            <td data-label="Prefix">
+              <code>{key.prefix}</code>
+            </td>
+            <td data-label="Scopes">
+              <span class="scopes">
+                {key.scopes.map((scope) => (
+                  <code key={scope}>{scope}</code>
+                ))}
+              </span>
+            </td>
+            <td data-label="Created">
+              <time datetime={key.createdAt.toISOString()}>{formatTime(key.createdAt)}</time>
+            </td>
+            <td data-label="Created by">{key.createdBy ?? <span class="muted">—</span>}</td>
+            <td data-label="Last used">
+              {key.lastUsedAt ? <time datetime={key.lastUsedAt.toISOString()}>{formatTime(key.lastUsedAt)}</time> : <span class="muted">never</span>}
+            </td>
+            <td data-label="Status">
+              <span class={`status ${key.status}`}>{key.status}</span>
+            </td>
+            {owner ? (
+              <td data-label="">
+                {key.status === 'active' ? (
+                  <a class="button danger" href={`/keys/${encodeURIComponent(key.id)}/revoke`}>
+                    Revoke<span class="visually-hidden"> {key.name}</span>
+                  </a>
+                ) : null}
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CreateKeyForm({ values }: { values: KeyFormValues }) {
+  return (
+    <section aria-labelledby="create-key">
+      <h2 id="create-key">Create a key</h2>
+      <Notice message={values.message} />
+      <form class="stack" method="post" action="/keys">
+        <label for="key-name">Name</label>
+        <input id="key-name" name="name" required maxLength={200} value={values.name} aria-describedby="key-name-hint" />
+        <small id="key-name-hint" class="muted">
+          What the key is for, for people: "CI deploys", "laptop".
+        </small>
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label key={scope} class="check">
+              <input type="checkbox" name="scopes" value={scope} checked={values.scopes.includes(scope)} />
+              <code>{scope}</code>
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit">Create key</button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+import type { ComponentChildren } from 'preact';
+import type { SessionView } from '../store.js';
+
+export const STYLESHEET = '/assets/dashboard.css';
+export const SCRIPT = '/assets/dashboard.js';
+
+/** The frame of every page: head, the hub's band (with the account's menu when signed in), `main`. */
+export function Layout({ title, session, children }: { title: string; session?: SessionView | undefined; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Hub`}</title>
+        <link rel="stylesheet" href={STYLESHEET} />
+        <script src={SCRIPT} defer />
+      </head>
+      <body>
+        <header class="band">
+          <div class="site">
+            <a class="brand" href="/">
+              Hub
+            </a>
+            {session ? <AccountMenu session={session} /> : null}
+          </div>
+        </header>
+        <main>{children}</main>
+      </body>
+    </html>
+  );
+}
+
+function AccountMenu({ session }: { session: SessionView }) {
+  const { account, organizations, current } = session;
+  return (
+    <div class="menu">
+      {organizations.length > 1 ? (
+        <form class="inline" method="post" action="/organization">
+          <label class="visually-hidden" for="organization">
+            Organization
+          </label>
+          <select id="organization" name="slug">
+            {organizations.map((organization) => (
+              <option key={organization.slug} value={organization.slug} selected={organization.slug === current?.slug}>
+                {organization.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="secondary">
+            Switch
+          </button>
+        </form>
+      ) : current ? (
+        <span class="organization">{current.name}</span>
+      ) : null}
+      <span class="muted account">{account.name}</span>
+      <form class="inline" method="post" action="/sign-out">
+        <button type="submit" class="secondary">
+          Sign out
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/** A message above a form: an error (`alert`) or a notice. */
+export function Notice({ message, kind = 'error' }: { message: string | undefined; kind?: 'error' | 'notice' }) {
+  if (!message) return null;
+  return (
+    <p class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {message}
+    </p>
+  );
+}

@@ -1,0 +1,53 @@
+// The data each page renders: plain values, loaded by the routes.
+import type { ApiKeyRow, SessionView } from '../store.js';
+
+export interface KeyCreatedPageProps {
+  session: SessionView;
+  name: string;
+  prefix: string;
+  secret: string;
+}
+
+export interface KeyFormValues {
+  name: string;
+  scopes: string[];
+  message?: string | undefined;
+}
+
+export interface KeysPageProps {
+  session: SessionView;
+  keys: ApiKeyRow[];
+  form?: KeyFormValues | undefined;
+}
+
+export interface MessagePageProps {
+  title: string;
+  message: string;
+  link?: { href: string; text: string } | undefined;
+  session?: SessionView | undefined;
+}
+
+export interface RevokeKeyPageProps {
+  session: SessionView;
+  apiKey: Pick<ApiKeyRow, 'id' | 'name' | 'prefix'>;
+}
+
+export interface SetupValues {
+  name: string;
+  email: string;
+  slug: string;
+  organizationName: string;
+}
+
+export interface SetupPageProps {
+  token: string;
+  values: SetupValues;
+  message?: string | undefined;
+}
+
+export const EMPTY_SETUP: SetupValues = { name: '', email: '', slug: '', organizationName: '' };
+
+export interface SignInPageProps {
+  email: string;
+  message?: string | undefined;
+}

@@ -1,0 +1,18 @@
+import express from 'express';
+import type { Router } from 'express';
+import { assetRoutes } from './assets.js';
+import type { DashboardOptions } from './http.js';
+import { accountRoutes } from './routes/account.js';
+import { keyRoutes } from './routes/keys.js';
+
+/**
+ * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
+ * Pages need the `hub_session` cookie; an `Authorization` header opens none of them.
+ */
+export function dashboardRouter(options: DashboardOptions): Router {
+  const router = express.Router();
+  assetRoutes(router);
+  accountRoutes(router, options);
+  keyRoutes(router, options);
+  return router;
+}
