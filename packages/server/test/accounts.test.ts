@@ -61,9 +61,17 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
 
   it('sets up once: one live token, one winner among concurrent completions, then refused', async () => {
     expect(await store.setupPending()).toBe(true);
+    // Instances starting together: whichever issued last, one token is live.
     const issued = await Promise.all([store.issueSetupToken(), store.issueSetupToken(), store.issueSetupToken()]);
-    const token = issued.find((value) => value !== undefined)!;
-    expect(issued.filter((value) => value !== undefined)).toHaveLength(1);
+    const live = await db.sql`select digest from setup_tokens where consumed_at is null`;
+    expect(live).toHaveLength(1);
+    expect(issued.filter((value) => value !== undefined).map((value) => sha256(value as string).toString('hex'))).toContain((live[0]?.digest as Buffer).toString('hex'));
+    const first = issued.find((value) => value !== undefined)!;
+    // A later start issues a fresh link; the one before stops working.
+    const token = (await store.issueSetupToken())!;
+    expect(token).not.toBe(first);
+    expect(await db.sql`select 1 from setup_tokens where consumed_at is null`).toHaveLength(1);
+    expect(await store.completeSetup(first, { name: 'Ada', email: 'ada@example.com', password: PASSWORD }, { slug: 'first', name: 'First' })).toEqual({ ok: false, reason: 'token_invalid' });
     expect(await db.sql`select 1 from setup_tokens where digest = ${sha256(token)}`).toHaveLength(1);
 
     const form = (slug: string, email = 'Ada@Example.com ') => [{ name: ' Ada ', email, password: PASSWORD }, { slug, name: 'First' }] as const;

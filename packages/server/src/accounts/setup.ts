@@ -16,7 +16,7 @@ class Refused extends Error {
   }
 }
 
-/** A new setup token while the hub has no account and no live token; undefined otherwise. */
+/** A new setup token while the hub has no account (any earlier one stops working); undefined once it has one. */
 export async function issueSetupToken(sql: Sql): Promise<string | undefined> {
   const token = newSecret();
   return (await new AccountRepository(sql).issueSetupToken(secretDigest(token))) ? token : undefined;

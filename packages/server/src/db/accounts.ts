@@ -72,10 +72,15 @@ export class AccountRepository {
   }
 
   /**
-   * Records a new setup token's digest, unless the hub already has an account or a live
-   * (unconsumed) token: the partial unique index keeps it to one across instances.
+   * Records a new setup token's digest in place of any live one (whose link stops working),
+   * unless the hub already has an account: each start of a hub without an owner prints a fresh
+   * link. The partial unique index keeps one live token across instances.
    */
   async issueSetupToken(digest: Buffer): Promise<boolean> {
+    // Two statements: in one, the insert would meet the row its own delete is removing. Of
+    // instances starting together, the last to insert has the live link; an instance whose
+    // insert meets another's gets false.
+    await this.sql`delete from setup_tokens where consumed_at is null`;
     const rows = await this.sql`
       insert into setup_tokens (digest)
       select ${digest} where not exists (select 1 from accounts)
