@@ -55,8 +55,16 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard is mounted by the server and depends on nothing of ours: what it stores is a
+    // port (src/store.ts) that the server implements.
+    files: ['packages/dashboard/src/**/*.ts', 'packages/dashboard/src/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@hub/*'], message: 'The dashboard depends on nothing of ours; declare what it needs in its store port.' }] }],
+    },
+  },
+  {
     // Cycles among a package's own modules; type-only imports and other packages are not followed.
-    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts', 'packages/dashboard/src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },

@@ -7,7 +7,7 @@ const ASSETS = [
   { path: '/assets/dashboard.js', file: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
 ] as const;
 
-/** The stylesheet and the script, read once (from ../assets beside both src/ and dist/), cached long. */
+/** The stylesheet and the script, read once (from ../assets beside both src/ and dist/), cached an hour and revalidated by ETag (their URLs carry no version). */
 export function assetRoutes(router: Router): void {
   for (const asset of ASSETS) {
     const body = readFileSync(new URL(`../assets/${asset.file}`, import.meta.url));
@@ -15,7 +15,7 @@ export function assetRoutes(router: Router): void {
     router.get(asset.path, (req, res) => {
       res.set({
         'Content-Type': asset.type,
-        'Cache-Control': 'public, max-age=31536000, immutable',
+        'Cache-Control': 'public, max-age=3600',
         'X-Content-Type-Options': 'nosniff',
         ETag: etag,
       });

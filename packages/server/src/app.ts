@@ -1,4 +1,6 @@
+import { dashboardRouter } from '@hub/dashboard';
 import express, { type Express } from 'express';
+import { dashboardStore } from './accounts/store.js';
 import type { Hub } from './hub.js';
 import { mountFallback, mountOperations } from './http/mount.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
@@ -39,6 +41,8 @@ export function createApp(hub: Hub): Express {
     ...operationHandlers(hub),
     ...documentationHandlers(),
   });
+  // The human side: pages, not API operations, so not in the document.
+  app.use(dashboardRouter({ store: dashboardStore(hub.sql), publicUrl: hub.options.publicUrl ?? hub.options.problemBase, log: hub.log }));
   mountFallback(app, operations);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;

@@ -18,6 +18,8 @@ export interface HubOptions {
   adminToken: string;
   /** Bodies above this many bytes are refused with 413. */
   maxBodyBytes: number;
+  /** {base_url}, the hub's public URL: the dashboard's origin (its cross-site check, its cookie's Secure). Defaults to the problem base. */
+  publicUrl?: string;
   /** Check every response against the OpenAPI document (a mismatch is a 500): for tests. */
   validateResponses?: boolean;
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */

@@ -2,11 +2,13 @@
 // Starts the hub: the database (embedded unless DATABASE_URL), migrations, the compile pool and
 // the HTTP server; stops them in reverse order on SIGINT and SIGTERM, even mid-start.
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { dashboardStore } from './accounts/store.js';
+import type { DashboardStore } from './accounts/types.js';
 import { createApp, Hub } from './app.js';
 import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
@@ -103,6 +105,7 @@ async function main(): Promise<void> {
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(sql, pool.compile, log, {
       problemBase: config.problemBase ?? origin,
+      publicUrl: origin,
       adminToken: admin.value,
       maxBodyBytes: MAX_BODY_BYTES,
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
@@ -117,7 +120,25 @@ async function main(): Promise<void> {
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';
-  process.stdout.write(`${tokenLine}Hub listening on ${origin}\n`);
+  const setupLine = await setupLink(dashboardStore(sql), config.dataDir, origin);
+  process.stdout.write(`${tokenLine}${setupLine}Hub listening on ${origin}\n`);
+}
+
+/**
+ * While the hub has no owner, a one-time link to the setup page: printed, and kept in the data
+ * directory (0600) until an owner exists. Each start issues a fresh one.
+ */
+async function setupLink(store: DashboardStore, dataDir: string, origin: string): Promise<string> {
+  const file = join(dataDir, 'setup-url');
+  const token = (await store.setupPending()) ? await store.issueSetupToken() : undefined;
+  if (token === undefined) {
+    await rm(file, { force: true });
+    return '';
+  }
+  const url = `${origin}/setup?token=${token}`;
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await writeFile(file, `${url}\n`, { mode: 0o600 });
+  return `Set up the hub (one time; also in ${file}): ${url}\n`;
 }
 
 main().then(

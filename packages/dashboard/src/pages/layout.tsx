@@ -12,6 +12,8 @@ export function Layout({ title, session, children }: { title: string; session?: 
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Hub`}</title>
+        {/* No icon to fetch: the browser would ask for /favicon.ico and get a 404. */}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={STYLESHEET} />
         <script src={SCRIPT} defer />
       </head>

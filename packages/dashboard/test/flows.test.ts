@@ -1,0 +1,183 @@
+// The dashboard's flows against real hubs (child processes) on both databases: setup from the
+// printed link, sign-in, API keys made and revoked in the dashboard and used on the API, members,
+// cross-site requests; then the same in headless Chromium, photographed at 375 and 1280 px.
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../server/dist/accounts/passwords.js';
+import { call } from '../../server/test/support/client.js';
+import { databases, hubOn } from '../../server/test/support/hub.js';
+
+const PASSWORD = 'correct horse battery staple';
+const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
+const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
+
+type Hub = Awaited<ReturnType<typeof hubOn>>;
+
+/** The setup link the hub printed on its first start. */
+function setupLink(hub: Hub): string {
+  const match = /Set up the hub \(one time; also in [^)]*\): (\S+)/.exec(hub.output());
+  if (match === null) throw new Error(`no setup link in:\n${hub.output()}`);
+  return match[1] as string;
+}
+
+function form(hub: Hub, path: string, fields: Record<string, string | string[]>, options: { cookie?: string; origin?: string | null } = {}) {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(name, item);
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (options.cookie !== undefined) headers.cookie = options.cookie;
+  const origin = options.origin === undefined ? hub.url : options.origin;
+  if (origin !== null) headers.origin = origin;
+  return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body });
+}
+
+const page = (hub: Hub, path: string, cookie?: string, headers: Record<string, string> = {}) =>
+  fetch(`${hub.url}${path}`, { redirect: 'manual', headers: { ...(cookie === undefined ? {} : { cookie }), ...headers } });
+const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+
+describe.each(databases)('the dashboard on the %s database', (kind) => {
+  let hub: Hub;
+  let owner = '';
+
+  beforeAll(async () => {
+    hub = await hubOn(kind);
+  }, 120_000);
+  afterAll(async () => hub?.close());
+
+  it('sets up the owner and the first organization from the printed link, once', async () => {
+    const link = new URL(setupLink(hub));
+    const token = link.searchParams.get('token') as string;
+    expect((await page(hub, `/setup?token=${token}`)).status).toBe(200);
+    const fields = { token, name: 'Ada <script>alert(1)</script>', email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: 'Acme "& Co"' };
+    const refused = await form(hub, '/setup', { ...fields, token: 'x'.repeat(43) });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).not.toContain(PASSWORD);
+    const done = await form(hub, '/setup', fields);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('set-cookie')).toMatch(/^hub_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/);
+    owner = cookieOf(done);
+    const keys = await (await page(hub, '/keys', owner)).text();
+    expect(keys).toContain('Ada &lt;script');
+    expect(keys).not.toContain('<script>alert(1)');
+    expect((await form(hub, '/setup', fields)).status).not.toBe(303);
+    const [row] = await hub.sql`select count(*)::int as n from accounts`;
+    expect(row?.n).toBe(1);
+  });
+
+  it('refuses a cross-site POST with 403, and acts on nothing', async () => {
+    for (const origin of ['https://evil.example.com', null]) {
+      expect((await form(hub, '/keys', { name: 'stolen', scopes: 'runs:read' }, { cookie: owner, origin })).status).toBe(403);
+    }
+    const [row] = await hub.sql`select count(*)::int as n from api_keys`;
+    expect(row?.n).toBe(0);
+  });
+
+  it('creates a key that works on the API, lists its prefix and never its secret, and revokes it at once', async () => {
+    const created = await form(hub, '/keys', { name: 'CI <b>', scopes: ['projects:read', 'runs:read'] }, { cookie: owner });
+    expect(created.status).toBe(201);
+    const secret = /hub_pk_[0-9A-Za-z]{38}/.exec(await created.text())?.[0] as string;
+    expect(secret).toBeDefined();
+    expect((await call(hub, 'GET', '/api/v1/projects', { token: secret })).status).toBe(200);
+    const list = await (await page(hub, '/keys', owner)).text();
+    expect(list).toContain(secret.slice(0, 15));
+    expect(list).not.toContain(secret);
+    expect(list).toContain('CI &lt;b');
+    expect(list).not.toContain('CI <b');
+    const [key] = await hub.sql`select id, created_by_account_id from api_keys`;
+    expect(key?.created_by_account_id).not.toBeNull();
+    expect((await page(hub, `/keys/${key?.id as string}/revoke`, owner)).status).toBe(200);
+    expect((await form(hub, `/keys/${key?.id as string}/revoke`, {}, { cookie: owner })).status).toBe(303);
+    expect((await call(hub, 'GET', '/api/v1/projects', { token: secret })).status).toBe(401);
+  });
+
+  it('opens no page to a bearer key, and a session cookie calls no API operation', async () => {
+    const response = await page(hub, '/keys', undefined, { authorization: 'Bearer hub_pk_whatever' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/sign-in');
+    expect((await call(hub, 'GET', '/api/v1/projects', { headers: { cookie: owner } })).status).toBe(401);
+  });
+
+  it('shows a member the keys without managing them', async () => {
+    const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
+    const [account] = await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
+    await hub.sql`insert into organization_members (organization_id, account_id, role) values (${org?.id as string}, ${account?.id as string}, 'member')`;
+    const signedIn = await form(hub, '/sign-in', { email: 'mia@example.com', password: PASSWORD });
+    expect(signedIn.status).toBe(303);
+    const member = cookieOf(signedIn);
+    const list = await page(hub, '/keys', member);
+    expect(list.status).toBe(200);
+    expect(await list.text()).not.toContain('action="/keys"');
+    expect((await form(hub, '/keys', { name: 'x', scopes: 'runs:read' }, { cookie: member })).status).toBe(403);
+  });
+
+  it('answers a wrong password and an unknown e-mail alike, and signs out', async () => {
+    const wrong = await form(hub, '/sign-in', { email: 'ada@example.com', password: 'wrong password!' });
+    const unknown = await form(hub, '/sign-in', { email: 'nobody@example.com', password: PASSWORD });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const message = (text: string) => /<p class="error"[^>]*>([^<]*)</.exec(text)?.[1];
+    expect(message(await wrong.text())).toBe(message(await unknown.text()));
+    const out = await form(hub, '/sign-out', {}, { cookie: owner });
+    expect(out.status).toBe(303);
+    expect((await page(hub, '/keys', owner)).headers.get('location')).toBe('/sign-in');
+  });
+});
+
+describe.skipIf(!browsable)('the dashboard in a browser', () => {
+  let hub: Hub;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    hub = await hubOn('external');
+    mkdirSync(screenshots, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.close();
+  });
+
+  const shoot = async (page: Page, name: string) => {
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
+      await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
+    }
+  };
+
+  it('sets up, creates a key with its secret shown once, and revokes it, with forms alone', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && refused.push(message.text()));
+    await page.goto(setupLink(hub));
+    await shoot(page, 'setup');
+    await page.fill('#name', 'Ada');
+    await page.fill('#email', 'ada@example.com');
+    await page.fill('#password', PASSWORD);
+    await page.fill('#slug', 'acme');
+    await page.fill('#organization-name', 'Acme');
+    await Promise.all([page.waitForURL(/\/keys$/), page.click('button[type=submit]')]);
+    await shoot(page, 'keys-empty');
+    await page.fill('#key-name', 'CI');
+    await page.check('input[value="projects:read"]');
+    await Promise.all([page.waitForLoadState(), page.click('form[action="/keys"] button[type=submit]')]);
+    const secret = /hub_pk_[0-9A-Za-z]{38}/.exec(await page.content())?.[0];
+    expect(secret).toBeDefined();
+    await shoot(page, 'key-created');
+    expect((await call(hub, 'GET', '/api/v1/projects', { token: secret as string })).status).toBe(200);
+    await page.goto(`${hub.url}/keys`);
+    expect(await page.content()).not.toContain(secret as string);
+    await shoot(page, 'keys');
+    await Promise.all([page.waitForURL(/\/revoke$/), page.click('a[href$="/revoke"]')]);
+    await shoot(page, 'revoke');
+    await Promise.all([page.waitForURL(/\/keys$/), page.click('form[action$="/revoke"] button[type=submit]')]);
+    expect((await call(hub, 'GET', '/api/v1/projects', { token: secret as string })).status).toBe(401);
+    await Promise.all([page.waitForURL(/\/sign-in$/), page.click('form[action="/sign-out"] button')]);
+    await shoot(page, 'sign-in');
+    expect(refused).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
