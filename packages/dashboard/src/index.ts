@@ -16,3 +16,4 @@ export type {
   SetupResult,
   SignInResult,
 } from './store.js';
+export type * from './ports/projects.js';

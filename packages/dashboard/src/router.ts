@@ -4,6 +4,7 @@ import { assetRoutes } from './assets.js';
 import type { DashboardOptions } from './http.js';
 import { accountRoutes } from './routes/account.js';
 import { keyRoutes } from './routes/keys.js';
+import { projectRoutes } from './routes/projects.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -14,5 +15,6 @@ export function dashboardRouter(options: DashboardOptions): Router {
   assetRoutes(router);
   accountRoutes(router, options);
   keyRoutes(router, options);
+  projectRoutes(router, options);
   return router;
 }

@@ -2,6 +2,8 @@
  * The storage the dashboard needs, as a port: the server implements it over PostgreSQL and
  * passes it to `dashboardRouter`. The dashboard depends on nothing of ours at run time.
  */
+import type { ProjectsPort } from './ports/projects.js';
+
 export interface Account {
   id: string;
   email: string;
@@ -47,7 +49,7 @@ export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; rea
 export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
-export interface DashboardStore {
+export interface DashboardStore extends ProjectsPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

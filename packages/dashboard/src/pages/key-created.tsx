@@ -4,7 +4,7 @@ import type { KeyCreatedPageProps } from './props.js';
 /** The one time a key's secret is shown: read-only, with a copy button when script runs. */
 export function KeyCreatedPage({ session, name, prefix, secret }: KeyCreatedPageProps) {
   return (
-    <Layout title="Key created" session={session}>
+    <Layout title="Key created" session={session} section="/keys">
       <h1>Key created</h1>
       <p>
         <strong>{name}</strong> (<code>{prefix}</code>) is ready.

@@ -9,7 +9,7 @@ export function KeysPage({ session, keys, form }: KeysPageProps) {
   const current = session.current;
   if (!current) {
     return (
-      <Layout title="API keys" session={session}>
+      <Layout title="API keys" session={session} section="/keys">
         <h1>API keys</h1>
         <p>You belong to no organization yet: ask an owner for an invitation.</p>
       </Layout>
@@ -17,7 +17,7 @@ export function KeysPage({ session, keys, form }: KeysPageProps) {
   }
   const owner = current.role === 'owner';
   return (
-    <Layout title="API keys" session={session}>
+    <Layout title="API keys" session={session} section="/keys">
       <h1>API keys</h1>
       <p class="muted">
         Keys of <strong>{current.name}</strong>. The hub keeps only each key's prefix; a key's secret is shown once, when it is created.

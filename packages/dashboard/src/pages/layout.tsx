@@ -5,7 +5,7 @@ export const STYLESHEET = '/assets/dashboard.css';
 export const SCRIPT = '/assets/dashboard.js';
 
 /** The frame of every page: head, the hub's band (with the account's menu when signed in), `main`. */
-export function Layout({ title, session, children }: { title: string; session?: SessionView | undefined; children: ComponentChildren }) {
+export function Layout({ title, session, section, children }: { title: string; session?: SessionView | undefined; section?: string | undefined; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -23,12 +23,31 @@ export function Layout({ title, session, children }: { title: string; session?: 
             <a class="brand" href="/">
               Hub
             </a>
+            {session?.current ? <SectionNav current={section} /> : null}
             {session ? <AccountMenu session={session} /> : null}
           </div>
         </header>
         <main>{children}</main>
       </body>
     </html>
+  );
+}
+
+/** The dashboard's sections; `section` (a path) marks the current one. */
+const SECTIONS = [
+  { href: '/keys', text: 'API keys' },
+  { href: '/projects', text: 'Projects' },
+];
+
+function SectionNav({ current }: { current: string | undefined }) {
+  return (
+    <nav class="sections" aria-label="Sections">
+      {SECTIONS.map((item) => (
+        <a key={item.href} href={item.href} aria-current={item.href === current ? 'page' : undefined}>
+          {item.text}
+        </a>
+      ))}
+    </nav>
   );
 }
 

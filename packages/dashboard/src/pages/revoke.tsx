@@ -4,7 +4,7 @@ import type { RevokeKeyPageProps } from './props.js';
 /** The confirmation before a key is revoked: a page, so it works without script. */
 export function RevokeKeyPage({ session, apiKey }: RevokeKeyPageProps) {
   return (
-    <Layout title="Revoke key" session={session}>
+    <Layout title="Revoke key" session={session} section="/keys">
       <h1>Revoke this key?</h1>
       <p>
         <strong>{apiKey.name}</strong> (<code>{apiKey.prefix}</code>) stops working at once: every request with it gets 401, and the enrollment tokens it issued

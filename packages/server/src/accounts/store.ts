@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
 import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
+import { projectStore } from './projects.js';
 import { Sessions } from './sessions.js';
 import { completeSetup, issueSetupToken } from './setup.js';
 import { signIn } from './sign-in.js';
@@ -14,6 +15,7 @@ export { THROTTLE_PER_ACCOUNT, THROTTLE_PER_ADDRESS, THROTTLE_WINDOW_MS } from '
 export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): DashboardStore {
   const sessions = new Sessions(sql, options);
   return {
+    ...projectStore(sql),
     setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
     issueSetupToken: () => issueSetupToken(sql),
     completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),

@@ -56,6 +56,13 @@ export class OrganizationRepository {
     return row;
   }
 
+  async reactivateProject(organizationId: string, slug: string): Promise<Project | undefined> {
+    const [row] = await this.sql<Project[]>`
+      update projects set active = true where organization_id = ${organizationId} and slug = ${slug}
+      returning id, slug, name, active`;
+    return row;
+  }
+
   /**
    * The active projects of the organization `key.organization_id`, as a JSON array ordered by
    * slug: a column for the key check's statement, so that listing projects is one round trip.

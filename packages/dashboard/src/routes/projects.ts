@@ -1,0 +1,113 @@
+import type { Request, Response, Router } from 'express';
+import { field, nameProblem } from '../forms.js';
+import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
+import type { DashboardOptions } from '../http.js';
+import { projectChangePage, projectPage, projectsPage, revisionPage } from '../pages/index.js';
+import type { ProjectFormValues } from '../pages/index.js';
+import type { Membership, SessionView } from '../store.js';
+
+export const PAGE_SIZE = 50;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const CHANGES = ['deactivate', 'reactivate'] as const;
+
+/** `?page=` as a 1-based page number; anything else is the first page. */
+function pageOf(req: Request): number {
+  const raw = typeof req.query.page === 'string' ? req.query.page : '';
+  return /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
+}
+
+const rowsOf = (page: number) => ({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
+
+/** The organization's projects and their configuration revisions: everyone reads, owners change. */
+export function projectRoutes(router: Router, options: DashboardOptions): void {
+  const { store } = options;
+  const post = [refuseCrossSite(options), formBody];
+  const notFound = (res: Response, session: SessionView) =>
+    sendMessage(res, 404, { title: 'No such project', message: 'The organization has no project of this slug, or no such revision.', link: { href: '/projects', text: 'Back to projects' }, session });
+  const ownersOnly = (res: Response, session: SessionView) =>
+    sendMessage(res, 403, { title: 'Owners only', message: 'Only owners of the organization create, deactivate and reactivate its projects.', link: { href: '/projects', text: 'Back to projects' }, session });
+
+  /** The signed-in session and its organization when the caller owns it; otherwise an answer was sent. */
+  const owned = async (req: Request, res: Response): Promise<{ session: SessionView; organization: Membership } | undefined> => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return undefined;
+    const organization = signed.session.current;
+    if (organization?.role === 'owner') return { session: signed.session, organization };
+    ownersOnly(res, signed.session);
+    return undefined;
+  };
+
+  const list = async (res: Response, session: SessionView, status: number, page: number, form?: ProjectFormValues) => {
+    const listed = session.current ? await store.projects(session.current.organizationId, rowsOf(page)) : { items: [], more: false };
+    sendPage(res, status, projectsPage({ session, projects: listed.items, pages: { page, more: listed.more }, form }));
+  };
+
+  router.get('/projects', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (signed) await list(res, signed.session, 200, pageOf(req));
+  });
+
+  router.post('/projects', ...post, async (req, res) => {
+    const caller = await owned(req, res);
+    if (!caller) return;
+    const values = { slug: field(req.body, 'slug').trim(), name: field(req.body, 'name') };
+    const problem = SLUG.test(values.slug)
+      ? nameProblem("The project's name", values.name)
+      : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).';
+    if (problem) return list(res, caller.session, 422, 1, { ...values, message: problem });
+    const outcome = await store.createProject(caller.session.account.id, caller.organization.organizationId, { slug: values.slug, name: values.name.trim() });
+    if (outcome === 'forbidden') return ownersOnly(res, caller.session);
+    if (outcome === 'invalid') return list(res, caller.session, 422, 1, { ...values, message: "The project's name contains a character the hub cannot store." });
+    if (outcome === 'taken') return list(res, caller.session, 409, 1, { ...values, message: `The organization already has a project with the slug ${values.slug}: choose another.` });
+    seeOther(res, `/projects/${encodeURIComponent(values.slug)}`);
+  });
+
+  router.get('/projects/:slug', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    const { session } = signed;
+    const organizationId = session.current?.organizationId;
+    const slug = String(req.params.slug);
+    const project = organizationId === undefined ? undefined : await store.project(organizationId, slug);
+    if (organizationId === undefined || !project) return notFound(res, session);
+    const page = pageOf(req);
+    const [history, active] = await Promise.all([
+      store.revisions(organizationId, slug, rowsOf(page)),
+      project.activeVersion === null ? undefined : store.revision(organizationId, slug, project.activeVersion),
+    ]);
+    sendPage(res, 200, projectPage({ session, project, active, revisions: history.items, pages: { page, more: history.more } }));
+  });
+
+  router.get('/projects/:slug/revisions/:version', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    const { session } = signed;
+    const organizationId = session.current?.organizationId;
+    const slug = String(req.params.slug);
+    const version = /^[1-9][0-9]{0,8}$/.test(String(req.params.version)) ? Number(req.params.version) : undefined;
+    const project = organizationId === undefined || version === undefined ? undefined : await store.project(organizationId, slug);
+    const revision = project && version !== undefined ? await store.revision(organizationId as string, slug, version) : undefined;
+    if (!project || !revision) return notFound(res, session);
+    sendPage(res, 200, revisionPage({ session, project, revision }));
+  });
+
+  for (const change of CHANGES) {
+    router.get(`/projects/:slug/${change}`, async (req, res) => {
+      const caller = await owned(req, res);
+      if (!caller) return;
+      const project = await store.project(caller.organization.organizationId, String(req.params.slug));
+      if (!project) return notFound(res, caller.session);
+      if (project.active === (change === 'reactivate')) return seeOther(res, `/projects/${encodeURIComponent(project.slug)}`);
+      sendPage(res, 200, projectChangePage({ session: caller.session, project, change }));
+    });
+
+    router.post(`/projects/:slug/${change}`, ...post, async (req, res) => {
+      const caller = await owned(req, res);
+      if (!caller) return;
+      const outcome = await store.setProjectActive(caller.session.account.id, caller.organization.organizationId, String(req.params.slug), change === 'reactivate');
+      if (outcome === 'not_found') return notFound(res, caller.session);
+      if (outcome === 'forbidden') return ownersOnly(res, caller.session);
+      seeOther(res, '/projects');
+    });
+  }
+}
