@@ -17,3 +17,5 @@ export type {
   SignInResult,
 } from './store.js';
 export type * from './ports/projects.js';
+export type * from './ports/daemons.js';
+export type * from './ports/runs.js';

@@ -5,6 +5,8 @@ import type { DashboardOptions } from './http.js';
 import { accountRoutes } from './routes/account.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
+import { daemonRoutes } from './routes/daemons.js';
+import { runRoutes } from './routes/runs.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -16,5 +18,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   accountRoutes(router, options);
   keyRoutes(router, options);
   projectRoutes(router, options);
+  daemonRoutes(router, options);
+  runRoutes(router, options);
   return router;
 }

@@ -42,7 +42,7 @@ export function createApp(hub: Hub): Express {
     ...documentationHandlers(),
   });
   // The human side: pages, not API operations, so not in the document.
-  app.use(dashboardRouter({ store: dashboardStore(hub.sql), publicUrl: hub.options.publicUrl ?? hub.options.problemBase, log: hub.log }));
+  app.use(dashboardRouter({ store: dashboardStore(hub.sql, { offlineAfterMs: hub.options.timing?.offlineAfterMs }), publicUrl: hub.options.publicUrl ?? hub.options.problemBase, log: hub.log }));
   mountFallback(app, operations);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;

@@ -13,6 +13,7 @@ import { SignInPage } from './sign-in.js';
 export type * from './props.js';
 export { EMPTY_SETUP } from './props.js';
 export * from './project-pages.js';
+export * from './daemons-runs.js';
 
 export const keysPage = (props: KeysPageProps): string => renderPage(h(KeysPage, props));
 export const keyCreatedPage = (props: KeyCreatedPageProps): string => renderPage(h(KeyCreatedPage, props));

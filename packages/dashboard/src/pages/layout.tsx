@@ -37,6 +37,8 @@ export function Layout({ title, session, section, children }: { title: string; s
 const SECTIONS = [
   { href: '/keys', text: 'API keys' },
   { href: '/projects', text: 'Projects' },
+  { href: '/daemons', text: 'Daemons' },
+  { href: '/runs', text: 'Runs' },
 ];
 
 function SectionNav({ current }: { current: string | undefined }) {

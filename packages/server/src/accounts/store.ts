@@ -1,7 +1,10 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
+import { DEFAULT_TIMING } from '../dispatch/presence.js';
+import { daemonStore } from './daemons.js';
 import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
 import { projectStore } from './projects.js';
+import { runStore } from './runs.js';
 import { Sessions } from './sessions.js';
 import { completeSetup, issueSetupToken } from './setup.js';
 import { signIn } from './sign-in.js';
@@ -16,6 +19,8 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
   const sessions = new Sessions(sql, options);
   return {
     ...projectStore(sql),
+    ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
+    ...runStore(sql),
     setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
     issueSetupToken: () => issueSetupToken(sql),
     completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),

@@ -2,6 +2,7 @@
 import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
+export type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow, RunDetail, RunList } from '@hub/dashboard';
 
 /** What the dashboard stores (its port, declared by @hub/dashboard), and the setup link it is reached by. */
 export interface DashboardStore extends DashboardPort {
@@ -16,4 +17,6 @@ export interface DashboardStoreOptions {
   absoluteMs?: number;
   /** The clock of sessions and throttling (tests pass their own). */
   now?: () => Date;
+  /** A daemon is online while seen this recently: the dispatcher's offlineAfterMs. Default DEFAULT_TIMING's (30 s). */
+  offlineAfterMs?: number;
 }

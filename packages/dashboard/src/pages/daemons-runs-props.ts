@@ -1,0 +1,32 @@
+// The data the daemons and runs pages render: plain values, loaded by the routes.
+import type { DaemonRow } from '../ports/daemons.js';
+import type { RunDetail, RunRow } from '../ports/runs.js';
+import type { SessionView } from '../store.js';
+
+export interface DaemonsPageProps {
+  session: SessionView;
+  daemons: DaemonRow[];
+  /** Retired daemons are listed too. */
+  retired: boolean;
+  page: number;
+  more: boolean;
+}
+
+export interface RetireDaemonPageProps {
+  session: SessionView;
+  daemon: Pick<DaemonRow, 'id' | 'name'>;
+}
+
+export interface RunsPageProps {
+  session: SessionView;
+  runs: RunRow[];
+  /** The link to the next, older page; undefined on the last one. */
+  olderHref: string | undefined;
+  /** Not the first page: a link back to the newest runs. */
+  paged: boolean;
+}
+
+export interface RunPageProps {
+  session: SessionView;
+  run: RunDetail;
+}

@@ -1,0 +1,52 @@
+import type { Sql } from 'postgres';
+
+export interface DaemonListRow {
+  id: string;
+  name: string;
+  online: boolean;
+  lastSeenAt: Date | null;
+  runtimes: { provider: string; modes?: string[]; models?: string[] }[];
+  enrolledAt: Date;
+  retiredAt: Date | null;
+}
+
+/**
+ * The organization's daemons as people see them. Online is the dispatcher's rule (db/runs.ts):
+ * seen within `offlineAfterMs` by the database's clock, and not retired.
+ */
+export class DaemonListRepository {
+  constructor(
+    private readonly sql: Sql,
+    private readonly offlineAfterMs: number,
+  ) {}
+
+  /** Active daemons by name, then (with `retired`) retired ones, newest retirement first; one more than `limit` tells of a next page. */
+  async list(organizationId: string, query: { retired: boolean; offset: number; limit: number }): Promise<DaemonListRow[]> {
+    return this.sql<DaemonListRow[]>`
+      select ${this.columns()}
+      from daemons
+      where organization_id = ${organizationId} and (${query.retired} or retired_at is null)
+      order by retired_at desc nulls first, name, id
+      offset ${query.offset} limit ${query.limit + 1}`;
+  }
+
+  async find(organizationId: string, daemonId: string): Promise<DaemonListRow | undefined> {
+    const [row] = await this.sql<DaemonListRow[]>`
+      select ${this.columns()} from daemons where organization_id = ${organizationId} and id = ${daemonId}`;
+    return row;
+  }
+
+  /** Retires an active daemon: the signature check (auth/daemon-signature.ts) refuses it from now on, and its name is free. */
+  async retire(organizationId: string, daemonId: string): Promise<boolean> {
+    const rows = await this.sql`
+      update daemons set retired_at = now()
+      where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
+      returning id`;
+    return rows.length === 1;
+  }
+
+  private columns() {
+    return this.sql`id, name, runtimes, created_at as "enrolledAt", last_seen_at as "lastSeenAt", retired_at as "retiredAt",
+      coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online`;
+  }
+}
