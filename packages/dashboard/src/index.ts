@@ -16,6 +16,7 @@ export type {
   SetupResult,
   SignInResult,
 } from './store.js';
+export type * from './ports/members.js';
 export type * from './ports/projects.js';
 export type * from './ports/daemons.js';
 export type * from './ports/runs.js';

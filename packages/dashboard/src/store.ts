@@ -2,6 +2,7 @@
  * The storage the dashboard needs, as a port: the server implements it over PostgreSQL and
  * passes it to `dashboardRouter`. The dashboard depends on nothing of ours at run time.
  */
+import type { MembersPort } from './ports/members.js';
 import type { ProjectsPort } from './ports/projects.js';
 import type { DaemonsPort } from './ports/daemons.js';
 import type { RunsPort } from './ports/runs.js';
@@ -51,7 +52,7 @@ export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; rea
 export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
-export interface DashboardStore extends ProjectsPort, DaemonsPort, RunsPort {
+export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

@@ -12,6 +12,7 @@ import { SignInPage } from './sign-in.js';
 // Preact type, so a program that reads these declarations does not take in the DOM's types.
 export type * from './props.js';
 export { EMPTY_SETUP } from './props.js';
+export * from './member-pages.js';
 export * from './project-pages.js';
 export * from './daemons-runs.js';
 

@@ -39,6 +39,7 @@ const SECTIONS = [
   { href: '/projects', text: 'Projects' },
   { href: '/daemons', text: 'Daemons' },
   { href: '/runs', text: 'Runs' },
+  { href: '/members', text: 'Members' },
 ];
 
 function SectionNav({ current }: { current: string | undefined }) {
@@ -76,7 +77,9 @@ function AccountMenu({ session }: { session: SessionView }) {
       ) : current ? (
         <span class="organization">{current.name}</span>
       ) : null}
-      <span class="muted account">{account.name}</span>
+      <a class="account" href="/account">
+        {account.name}
+      </a>
       <form class="inline" method="post" action="/sign-out">
         <button type="submit" class="secondary">
           Sign out

@@ -3,6 +3,7 @@ import { AccountRepository } from '../db/accounts.js';
 import { DEFAULT_TIMING } from '../dispatch/presence.js';
 import { daemonStore } from './daemons.js';
 import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
+import { memberStore } from './members.js';
 import { projectStore } from './projects.js';
 import { runStore } from './runs.js';
 import { Sessions } from './sessions.js';
@@ -18,6 +19,7 @@ export { THROTTLE_PER_ACCOUNT, THROTTLE_PER_ADDRESS, THROTTLE_WINDOW_MS } from '
 export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): DashboardStore {
   const sessions = new Sessions(sql, options);
   return {
+    ...memberStore(sql, sessions),
     ...projectStore(sql),
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql),

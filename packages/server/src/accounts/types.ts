@@ -3,6 +3,18 @@ import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow, RunDetail, RunList } from '@hub/dashboard';
+export type {
+  AcceptedInvitation,
+  CreatedInvitation,
+  CreatedOrganization,
+  InvitationLookup,
+  MemberChange,
+  MemberRole,
+  MemberRow,
+  MembersPort,
+  NewAccount,
+  PasswordChange,
+} from '@hub/dashboard';
 
 /** What the dashboard stores (its port, declared by @hub/dashboard), and the setup link it is reached by. */
 export interface DashboardStore extends DashboardPort {

@@ -1,0 +1,50 @@
+// The data of the members, invitation and account pages: plain values, loaded by the routes.
+import type { MemberRole, MemberRow } from '../ports/members.js';
+import type { SessionView } from '../store.js';
+
+export interface NoticeValue {
+  text: string;
+  kind: 'error' | 'notice';
+}
+
+export interface MembersPageProps {
+  session: SessionView;
+  members: MemberRow[];
+  /** 1-based; `next` says whether a further page exists. */
+  page: number;
+  next: boolean;
+  notice?: NoticeValue | undefined;
+}
+
+export interface RemoveMemberPageProps {
+  session: SessionView;
+  member: Pick<MemberRow, 'accountId' | 'name' | 'email'>;
+}
+
+export interface LeavePageProps {
+  session: SessionView;
+}
+
+export interface InvitationCreatedPageProps {
+  session: SessionView;
+  link: string;
+  role: MemberRole;
+  expiresAt: Date;
+}
+
+export interface InvitationPageProps {
+  token: string;
+  organizationName: string;
+  role: MemberRole;
+  expiresAt: Date;
+  /** Signed in: the invitation is accepted into this account. */
+  session?: SessionView | undefined;
+  values: { name: string; email: string };
+  message?: string | undefined;
+}
+
+export interface AccountPageProps {
+  session: SessionView;
+  password?: NoticeValue | undefined;
+  organization?: { slug: string; name: string; message: string } | undefined;
+}

@@ -1,0 +1,164 @@
+import type { MemberRow } from '../ports/members.js';
+import { formatTime } from './format.js';
+import { Layout, Notice } from './layout.js';
+import type { LeavePageProps, MembersPageProps, RemoveMemberPageProps } from './members-props.js';
+
+/** The organization's members; owners also invite, remove and change roles. */
+export function MembersPage({ session, members, page, next, notice }: MembersPageProps) {
+  const current = session.current;
+  if (!current) {
+    return (
+      <Layout title="Members" session={session} section="/members">
+        <h1>Members</h1>
+        <p class="empty">You belong to no organization yet: ask an owner for an invitation, or create one on your account's page.</p>
+      </Layout>
+    );
+  }
+  const owner = current.role === 'owner';
+  return (
+    <Layout title="Members" session={session} section="/members">
+      <h1>Members</h1>
+      <p class="muted">
+        People of <strong>{current.name}</strong>. Owners manage API keys and members; members see them.
+      </p>
+      <Notice message={notice?.text} kind={notice?.kind} />
+      {members.length === 0 ? (
+        <p class="empty">{page > 1 ? 'No members on this page: go back to the first page.' : 'No members yet: invite someone below.'}</p>
+      ) : (
+        <MemberTable members={members} owner={owner} self={session.account.id} />
+      )}
+      <Pages page={page} next={next} />
+      {owner ? <InviteForm /> : <p class="muted">Only owners invite, remove and change the roles of members.</p>}
+      <h2>Leave</h2>
+      <p>
+        <a href="/members/leave">Leave {current.name}</a>
+      </p>
+    </Layout>
+  );
+}
+
+function MemberTable({ members, owner, self }: { members: MemberRow[]; owner: boolean; self: string }) {
+  return (
+    <table class="list members">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">E-mail</th>
+          <th scope="col">Role</th>
+          <th scope="col">Since</th>
+          {owner ? (
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>
+        {members.map((member) => (
+          <tr key={member.accountId}>
+            <td data-label="Name">
+              <span>
+                {member.name}
+                {member.accountId === self ? <span class="muted"> (you)</span> : null}
+              </span>
+            </td>
+            <td data-label="E-mail">{member.email}</td>
+            <td data-label="Role">{member.role}</td>
+            <td data-label="Since">
+              <time datetime={member.since.toISOString()}>{formatTime(member.since)}</time>
+            </td>
+            {owner ? (
+              <td data-label="">
+                <MemberActions member={member} />
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function MemberActions({ member }: { member: MemberRow }) {
+  const id = encodeURIComponent(member.accountId);
+  const role = member.role === 'owner' ? 'member' : 'owner';
+  return (
+    <span class="row-actions">
+      <form class="inline" method="post" action={`/members/${id}/role`}>
+        <input type="hidden" name="role" value={role} />
+        <button type="submit" class="secondary">
+          Make {role}
+          <span class="visually-hidden"> {member.name}</span>
+        </button>
+      </form>
+      <a class="button danger" href={`/members/${id}/remove`}>
+        Remove<span class="visually-hidden"> {member.name}</span>
+      </a>
+    </span>
+  );
+}
+
+function Pages({ page, next }: { page: number; next: boolean }) {
+  if (page <= 1 && !next) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {page > 1 ? <a href={`/members?page=${page - 1}`}>Previous page</a> : null}
+      {next ? <a href={`/members?page=${page + 1}`}>Next page</a> : null}
+    </nav>
+  );
+}
+
+function InviteForm() {
+  return (
+    <section aria-labelledby="invite">
+      <h2 id="invite">Invite</h2>
+      <p>The hub makes a link that works once, for 7 days. It sends no mail: pass the link on yourself.</p>
+      <form class="stack" method="post" action="/members/invitations">
+        <fieldset class="choice">
+          <legend>Role</legend>
+          <label class="check">
+            <input type="radio" name="role" value="member" checked /> Member: sees the organization
+          </label>
+          <label class="check">
+            <input type="radio" name="role" value="owner" /> Owner: also manages API keys and members
+          </label>
+        </fieldset>
+        <button type="submit">Create an invitation link</button>
+      </form>
+    </section>
+  );
+}
+
+/** The confirmation before a member is removed: a page, so it works without script. */
+export function RemoveMemberPage({ session, member }: RemoveMemberPageProps) {
+  return (
+    <Layout title="Remove member" session={session} section="/members">
+      <h1>Remove this member?</h1>
+      <p>
+        <strong>{member.name}</strong> ({member.email}) loses access to {session.current?.name} at once. An owner can invite them again.
+      </p>
+      <form class="actions" method="post" action={`/members/${encodeURIComponent(member.accountId)}/remove`}>
+        <button type="submit" class="danger">
+          Remove member
+        </button>
+        <a href="/members">Cancel</a>
+      </form>
+    </Layout>
+  );
+}
+
+/** The confirmation before leaving the current organization. */
+export function LeavePage({ session }: LeavePageProps) {
+  return (
+    <Layout title="Leave organization" session={session} section="/members">
+      <h1>Leave {session.current?.name}?</h1>
+      <p>You lose access to its keys and projects at once. To come back, you need a new invitation from an owner.</p>
+      <form class="actions" method="post" action="/members/leave">
+        <button type="submit" class="danger">
+          Leave the organization
+        </button>
+        <a href="/members">Cancel</a>
+      </form>
+    </Layout>
+  );
+}

@@ -1,0 +1,99 @@
+import type { Response, Router } from 'express';
+import { field } from '../forms.js';
+import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
+import type { DashboardOptions } from '../http.js';
+import { invitationCreatedPage, leavePage, membersPage, removeMemberPage } from '../pages/index.js';
+import type { MemberChange } from '../ports/members.js';
+import type { Membership, SessionView } from '../store.js';
+
+/** Members on a page. */
+export const MEMBERS_PAGE = 50;
+
+const LAST_OWNER = "The organization's last owner cannot leave, be removed or become a member: make another member an owner first.";
+
+/** The organization's members: everyone lists them and may leave; owners invite, remove and change roles. */
+export function memberRoutes(router: Router, options: DashboardOptions): void {
+  const { store } = options;
+  const post = [refuseCrossSite(options), formBody];
+  const back = { href: '/members', text: 'Back to members' };
+
+  const owned = (res: Response, session: SessionView): Membership | undefined => {
+    if (session.current?.role === 'owner') return session.current;
+    sendMessage(res, 403, { title: 'Owners only', message: 'Only owners of the organization invite and manage its members.', link: back, session });
+    return undefined;
+  };
+  const answer = async (res: Response, session: SessionView, outcome: MemberChange, done: string) => {
+    if (outcome === 'done') return seeOther(res, done);
+    if (outcome === 'forbidden') return void owned(res, { ...session, current: undefined });
+    if (outcome === 'not_found') return sendMessage(res, 404, { title: 'No such member', message: 'The organization has no member of this id.', link: back, session });
+    const page = await load(session, 1);
+    sendPage(res, 409, membersPage({ session, ...page, notice: { text: LAST_OWNER, kind: 'error' } }));
+  };
+  const load = async (session: SessionView, page: number) => {
+    if (!session.current) return { members: [], page, next: false };
+    const rows = await store.members(session.current.organizationId, { offset: (page - 1) * MEMBERS_PAGE, limit: MEMBERS_PAGE + 1 });
+    return { members: rows.slice(0, MEMBERS_PAGE), page, next: rows.length > MEMBERS_PAGE };
+  };
+
+  router.get('/members', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    const page = /^[1-9][0-9]{0,5}$/.test(String(req.query.page ?? '')) ? Number(req.query.page) : 1;
+    sendPage(res, 200, membersPage({ session: signed.session, ...(await load(signed.session, page)) }));
+  });
+
+  router.post('/members/invitations', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    const organization = signed && owned(res, signed.session);
+    if (!signed || !organization) return;
+    const role = field(req.body, 'role') === 'owner' ? 'owner' : 'member';
+    const created = await store.createInvitation(signed.session.account.id, organization.organizationId, role);
+    if (!created.ok) return void owned(res, { ...signed.session, current: undefined });
+    const link = `${options.publicUrl.replace(/\/+$/, '')}/invitations/${encodeURIComponent(created.token)}`;
+    sendPage(res, 201, invitationCreatedPage({ session: signed.session, link, role, expiresAt: created.expiresAt }));
+  });
+
+  router.get('/members/leave', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    if (!signed.session.current) return seeOther(res, '/members');
+    sendPage(res, 200, leavePage({ session: signed.session }));
+  });
+
+  router.post('/members/leave', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    const { session } = signed;
+    if (!session.current) return seeOther(res, '/members');
+    await answer(res, session, await store.leaveOrganization(session.account.id, session.current.organizationId), '/account');
+  });
+
+  router.get('/members/:id/remove', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    const organization = signed && owned(res, signed.session);
+    if (!signed || !organization) return;
+    const member = await store.member(organization.organizationId, String(req.params.id));
+    if (!member) return answer(res, signed.session, 'not_found', '/members');
+    sendPage(res, 200, removeMemberPage({ session: signed.session, member }));
+  });
+
+  router.post('/members/:id/remove', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    const organization = signed && owned(res, signed.session);
+    if (!signed || !organization) return;
+    const { session } = signed;
+    const memberId = String(req.params.id);
+    const outcome = await store.removeMember(session.account.id, organization.organizationId, memberId);
+    await answer(res, session, outcome, memberId === session.account.id ? '/account' : '/members');
+  });
+
+  router.post('/members/:id/role', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    const organization = signed && owned(res, signed.session);
+    if (!signed || !organization) return;
+    const role = field(req.body, 'role');
+    if (role !== 'owner' && role !== 'member') return sendMessage(res, 422, { title: 'No such role', message: 'A member is an owner or a member.', link: back, session: signed.session });
+    const outcome = await store.changeRole(signed.session.account.id, organization.organizationId, String(req.params.id), role);
+    await answer(res, signed.session, outcome, '/members');
+  });
+}

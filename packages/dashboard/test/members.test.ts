@@ -1,0 +1,213 @@
+// Members, invitations and the account page against real hubs (child processes) on both
+// databases; then invitation and acceptance in two Chromium contexts, photographed at 375 and 1280 px.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databases, hubOn } from '../../server/test/support/hub.js';
+
+const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'a whole new password, long';
+const HOSTILE = `<script>alert(1)</script>"'`;
+const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
+const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const INVITATION = /\/invitations\/([A-Za-z0-9_-]{43})/;
+
+type Hub = Awaited<ReturnType<typeof hubOn>>;
+
+function setupLink(hub: Hub): string {
+  const match = /Set up the hub \(one time; also in [^)]*\): (\S+)/.exec(hub.output());
+  if (match === null) throw new Error(`no setup link in:\n${hub.output()}`);
+  return match[1] as string;
+}
+
+function form(hub: Hub, path: string, fields: Record<string, string>, cookie?: string) {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin: hub.url };
+  if (cookie !== undefined) headers.cookie = cookie;
+  return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams(fields) });
+}
+
+const page = (hub: Hub, path: string, cookie?: string) => fetch(`${hub.url}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
+const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+const accountId = async (hub: Hub, email: string) => ((await hub.sql`select id from accounts where email = ${email}`)[0]?.id ?? '') as string;
+
+async function setUp(hub: Hub): Promise<string> {
+  const token = new URL(setupLink(hub)).searchParams.get('token') as string;
+  const fields = { token, name: `Ada ${HOSTILE}`, email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: `Acme ${HOSTILE}` };
+  return cookieOf(await form(hub, '/setup', fields));
+}
+
+async function invite(hub: Hub, cookie: string, role: 'owner' | 'member'): Promise<string> {
+  const created = await form(hub, '/members/invitations', { role }, cookie);
+  expect(created.status).toBe(201);
+  return INVITATION.exec(await created.text())?.[1] as string;
+}
+
+describe.each(databases)('members on the %s database', (kind) => {
+  let hub: Hub;
+  let owner = '';
+  let member = '';
+
+  beforeAll(async () => {
+    hub = await hubOn(kind);
+    owner = await setUp(hub);
+  }, 120_000);
+  afterAll(async () => hub?.close());
+
+  it('invites with a one-time link whose digest alone is stored, and a new account accepts it', async () => {
+    const token = await invite(hub, owner, 'member');
+    const [row] = await hub.sql`select digest, expires_at - created_at as ttl from invitations`;
+    expect(Buffer.from(row?.digest as Buffer).equals(createHash('sha256').update(token).digest())).toBe(true);
+    const shown = await page(hub, `/invitations/${token}`);
+    expect(shown.status).toBe(200);
+    const html = await shown.text();
+    expect(html).toContain('Acme &lt;script>');
+    expect(html).not.toContain('<script>alert');
+    const accepted = await form(hub, `/invitations/${token}`, { name: `Mia ${HOSTILE}`, email: 'mia@example.com', password: PASSWORD });
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('location')).toBe('/keys');
+    member = cookieOf(accepted);
+    const members = await (await page(hub, '/members', owner)).text();
+    expect(members).toContain(`Mia &lt;script>alert(1)&lt;/script>&quot;'`);
+    expect(members).not.toContain('<script>alert');
+  });
+
+  it('shows the member the keys without management, and refuses their management POSTs with 403', async () => {
+    const keys = await page(hub, '/keys', member);
+    expect(keys.status).toBe(200);
+    const html = await keys.text();
+    expect(html).toContain('Keys of');
+    expect(html).not.toContain('action="/keys"');
+    const membersPage = await (await page(hub, '/members', member)).text();
+    expect(membersPage).not.toContain('action="/members/invitations"');
+    const ada = await accountId(hub, 'ada@example.com');
+    for (const [path, fields] of [
+      ['/keys', { name: 'x', scopes: 'runs:read' }],
+      ['/members/invitations', { role: 'owner' }],
+      [`/members/${ada}/remove`, {}],
+      [`/members/${ada}/role`, { role: 'member' }],
+    ] as const) {
+      expect((await form(hub, path, fields, member)).status, path).toBe(403);
+    }
+    const [count] = await hub.sql`select count(*)::int as n from organization_members where role = 'owner'`;
+    expect(count?.n).toBe(1);
+  });
+
+  it('refuses an invitation used twice, and an expired one', async () => {
+    const token = await invite(hub, owner, 'member');
+    expect((await form(hub, `/invitations/${token}`, { name: 'Bo', email: 'bo@example.com', password: PASSWORD })).status).toBe(303);
+    const twice = await form(hub, `/invitations/${token}`, { name: 'Cy', email: 'cy@example.com', password: PASSWORD });
+    expect(twice.status).toBe(410);
+    expect(await twice.text()).toContain('was used already');
+    const expiring = await invite(hub, owner, 'owner');
+    await hub.sql`update invitations set created_at = now() - interval '8 days', expires_at = now() - interval '1 day' where consumed_at is null`;
+    expect((await page(hub, `/invitations/${expiring}`)).status).toBe(410);
+    const late = await form(hub, `/invitations/${expiring}`, { name: 'Di', email: 'di@example.com', password: PASSWORD });
+    expect(late.status).toBe(410);
+    expect(await late.text()).toContain('has expired');
+    const [accounts] = await hub.sql`select count(*)::int as n from accounts where email in ('cy@example.com', 'di@example.com')`;
+    expect(accounts?.n).toBe(0);
+  });
+
+  it('keeps the last owner: not removed, not demoted, not leaving; of two owners removing each other, one stays', async () => {
+    const ada = await accountId(hub, 'ada@example.com');
+    const mia = await accountId(hub, 'mia@example.com');
+    expect((await form(hub, `/members/${ada}/remove`, {}, owner)).status).toBe(409);
+    expect((await form(hub, `/members/${ada}/role`, { role: 'member' }, owner)).status).toBe(409);
+    expect((await form(hub, '/members/leave', {}, owner)).status).toBe(409);
+    expect((await form(hub, `/members/${mia}/role`, { role: 'owner' }, owner)).status).toBe(303);
+    const answers = await Promise.all([form(hub, `/members/${mia}/remove`, {}, owner), form(hub, `/members/${ada}/remove`, {}, member)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, 403]);
+    const [owners] = await hub.sql`select count(*)::int as n from organization_members m join organizations o on o.id = m.organization_id where o.slug = 'acme' and role = 'owner'`;
+    expect(owners?.n).toBe(1);
+    // Whichever won, Ada is acme's owner for the tests that follow.
+    await hub.sql`
+      insert into organization_members (organization_id, account_id, role) select id, ${ada}, 'owner' from organizations where slug = 'acme'
+      on conflict (organization_id, account_id) do update set role = 'owner'`;
+  });
+
+  it('changes the password: the other sessions end, this one stays, the new password signs in and the old does not', async () => {
+    const other = cookieOf(await form(hub, '/sign-in', { email: 'ada@example.com', password: PASSWORD }));
+    expect((await page(hub, '/keys', other)).status).toBe(200);
+    expect((await form(hub, '/account/password', { current: 'not my password', password: NEW_PASSWORD, repeat: NEW_PASSWORD }, owner)).status).toBe(403);
+    expect((await form(hub, '/account/password', { current: PASSWORD, password: NEW_PASSWORD, repeat: 'something else entirely' }, owner)).status).toBe(422);
+    const changed = await form(hub, '/account/password', { current: PASSWORD, password: NEW_PASSWORD, repeat: NEW_PASSWORD }, owner);
+    expect(changed.status).toBe(303);
+    expect((await page(hub, '/keys', other)).headers.get('location')).toBe('/sign-in');
+    expect((await page(hub, '/account', owner)).status).toBe(200);
+    expect((await form(hub, '/sign-in', { email: 'ada@example.com', password: PASSWORD })).status).toBe(401);
+    expect((await form(hub, '/sign-in', { email: 'ada@example.com', password: NEW_PASSWORD })).status).toBe(303);
+  });
+
+  it('creates another organization, owned by its creator and current, and switches back', async () => {
+    expect((await form(hub, '/account/organizations', { slug: 'acme', name: 'Taken' }, owner)).status).toBe(409);
+    const created = await form(hub, '/account/organizations', { slug: 'beta', name: `Beta ${HOSTILE}` }, owner);
+    expect(created.status).toBe(303);
+    const keys = await (await page(hub, '/keys', owner)).text();
+    expect(keys).toContain('Keys of <strong>Beta &lt;script>');
+    expect((await (await page(hub, '/members', owner)).text()).match(/<td data-label="Role">owner<\/td>/g)).toHaveLength(1);
+    expect((await form(hub, '/organization', { slug: 'acme' }, owner)).status).toBe(303);
+    expect(await (await page(hub, '/keys', owner)).text()).toContain('Keys of <strong>Acme &lt;script>');
+  });
+});
+
+describe.skipIf(!browsable)('members in a browser', () => {
+  let hub: Hub;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    hub = await hubOn('external');
+    mkdirSync(screenshots, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.close();
+  });
+
+  const shoot = async (page: Page, name: string) => {
+    for (const width of [375, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
+      await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
+    }
+  };
+
+  it('invites, and a second browser accepts with a new account and sees the keys without managing them', async () => {
+    const ownerContext = await browser.newContext();
+    const ownerPage = await ownerContext.newPage();
+    await ownerPage.goto(setupLink(hub));
+    await ownerPage.fill('#name', 'Ada Lovelace');
+    await ownerPage.fill('#email', 'ada@example.com');
+    await ownerPage.fill('#password', PASSWORD);
+    await ownerPage.fill('#slug', 'acme');
+    await ownerPage.fill('#organization-name', 'Acme');
+    await Promise.all([ownerPage.waitForURL(/\/keys$/), ownerPage.click('button[type=submit]')]);
+    await Promise.all([ownerPage.waitForURL(/\/members$/), ownerPage.click('nav.sections a[href="/members"]')]);
+    await Promise.all([ownerPage.waitForLoadState(), ownerPage.click('form[action="/members/invitations"] button[type=submit]')]);
+    const link = await ownerPage.inputValue('#invitation-link');
+    expect(link).toMatch(INVITATION);
+    await shoot(ownerPage, 'invitation-created');
+
+    const memberContext = await browser.newContext();
+    const memberPage = await memberContext.newPage();
+    await memberPage.goto(link);
+    await shoot(memberPage, 'invitation');
+    await memberPage.fill('#name', 'Mia Member');
+    await memberPage.fill('#email', 'mia@example.com');
+    await memberPage.fill('#password', PASSWORD);
+    await Promise.all([memberPage.waitForURL(/\/keys$/), memberPage.click('button[type=submit]')]);
+    expect(await memberPage.locator('form[action="/keys"]').count()).toBe(0);
+    expect(await memberPage.textContent('main')).toContain('Only owners create and revoke keys.');
+    await memberContext.close();
+
+    await ownerPage.goto(`${hub.url}/members`);
+    expect(await ownerPage.textContent('main')).toContain('Mia Member');
+    await shoot(ownerPage, 'members');
+    await Promise.all([ownerPage.waitForURL(/\/account$/), ownerPage.click('a.account')]);
+    await shoot(ownerPage, 'account');
+    await ownerContext.close();
+  }, 60_000);
+});
