@@ -1,4 +1,4 @@
-/** The scopes an API key can hold: the specification's five plus `runs:read` (DECISIONS.md). */
+/** The scopes an API key can hold: the specification's five plus `runs:read` and `audit:read` (DECISIONS.md). */
 export const SCOPES = [
   'projects:read',
   'configuration:validate',
@@ -6,6 +6,7 @@ export const SCOPES = [
   'runs:dispatch',
   'daemons:enroll',
   'runs:read',
+  'audit:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

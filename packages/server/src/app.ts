@@ -7,6 +7,7 @@ import { problemHandler, requestContext, securityHeaders } from './http/middlewa
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
+import { auditHandlers } from './routes/audit.js';
 import { configurationHandlers } from './routes/configurations.js';
 import { daemonProtocolHandlers } from './routes/daemon-protocol.js';
 import { daemonHandlers } from './routes/daemons.js';
@@ -35,6 +36,7 @@ export function createApp(hub: Hub): Express {
     ...configurationHandlers(hub),
     ...triggerHandlers(hub),
     ...runHandlers(hub),
+    ...auditHandlers(hub),
     ...daemonProtocolHandlers(hub),
     ...daemonHandlers(hub),
     ...operatorHandlers(hub),

@@ -204,7 +204,7 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     expect(row).toEqual({ digest: sha256(created.secret), prefix: created.prefix, created_by_account_id: owner.id });
     expect(JSON.stringify(await db.sql`select * from api_keys`)).not.toContain(created.secret.slice(15));
 
-    const operator = await new ApiKeyRepository(db.sql).create(owner.organizationId, { name: 'ops', prefix: 'hub_pk_ops00000', digest: randomBytes(32), scopes: ['projects:read'] });
+    const operator = await new ApiKeyRepository(db.sql).create(owner.organizationId, { name: 'ops', prefix: 'hub_pk_ops00000', digest: randomBytes(32), scopes: ['projects:read'] }, { kind: 'operator' });
     const keys = await store.apiKeys(owner.organizationId);
     expect(keys).toEqual([
       { id: created.id, name: 'CI', prefix: created.prefix, scopes: ['projects:read', 'runs:read'], createdAt: expect.any(Date), createdBy: 'Ada', lastUsedAt: null, status: 'active' },

@@ -94,6 +94,7 @@ describe('the OpenAPI document', () => {
     expect(statuses('dispatchManualRunA')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
     expect(statuses('dispatchManualRunB')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
     expect(statuses('getRun')).toEqual(['200', '400', '401', '403', '404', '500']);
+    expect(statuses('listAuditEvents')).toEqual(['200', '400', '401', '403', '500']);
     expect(statuses('daemonHeartbeat')).toEqual(['200', '400', '401', '413', '415', '500']);
     expect(statuses('nextAssignment')).toEqual(['200', '204', '400', '401', '500']);
     expect(statuses('reportExecutionStatus')).toEqual(['200', '400', '401', '404', '409', '413', '415', '500']);
@@ -147,6 +148,7 @@ describe('the OpenAPI document', () => {
       dispatchManualRunA: 'runs:dispatch',
       dispatchManualRunB: 'runs:dispatch',
       getRun: 'runs:read',
+      listAuditEvents: 'audit:read',
     });
     for (const [operationId, scope] of Object.entries(scopes)) expect(byId(operationId).security).toEqual([{ bearerAuth: [scope] }]);
   });
@@ -321,7 +323,7 @@ describe('a hub answers as its OpenAPI document says', () => {
 
   it('answers every bearer operation 401 without a valid key, and 403 naming the scope the document names', async () => {
     const bearer = checker.operations().filter(({ operation }) => operation['x-hub-scope'] !== undefined);
-    expect(bearer.length).toBe(9);
+    expect(bearer.length).toBe(10);
     for (const { method, path: template, operation } of bearer) {
       const path = template.replace('{triggerRunId}', '00000000-0000-4000-8000-000000000000');
       const missing = await send(method, path, {}, 401);

@@ -200,6 +200,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The organization's events, newest first, each with the key, account, operator or daemon that caused it: keys created and revoked, installs, dispatches, enrollment tokens issued, daemons enrolled and retired, members added, removed or changed, sign-ins. A page at a time: pass `next` from an answer as `cursor` for the older events that follow.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/daemon/heartbeat": {
         parameters: {
             query?: never;
@@ -608,6 +628,62 @@ export interface components {
         };
         AssignmentAnswer: {
             assignment: components["schemas"]["Assignment"];
+        };
+        /** @description One event of the organization: what happened, when, who caused it, and to what. */
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @enum {unknown} */
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in";
+            /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
+            actor: {
+                /** @enum {unknown} */
+                kind: "key" | "account" | "operator" | "daemon";
+                /** Format: uuid */
+                id?: string;
+                name?: string;
+                prefix?: string;
+            };
+            /** @description What the event is about, as it was then: the fields that apply to its kind. */
+            subject: {
+                /** Format: uuid */
+                keyId?: string;
+                name?: string;
+                prefix?: string;
+                projectSlug?: string;
+                /** Format: int32 */
+                version?: number;
+                /** Format: uuid */
+                revisionId?: string;
+                /** Format: uuid */
+                triggerId?: string;
+                trigger?: string;
+                /** Format: uuid */
+                runId?: string;
+                daemon?: string;
+                /** Format: uuid */
+                daemonId?: string;
+                /** Format: uuid */
+                replacedDaemonId?: string;
+                /** Format: uuid */
+                tokenId?: string;
+                /** Format: date-time */
+                expiresAt?: string;
+                /** Format: uuid */
+                accountId?: string;
+                /** @enum {unknown} */
+                role?: "owner" | "member";
+            };
+            /** @description The client's address, for sign-ins. */
+            address?: string;
+        };
+        AuditEventList: {
+            /** @description Newest first. */
+            events: components["schemas"]["AuditEvent"][];
+            /** @description The cursor of the next (older) page; null on the last page. */
+            next: string | null;
         };
         /** @description A file of a legacy bundle: the hub file `.hub/hub.yml`, whose content is YAML described by `HubLegacyHubFile`; a workflow `.hub/workflows/<name>.yml`, whose content is a `HubLegacyWorkflow`; or a partial the workflows include (Markdown). Any other path is a 422 field issue. */
         BundleFile: {
@@ -1171,7 +1247,7 @@ export interface components {
          * @description A scope of an API key: what it may do.
          * @enum {string}
          */
-        Scope: "projects:read" | "configuration:validate" | "configuration:install" | "runs:dispatch" | "daemons:enroll" | "runs:read";
+        Scope: "projects:read" | "configuration:validate" | "configuration:install" | "runs:dispatch" | "daemons:enroll" | "runs:read" | "audit:read";
         /** @description A new organization or project: its slug, which requests name it by, and its display name. */
         SlugAndName: {
             /** @description Unique: among organizations, or among the projects of the organization. */
@@ -2467,6 +2543,75 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["RunNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description `next` from the previous page's answer: an opaque string. A cursor this hub did not give is refused (400). */
+                cursor?: string;
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events, newest first, and the cursor of the next (null on the last page). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "2b7e4c1a-9d3f-4a6b-8e2c-5f0a1d7b3c94",
+                     *           "at": "2026-01-01T12:00:02.125Z",
+                     *           "kind": "run.dispatched",
+                     *           "actor": {
+                     *             "kind": "key",
+                     *             "id": "6e1a9c3b-0d2f-4b7a-9c8e-1f3d5a7b9c20",
+                     *             "name": "chat-bot",
+                     *             "prefix": "hub_pk_x7Ku"
+                     *           },
+                     *           "subject": {
+                     *             "runId": "8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b",
+                     *             "projectSlug": "app",
+                     *             "trigger": "fix-tests",
+                     *             "daemon": "dev-box"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f",
+                     *           "at": "2026-01-01T11:58:40.500Z",
+                     *           "kind": "account.signed_in",
+                     *           "actor": {
+                     *             "kind": "account",
+                     *             "id": "4d2c1b0a-9f8e-4d7c-a6b5-3e2f1a0b9c8d",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "subject": {
+                     *             "accountId": "4d2c1b0a-9f8e-4d7c-a6b5-3e2f1a0b9c8d",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "address": "192.0.2.10"
+                     *         }
+                     *       ],
+                     *       "next": "0c9d8e7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -28,7 +28,7 @@ export function daemonStore(sql: Sql, offlineAfterMs: number) {
       if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
       if ((await new AccountRepository(sql).role(organizationId, accountId)) !== 'owner') return 'forbidden';
       if (!isUuid(daemonId)) return 'not_found';
-      return (await daemons.retire(organizationId, daemonId)) ? 'retired' : 'not_found';
+      return (await daemons.retire(organizationId, daemonId, { kind: 'account', id: accountId })) ? 'retired' : 'not_found';
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
+import { AuditRepository } from '../db/audit.js';
 import { MemberRepository, type InvitationRecord } from '../db/members.js';
 import { SessionRepository } from '../db/sessions.js';
 import { acceptableEmail, acceptableName, isUuid, normalizeEmail, normalizeName } from './input.js';
@@ -51,7 +52,7 @@ export async function acceptInvitationAsNewAccount(sql: Sql, sessions: Sessions,
     sql.begin(async (tx): Promise<AcceptedInvitation> => {
       const created = await new AccountRepository(tx).create({ email: input.email, name: input.name, passwordHash });
       if (created === undefined) throw new Refused('email_taken');
-      const joined = await join(new MemberRepository(tx), token, created.id, sessions.now());
+      const joined = await join(new MemberRepository(tx), new AuditRepository(tx), token, created.id, sessions.now());
       const sessionSecret = await sessions.start(created.id, joined.organizationId, new SessionRepository(tx));
       return { ok: true, slug: joined.slug, sessionSecret };
     }),
@@ -66,7 +67,7 @@ export async function acceptInvitation(sql: Sql, sessions: Sessions, token: stri
   return refusable(() =>
     sql.begin(async (tx): Promise<AcceptedInvitation> => {
       const repository = new MemberRepository(tx);
-      const joined = await join(repository, token, view.account.id, sessions.now());
+      const joined = await join(repository, new AuditRepository(tx), token, view.account.id, sessions.now());
       await repository.setSessionOrganization(secretDigest(sessionSecret), joined.organizationId);
       return { ok: true, slug: joined.slug };
     }),
@@ -74,7 +75,7 @@ export async function acceptInvitation(sql: Sql, sessions: Sessions, token: stri
 }
 
 /** Spends the invitation on the account and adds the membership, or throws why not. */
-async function join(repository: MemberRepository, token: string, accountId: string, now: Date): Promise<{ organizationId: string; slug: string }> {
+async function join(repository: MemberRepository, audit: AuditRepository, token: string, accountId: string, now: Date): Promise<{ organizationId: string; slug: string }> {
   const digest = secretDigest(token);
   const consumed = await repository.consumeInvitation(digest, accountId, now);
   if (consumed === undefined) {
@@ -82,6 +83,7 @@ async function join(repository: MemberRepository, token: string, accountId: stri
     throw new Refused(state.status === 'open' ? 'used' : state.status);
   }
   if (!(await repository.add(consumed.organizationId, accountId, consumed.role))) throw new Refused('already_member');
+  await audit.memberEvent(consumed.organizationId, 'member.added', { kind: 'account', id: accountId }, accountId, consumed.role);
   return consumed;
 }
 

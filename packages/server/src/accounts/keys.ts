@@ -26,7 +26,7 @@ export async function createApiKey(sql: Sql, accountId: string, organizationId: 
     const accounts = new AccountRepository(tx);
     if ((await accounts.role(organizationId, accountId)) !== 'owner') return { ok: false, reason: 'forbidden' };
     // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-    const created = await new ApiKeyRepository(tx as unknown as Sql).create(organizationId, { name: key.name, prefix, digest: digest(secret), scopes: key.scopes });
+    const created = await new ApiKeyRepository(tx as unknown as Sql).create(organizationId, { name: key.name, prefix, digest: digest(secret), scopes: key.scopes }, { kind: 'account', id: accountId });
     await accounts.setKeyCreator(created.id, accountId);
     return { ok: true, id: created.id, prefix, secret };
   });
@@ -40,5 +40,5 @@ export async function revokeApiKey(sql: Sql, accountId: string, organizationId: 
   if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
   if ((await new AccountRepository(sql).role(organizationId, accountId)) !== 'owner') return 'forbidden';
   if (!isUuid(keyId)) return 'not_found';
-  return (await new ApiKeyRepository(sql).revoke(organizationId, keyId)) ? 'revoked' : 'not_found';
+  return (await new ApiKeyRepository(sql).revoke(organizationId, keyId, { kind: 'account', id: accountId })) ? 'revoked' : 'not_found';
 }

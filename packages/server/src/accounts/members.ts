@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { AuditRepository, type AuditKind } from '../db/audit.js';
 import { MemberRepository } from '../db/members.js';
 import { isUuid } from './input.js';
 import { acceptInvitation, acceptInvitationAsNewAccount, createInvitation, invitation } from './invitations.js';
@@ -32,7 +33,8 @@ export async function members(sql: Sql, organizationId: string, page: { offset: 
 
 /** An owner removes a member (or themselves); the last owner stays. */
 export function removeMember(sql: Sql, accountId: string, organizationId: string, memberId: string): Promise<MemberChange> {
-  return changeMembership(sql, accountId, organizationId, memberId, { ownersOnly: true, demotes: true }, (repository) =>
+  const event = { kind: accountId === memberId ? 'member.left' : 'member.removed' } as const;
+  return changeMembership(sql, accountId, organizationId, memberId, { ownersOnly: true, demotes: true, event }, (repository) =>
     repository.remove(organizationId, memberId),
   );
 }
@@ -40,14 +42,15 @@ export function removeMember(sql: Sql, accountId: string, organizationId: string
 /** An owner changes a member's role; the last owner is never demoted. */
 export function changeRole(sql: Sql, accountId: string, organizationId: string, memberId: string, role: MemberRole): Promise<MemberChange> {
   if (role !== 'owner' && role !== 'member') return Promise.resolve('not_found');
-  return changeMembership(sql, accountId, organizationId, memberId, { ownersOnly: true, demotes: role === 'member' }, (repository) =>
+  const rule = { ownersOnly: true, demotes: role === 'member', event: { kind: 'member.role_changed', role } } as const;
+  return changeMembership(sql, accountId, organizationId, memberId, rule, (repository) =>
     repository.setRole(organizationId, memberId, role),
   );
 }
 
 /** Anyone leaves an organization, except its last owner. */
 export function leaveOrganization(sql: Sql, accountId: string, organizationId: string): Promise<MemberChange> {
-  return changeMembership(sql, accountId, organizationId, accountId, { ownersOnly: false, demotes: true }, (repository) =>
+  return changeMembership(sql, accountId, organizationId, accountId, { ownersOnly: false, demotes: true, event: { kind: 'member.left' } }, (repository) =>
     repository.remove(organizationId, accountId),
   );
 }
@@ -55,14 +58,15 @@ export function leaveOrganization(sql: Sql, accountId: string, organizationId: s
 /**
  * One change of a membership, in a transaction that first locks the organization's owners'
  * rows: two owners removing or demoting each other at once are taken in turn, and the second
- * finds itself no longer an owner, or the other the last one.
+ * finds itself no longer an owner, or the other the last one. The change's event is recorded in
+ * the same transaction.
  */
 async function changeMembership(
   sql: Sql,
   accountId: string,
   organizationId: string,
   memberId: string,
-  rule: { ownersOnly: boolean; demotes: boolean },
+  rule: { ownersOnly: boolean; demotes: boolean; event: { kind: AuditKind; role?: MemberRole } },
   change: (repository: MemberRepository) => Promise<boolean>,
 ): Promise<MemberChange> {
   if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
@@ -72,6 +76,9 @@ async function changeMembership(
     const owners = await repository.lockOwners(organizationId);
     if (rule.ownersOnly && !owners.includes(accountId)) return 'forbidden';
     if (rule.demotes && owners.length === 1 && owners[0] === memberId) return 'last_owner';
-    return (await change(repository)) ? 'done' : 'not_found';
+    const audit = new AuditRepository(tx);
+    if (!(await change(repository))) return 'not_found';
+    await audit.memberEvent(organizationId, rule.event.kind, { kind: 'account', id: accountId }, memberId, rule.event.role);
+    return 'done';
   });
 }

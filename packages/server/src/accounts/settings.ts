@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { AuditRepository } from '../db/audit.js';
 import { MemberRepository } from '../db/members.js';
 import { OrganizationRepository } from '../db/organizations.js';
 import { acceptableName, normalizeName, SLUG } from './input.js';
@@ -38,6 +39,7 @@ export async function createOrganization(sql: Sql, sessions: Sessions, sessionSe
     if (created === undefined) return 'slug_taken';
     const repository = new MemberRepository(tx);
     await repository.add(created.id, view.account.id, 'owner');
+    await new AuditRepository(tx).memberEvent(created.id, 'member.added', { kind: 'account', id: view.account.id }, view.account.id, 'owner');
     await repository.setSessionOrganization(secretDigest(sessionSecret), created.id);
     return 'created';
   });

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
+import { AuditRepository } from '../db/audit.js';
 import { OrganizationRepository } from '../db/organizations.js';
 import { SessionRepository } from '../db/sessions.js';
 import { setupInput } from './input.js';
@@ -48,6 +49,7 @@ export async function completeSetup(
       const account = await accounts.create({ email: input.account.email, name: input.account.name, passwordHash });
       if (account === undefined) throw new Refused('token_invalid');
       await accounts.addMember(created.id, account.id, 'owner');
+      await new AuditRepository(tx).memberEvent(created.id, 'member.added', { kind: 'account', id: account.id }, account.id, 'owner');
       return sessions.start(account.id, created.id, new SessionRepository(tx));
     });
     return { ok: true, sessionSecret };

@@ -1,6 +1,8 @@
 import { isIPv4 } from 'node:net';
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
+import { AuditRepository } from '../db/audit.js';
+import { SessionRepository } from '../db/sessions.js';
 import { SignInFailureRepository } from '../db/sign-in-failures.js';
 import { normalizeEmail } from './input.js';
 import { PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
@@ -25,7 +27,8 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
   const accounts = new AccountRepository(sql);
   const normalized = normalizeEmail(email);
   const accountKey = `account:${normalized}`;
-  const addressKey = `address:${normalizeAddress(address)}`;
+  const from = normalizeAddress(address);
+  const addressKey = `address:${from}`;
   const now = sessions.now();
   const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
   const attempt = await failures.recordUnlessOver(
@@ -49,7 +52,13 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
   await failures.clear(accountKey);
   await failures.forget(attempt);
   const organization = (await accounts.memberships(account.id))[0];
-  return { ok: true, sessionSecret: await sessions.start(account.id, organization?.organizationId) };
+  // The session and its sign-in event (in each of the account's organizations) commit together.
+  const sessionSecret = await sql.begin(async (tx) => {
+    const secret = await sessions.start(account.id, organization?.organizationId, new SessionRepository(tx));
+    await new AuditRepository(tx).signedIn(account.id, from.slice(0, 100));
+    return secret;
+  });
+  return { ok: true, sessionSecret };
 }
 
 /** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */

@@ -11,6 +11,7 @@ export const SCOPES = [
   'runs:dispatch',
   'daemons:enroll',
   'runs:read',
+  'audit:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

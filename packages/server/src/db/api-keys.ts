@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { auditColumns, type AuditActor } from './audit.js';
 
 export interface ApiKeyListing {
   id: string;
@@ -13,11 +14,19 @@ export interface ApiKeyListing {
 export class ApiKeyRepository {
   constructor(private readonly sql: Sql) {}
 
-  async create(organizationId: string, key: { name: string; prefix: string; digest: Buffer; scopes: string[] }) {
+  /** Creates a key and records who did, in one statement. */
+  async create(organizationId: string, key: { name: string; prefix: string; digest: Buffer; scopes: string[] }, actor: AuditActor) {
     const [row] = await this.sql<{ id: string; createdAt: Date }[]>`
-      insert into api_keys (organization_id, name, prefix, digest, scopes)
-      values (${organizationId}, ${key.name}, ${key.prefix}, ${key.digest}, ${key.scopes})
-      returning id, created_at as "createdAt"`;
+      with key as (
+        insert into api_keys (organization_id, name, prefix, digest, scopes)
+        values (${organizationId}, ${key.name}, ${key.prefix}, ${key.digest}, ${key.scopes})
+        returning id, name, prefix, created_at
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'api_key.created', actor, this.sql`jsonb_build_object('keyId', key.id, 'name', key.name, 'prefix', key.prefix)`)}
+        from key
+      )
+      select id, created_at as "createdAt" from key`;
     return row as { id: string; createdAt: Date };
   }
 
@@ -31,13 +40,23 @@ export class ApiKeyRepository {
   /**
    * Revokes a key and expires its unconsumed enrollment tokens, in one transaction. The row
    * lock it takes waits for any token issuance of this key in flight (which holds the key row
-   * FOR SHARE), so no live token of a revoked key can be left behind.
+   * FOR SHARE), so no live token of a revoked key can be left behind. The first revocation is
+   * recorded as an event; revoking a revoked key again changes nothing and records nothing.
    */
-  async revoke(organizationId: string, id: string): Promise<boolean> {
+  async revoke(organizationId: string, id: string, actor: AuditActor): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       const [row] = await tx`
-        update api_keys set revoked_at = coalesce(revoked_at, now())
-        where organization_id = ${organizationId} and id = ${id} returning id`;
+        with was as (
+          select id, revoked_at from api_keys where organization_id = ${organizationId} and id = ${id} for update
+        ), revoked as (
+          update api_keys k set revoked_at = coalesce(k.revoked_at, now()) from was where k.id = was.id
+          returning k.id, k.name, k.prefix, was.revoked_at is null as fresh
+        ), audit as (
+          insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+          select ${auditColumns(tx, organizationId, 'api_key.revoked', actor, tx`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+          from revoked where revoked.fresh
+        )
+        select id from revoked`;
       if (row === undefined) return false;
       await tx`
         update enrollment_tokens set expires_at = now()

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { auditColumns, type AuditActor } from './audit.js';
 
 export interface DaemonListRow {
   id: string;
@@ -37,11 +38,18 @@ export class DaemonListRepository {
   }
 
   /** Retires an active daemon: the signature check (auth/daemon-signature.ts) refuses it from now on, and its name is free. */
-  async retire(organizationId: string, daemonId: string): Promise<boolean> {
+  async retire(organizationId: string, daemonId: string, actor: AuditActor): Promise<boolean> {
     const rows = await this.sql`
-      update daemons set retired_at = now()
-      where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
-      returning id`;
+      with retired as (
+        update daemons set retired_at = now()
+        where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
+        returning id, name
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'daemon.retired', actor, this.sql`jsonb_build_object('daemonId', retired.id, 'name', retired.name)`)}
+        from retired
+      )
+      select id from retired`;
     return rows.length === 1;
   }
 

@@ -1,5 +1,6 @@
 import type { ResourceCatalog } from '@hub/compiler';
 import type { Sql } from 'postgres';
+import { AuditRepository } from './audit.js';
 
 export interface Runtime {
   provider: string;
@@ -25,11 +26,13 @@ export class DaemonRepository {
     return this.sql.begin(async (tx) => {
       const [key] = await tx`select id from api_keys where id = ${apiKeyId} and revoked_at is null for share`;
       if (key === undefined) return undefined;
-      const [row] = await tx<{ expiresAt: Date }[]>`
+      const [row] = await tx<{ id: string; expiresAt: Date }[]>`
         insert into enrollment_tokens (organization_id, api_key_id, digest, expires_at)
         values (${organizationId}, ${apiKeyId}, ${tokenDigest}, now() + interval '10 minutes')
-        returning expires_at as "expiresAt"`;
-      return row;
+        returning id, expires_at as "expiresAt"`;
+      const { id, expiresAt } = row as { id: string; expiresAt: Date };
+      await new AuditRepository(tx).record(organizationId, 'enrollment_token.issued', { kind: 'key', id: apiKeyId }, { tokenId: id, expiresAt });
+      return { expiresAt };
     });
   }
 
@@ -69,7 +72,13 @@ export class DaemonRepository {
           values (${token.organizationId}, ${daemon.name}, ${tx.json(daemon.publicKey as never)},
                   ${tx.json(daemon.runtimes as never)}, ${token.id})
           returning id`;
-        return { ok: true, daemonId: (row as { id: string }).id, name: daemon.name } as const;
+        const daemonId = (row as { id: string }).id;
+        await new AuditRepository(tx).record(token.organizationId, 'daemon.enrolled', { kind: 'daemon' }, {
+          daemonId,
+          name: daemon.name,
+          ...(holder === undefined ? {} : { replacedDaemonId: holder.id as string }),
+        });
+        return { ok: true, daemonId, name: daemon.name } as const;
       });
     } catch (error) {
       // Two enrollments of one name racing past the check meet the unique index instead.

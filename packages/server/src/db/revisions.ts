@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import { AuditRepository } from './audit.js';
 
 export type AuthoredConfiguration =
   | { shape: 'configuration'; yaml: string; partials: { path: string; content: string }[] }
@@ -49,7 +50,13 @@ export class RevisionRepository {
           select ${project.id}, name from unnest(${compiled.triggerNames}::text[]) as name
           on conflict (project_id, name) do nothing`;
       }
-      return { versionId: (revision as { id: string }).id, version: project.version };
+      const versionId = (revision as { id: string }).id;
+      await new AuditRepository(tx).record(organizationId, 'configuration.installed', { kind: 'key', id: apiKeyId }, {
+        projectSlug,
+        version: project.version,
+        revisionId: versionId,
+      });
+      return { versionId, version: project.version };
     });
   }
 }
@@ -77,7 +84,9 @@ export class TriggerRepository {
         insert into trigger_revisions (trigger_id, version, yaml, model, active, api_key_id)
         values (${id}, ${version}, ${yaml}, ${model}::text::jsonb, true, ${apiKeyId})
         returning id`;
-      return { triggerId: id, name, revisionId: (revision as { id: string }).id, version };
+      const revisionId = (revision as { id: string }).id;
+      await new AuditRepository(tx).record(organizationId, 'trigger.installed', { kind: 'key', id: apiKeyId }, { triggerId: id, trigger: name, version, revisionId });
+      return { triggerId: id, name, revisionId, version };
     });
   }
 }

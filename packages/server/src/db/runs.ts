@@ -171,6 +171,12 @@ export class RunRepository {
         select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
         from daemon, run
         returning daemon_id
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+        select ${run.organizationId}, 'run.dispatched', 'key', ${run.apiKeyId},
+          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${found.trigger.name}::text,
+            'projectSlug', (select slug from projects where id = ${found.projectId}), 'daemon', ${first.daemon}::text)
+        from run
       )
       select (select id from daemon) as "daemonId", (select online from daemon) as online, (select receipt_id from run) as "receiptId",
         (select pg_notify(${ASSIGNMENT_CHANNEL}, daemon_id::text) from execution) as notified`;

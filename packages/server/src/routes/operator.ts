@@ -43,7 +43,7 @@ export function operatorHandlers(hub: Hub): Handlers {
       const secret = generateToken('pk');
       const scopes = [...new Set(body.scopes)];
       const prefix = displayPrefix(secret, 'pk');
-      const key = await hub.apiKeys.create(org.id, { name: body.name, prefix, digest: digest(secret), scopes });
+      const key = await hub.apiKeys.create(org.id, { name: body.name, prefix, digest: digest(secret), scopes }, { kind: 'operator' });
       res.status(201).json({ id: key.id, name: body.name, prefix, scopes, secret, createdAt: key.createdAt.toISOString() });
     }),
     listApiKeys: handle(async ({ req, res }) => {
@@ -54,7 +54,7 @@ export function operatorHandlers(hub: Hub): Handlers {
     revokeApiKey: handle(async ({ req, res, params }) => {
       const org = await organization(req);
       const { id } = params;
-      if (!UUID.test(id) || !(await hub.apiKeys.revoke(org.id, id))) throw new HttpProblem('api_key_not_found', `The organization has no API key ${id}.`);
+      if (!UUID.test(id) || !(await hub.apiKeys.revoke(org.id, id, { kind: 'operator' }))) throw new HttpProblem('api_key_not_found', `The organization has no API key ${id}.`);
       res.json({ id, status: 'revoked' });
     }),
   };
