@@ -20,3 +20,4 @@ export type * from './ports/members.js';
 export type * from './ports/projects.js';
 export type * from './ports/daemons.js';
 export type * from './ports/runs.js';
+export type * from './ports/audit.js';

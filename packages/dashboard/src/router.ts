@@ -10,6 +10,7 @@ import { settingsRoutes } from './routes/settings.js';
 import { projectRoutes } from './routes/projects.js';
 import { daemonRoutes } from './routes/daemons.js';
 import { runRoutes } from './routes/runs.js';
+import { auditRoutes } from './routes/audit.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -26,5 +27,6 @@ export function dashboardRouter(options: DashboardOptions): Router {
   projectRoutes(router, options);
   daemonRoutes(router, options);
   runRoutes(router, options);
+  auditRoutes(router, options);
   return router;
 }

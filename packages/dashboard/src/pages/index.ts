@@ -15,6 +15,7 @@ export { EMPTY_SETUP } from './props.js';
 export * from './member-pages.js';
 export * from './project-pages.js';
 export * from './daemons-runs.js';
+export * from './audit-page.js';
 
 export const keysPage = (props: KeysPageProps): string => renderPage(h(KeysPage, props));
 export const keyCreatedPage = (props: KeyCreatedPageProps): string => renderPage(h(KeyCreatedPage, props));

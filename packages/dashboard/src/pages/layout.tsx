@@ -40,6 +40,7 @@ const SECTIONS = [
   { href: '/daemons', text: 'Daemons' },
   { href: '/runs', text: 'Runs' },
   { href: '/members', text: 'Members' },
+  { href: '/audit', text: 'Audit' },
 ];
 
 function SectionNav({ current }: { current: string | undefined }) {

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
+import { auditStore } from './audit.js';
 import { DEFAULT_TIMING } from '../dispatch/presence.js';
 import { daemonStore } from './daemons.js';
 import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
@@ -23,6 +24,7 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...projectStore(sql),
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql),
+    ...auditStore(sql),
     setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
     issueSetupToken: () => issueSetupToken(sql),
     completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),

@@ -3,6 +3,7 @@ import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow, RunDetail, RunList } from '@hub/dashboard';
+export type { AuditList } from '@hub/dashboard';
 export type {
   AcceptedInvitation,
   CreatedInvitation,
