@@ -92,6 +92,21 @@ describe.each(databases)('the dashboard on the %s database', (kind) => {
     expect((await call(hub, 'GET', '/api/v1/projects', { token: secret })).status).toBe(401);
   });
 
+  it('pages a long list of keys, 50 a page', async () => {
+    const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
+    await hub.sql`
+      insert into api_keys (organization_id, name, prefix, digest, scopes)
+      select ${org?.id as string}, 'bulk ' || n, 'hub_pk_bulk' || lpad(n::text, 4, '0'), sha256(('bulk ' || n)::bytea), '{projects:read}'
+      from generate_series(1, 55) as n`;
+    const first = await (await page(hub, '/keys', owner)).text();
+    expect(first.match(/<tr/g)?.length).toBe(51);
+    expect(first).toContain('href="/keys?page=2"');
+    const second = await (await page(hub, '/keys?page=2', owner)).text();
+    expect(second.match(/<tr/g)?.length).toBe(7);
+    expect(second).toContain('rel="prev"');
+    await hub.sql`delete from api_keys where name like 'bulk %'`;
+  });
+
   it('opens no page to a bearer key, and a session cookie calls no API operation', async () => {
     const response = await page(hub, '/keys', undefined, { authorization: 'Bearer hub_pk_whatever' });
     expect(response.status).toBe(303);

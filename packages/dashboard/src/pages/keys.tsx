@@ -2,10 +2,11 @@ import { SCOPES } from '../scopes.js';
 import type { ApiKeyRow } from '../store.js';
 import { Layout, Notice } from './layout.js';
 import { formatTime } from './format.js';
+import { Pager } from './pager.js';
 import type { KeyFormValues, KeysPageProps } from './props.js';
 
 /** The organization's API keys; owners also create and revoke them. */
-export function KeysPage({ session, keys, form }: KeysPageProps) {
+export function KeysPage({ session, keys, pages = { page: 1, more: false }, form }: KeysPageProps) {
   const current = session.current;
   if (!current) {
     return (
@@ -22,7 +23,8 @@ export function KeysPage({ session, keys, form }: KeysPageProps) {
       <p class="muted">
         Keys of <strong>{current.name}</strong>. The hub keeps only each key's prefix; a key's secret is shown once, when it is created.
       </p>
-      {keys.length === 0 ? <p class="empty">No API keys yet: create one to use the API.</p> : <KeyTable keys={keys} owner={owner} />}
+      {keys.length === 0 && pages.page === 1 ? <p class="empty">No API keys yet: create one to use the API.</p> : <KeyTable keys={keys} owner={owner} />}
+      <Pager path="/keys" pages={pages} label="Pages of API keys" />
       {owner ? <CreateKeyForm values={form ?? { name: '', scopes: [] }} /> : <p class="muted">Only owners create and revoke keys.</p>}
     </Layout>
   );

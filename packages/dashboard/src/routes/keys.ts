@@ -3,6 +3,7 @@ import { field, fields, keyProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireOwner, requireSession, seeOther, sendForbidden, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { keyCreatedPage, keysPage, revokeKeyPage } from '../pages/index.js';
+import { PAGE_SIZE, pageOf } from './projects.js';
 import type { SessionView } from '../store.js';
 
 /** The organization's API keys: everyone lists them, owners create and revoke them. */
@@ -10,6 +11,11 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
   const { store } = options;
   const post = [refuseCrossSite(options), formBody];
   const keysOf = async (session: SessionView) => (session.current ? store.apiKeys(session.current.organizationId) : []);
+  /** One page of the list: an organization has tens of keys, so the page is cut from the whole list. */
+  const pageOfKeys = async (session: SessionView, page: number) => {
+    const all = await keysOf(session);
+    return { keys: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), pages: { page, more: all.length > page * PAGE_SIZE } };
+  };
   const notFound = (session: SessionView) => ({
     title: 'No such key',
     message: 'The organization has no active key of this id.',
@@ -20,7 +26,7 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
   router.get('/keys', async (req, res) => {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
-    sendPage(res, 200, keysPage({ session: signed.session, keys: await keysOf(signed.session) }));
+    sendPage(res, 200, keysPage({ session: signed.session, ...(await pageOfKeys(signed.session, pageOf(req))) }));
   });
 
   router.post('/keys', ...post, async (req, res) => {
@@ -32,7 +38,7 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
     const scopes = [...new Set(fields(req.body, 'scopes'))];
     const problem = keyProblem(name, scopes);
     if (problem) {
-      return sendPage(res, 422, keysPage({ session, keys: await keysOf(session), form: { name, scopes, message: problem } }));
+      return sendPage(res, 422, keysPage({ session, ...(await pageOfKeys(session, 1)), form: { name, scopes, message: problem } }));
     }
     const created = await store.createApiKey(session.account.id, organization.organizationId, { name: name.trim(), scopes });
     if (!created.ok) return sendForbidden(res, session);

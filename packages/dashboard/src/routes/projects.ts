@@ -11,7 +11,7 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const CHANGES = ['deactivate', 'reactivate'] as const;
 
 /** `?page=` as a 1-based page number; anything else is the first page. */
-function pageOf(req: Request): number {
+export function pageOf(req: Request): number {
   const raw = typeof req.query.page === 'string' ? req.query.page : '';
   return /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
 }
