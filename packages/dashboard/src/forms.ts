@@ -1,4 +1,3 @@
-import { isScope } from './scopes.js';
 
 /** One text field of a urlencoded body (the first, when it came twice); '' when absent. */
 export function field(body: unknown, name: string): string {
@@ -48,10 +47,10 @@ export function setupProblem(input: SetupInput): string | undefined {
 }
 
 /** What is wrong with a new key's name and scopes; undefined when nothing is. */
-export function keyProblem(name: string, scopes: string[]): string | undefined {
+export function keyProblem(name: string, scopes: string[], allowed: readonly string[]): string | undefined {
   return (
     nameProblem("The key's name", name) ??
     (scopes.length === 0 ? 'Choose at least one scope.' : undefined) ??
-    (scopes.every(isScope) ? undefined : 'Choose scopes from the list.')
+    (scopes.every((scope) => allowed.includes(scope)) ? undefined : 'Choose scopes from the list.')
   );
 }

@@ -15,6 +15,8 @@ export interface DashboardOptions {
   /** The hub's public URL: its origin is the only one whose forms are accepted; https makes the cookie Secure. */
   publicUrl: string;
   log?: DashboardLog | undefined;
+  /** The scopes an API key can hold, as the hub's API defines them: the checkboxes of a new key. */
+  scopes: readonly string[];
 }
 
 /** Form bodies, parsed on the POST routes only, after the origin check. */

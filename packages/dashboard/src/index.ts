@@ -1,7 +1,5 @@
 export { dashboardRouter } from './router.js';
 export type { DashboardLog, DashboardOptions } from './http.js';
-export { SCOPES } from './scopes.js';
-export type { Scope } from './scopes.js';
 export { SESSION_COOKIE } from './cookies.js';
 export { PAGE_POLICY } from './security.js';
 export type {

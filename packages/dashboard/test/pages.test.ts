@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { keyCreatedPage, keysPage, messagePage, revokeKeyPage, setupPage, signInPage } from '../src/pages/index.js';
-import { SCOPES } from '../src/scopes.js';
+/** The scopes a page is given (the hub passes its own list). */
+const SCOPES = ['projects:read', 'configuration:validate', 'runs:read'];
 import { HOSTILE, keyRow, sessionOf } from './support/data.js';
 
 const SECRET = 'hub_abcd1234_s3cr3t-value-never-listed';
@@ -17,7 +18,7 @@ describe('every user-supplied value is escaped', () => {
   const session = sessionOf('owner', `Ada ${HOSTILE}`);
   const hostileKey = keyRow({ name: `key ${HOSTILE}`, createdBy: `Bob ${HOSTILE}`, prefix: `hub_${HOSTILE}` });
   it.each([
-    ['keys', keysPage({ session, keys: [hostileKey], form: { name: HOSTILE, scopes: [], message: 'Choose at least one scope.' } })],
+    ['keys', keysPage({ scopes: SCOPES, session, keys: [hostileKey], form: { name: HOSTILE, scopes: [], message: 'Choose at least one scope.' } })],
     ['key created', keyCreatedPage({ session, name: HOSTILE, prefix: 'hub_abcd1234', secret: `${SECRET}${HOSTILE}` })],
     ['revoke', revokeKeyPage({ session, apiKey: { id: `key"/><script>`, name: HOSTILE, prefix: HOSTILE } })],
     ['sign in', signInPage({ email: HOSTILE, message: 'The e-mail address or the password is wrong.' })],
@@ -37,7 +38,7 @@ describe('the keys page', () => {
   const keys = [keyRow(), keyRow({ id: 'key-2', name: 'Old', prefix: 'hub_old00000', status: 'revoked', lastUsedAt: new Date('2026-05-02T08:00:00Z') })];
 
   it('lists prefix, scopes, times, creator and status, and never a secret', () => {
-    const html = keysPage({ session: sessionOf('owner'), keys });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys });
     for (const text of ['hub_abcd1234', 'projects:read', 'runs:dispatch', '2026-05-01 14:03 UTC', 'never', '2026-05-02 08:00 UTC', 'revoked', 'Ada']) {
       expect(html).toContain(text);
     }
@@ -46,7 +47,7 @@ describe('the keys page', () => {
   });
 
   it('gives owners the create form with one checkbox per scope, and Revoke for active keys only', () => {
-    const html = keysPage({ session: sessionOf('owner'), keys });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys });
     expect(html).toContain('action="/keys"');
     for (const scope of SCOPES) expect(html).toContain(`name="scopes" value="${scope}"`);
     expect(html.match(/\/revoke"/g)).toHaveLength(1);
@@ -54,7 +55,7 @@ describe('the keys page', () => {
   });
 
   it("gives members the list and no form to create or revoke", () => {
-    const html = keysPage({ session: sessionOf('member'), keys });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('member'), keys });
     expect(html).toContain('hub_abcd1234');
     expect(html).not.toContain('action="/keys');
     expect(html).not.toContain('/revoke');
@@ -62,13 +63,13 @@ describe('the keys page', () => {
   });
 
   it('says what to do when there is no key', () => {
-    const html = keysPage({ session: sessionOf('owner'), keys: [] });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys: [] });
     expect(html).toContain('No API keys yet: create one to use the API.');
     expect(html).not.toContain('<table');
   });
 
   it('keeps the values of a refused form', () => {
-    const html = keysPage({ session: sessionOf('owner'), keys: [], form: { name: 'laptop', scopes: ['runs:read'], message: 'Choose at least one scope.' } });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys: [], form: { name: 'laptop', scopes: ['runs:read'], message: 'Choose at least one scope.' } });
     expect(html).toContain('value="laptop"');
     expect(html).toMatch(/value="runs:read" checked/);
     expect(html).not.toMatch(/value="projects:read" checked/);
@@ -92,13 +93,13 @@ describe('other pages', () => {
 
   it('offers the organization switch only to people in several organizations', () => {
     const several = sessionOf('owner');
-    expect(keysPage({ session: several, keys: [] })).toContain('action="/organization"');
+    expect(keysPage({ scopes: SCOPES, session: several, keys: [] })).toContain('action="/organization"');
     const one = { ...several, organizations: several.organizations.slice(0, 1) };
-    expect(keysPage({ session: one, keys: [] })).not.toContain('action="/organization"');
+    expect(keysPage({ scopes: SCOPES, session: one, keys: [] })).not.toContain('action="/organization"');
   });
 
   it('uses no style attribute and no inline script', () => {
-    const html = keysPage({ session: sessionOf('owner'), keys: [keyRow()] });
+    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys: [keyRow()] });
     expect(html).not.toMatch(/\sstyle=|<style|\son[a-z]+="/);
   });
 });

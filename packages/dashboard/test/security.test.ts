@@ -78,6 +78,6 @@ describe('form checks', () => {
     ['CI', ['admin'], 'Choose scopes from the list.'],
     ['x'.repeat(201), ['runs:read'], "The key's name is longer than 200 characters."],
   ])('key %s %o', (name, scopes, expected) => {
-    expect(keyProblem(name, scopes)).toBe(expected);
+    expect(keyProblem(name, scopes, ['projects:read', 'runs:read'])).toBe(expected);
   });
 });

@@ -1,6 +1,7 @@
 import { dashboardRouter } from '@hub/dashboard';
 import express, { type Express } from 'express';
 import { dashboardStore } from './accounts/store.js';
+import { SCOPES } from './auth/api-key.js';
 import type { Hub } from './hub.js';
 import { mountFallback, mountOperations } from './http/mount.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
@@ -44,7 +45,14 @@ export function createApp(hub: Hub): Express {
     ...documentationHandlers(),
   });
   // The human side: pages, not API operations, so not in the document.
-  app.use(dashboardRouter({ store: dashboardStore(hub.sql, { offlineAfterMs: hub.options.timing?.offlineAfterMs }), publicUrl: hub.options.publicUrl ?? hub.options.problemBase, log: hub.log }));
+  app.use(
+    dashboardRouter({
+      store: dashboardStore(hub.sql, { offlineAfterMs: hub.options.timing?.offlineAfterMs }),
+      publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
+      scopes: SCOPES,
+      log: hub.log,
+    }),
+  );
   mountFallback(app, operations);
   app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
   return app;

@@ -1,4 +1,3 @@
-import { SCOPES } from '../scopes.js';
 import type { ApiKeyRow } from '../store.js';
 import { Layout, Notice } from './layout.js';
 import { formatTime } from './format.js';
@@ -6,7 +5,7 @@ import { Pager } from './pager.js';
 import type { KeyFormValues, KeysPageProps } from './props.js';
 
 /** The organization's API keys; owners also create and revoke them. */
-export function KeysPage({ session, keys, pages = { page: 1, more: false }, form }: KeysPageProps) {
+export function KeysPage({ session, keys, scopes, pages = { page: 1, more: false }, form }: KeysPageProps) {
   const current = session.current;
   if (!current) {
     return (
@@ -25,7 +24,7 @@ export function KeysPage({ session, keys, pages = { page: 1, more: false }, form
       </p>
       {keys.length === 0 && pages.page === 1 ? <p class="empty">No API keys yet: create one to use the API.</p> : <KeyTable keys={keys} owner={owner} />}
       <Pager path="/keys" pages={pages} label="Pages of API keys" />
-      {owner ? <CreateKeyForm values={form ?? { name: '', scopes: [] }} /> : <p class="muted">Only owners create and revoke keys.</p>}
+      {owner ? <CreateKeyForm values={form ?? { name: '', scopes: [] }} scopes={scopes} /> : <p class="muted">Only owners create and revoke keys.</p>}
     </Layout>
   );
 }
@@ -89,7 +88,7 @@ function KeyTable({ keys, owner }: { keys: ApiKeyRow[]; owner: boolean }) {
   );
 }
 
-function CreateKeyForm({ values }: { values: KeyFormValues }) {
+function CreateKeyForm({ values, scopes }: { values: KeyFormValues; scopes: readonly string[] }) {
   return (
     <section aria-labelledby="create-key">
       <h2 id="create-key">Create a key</h2>
@@ -102,7 +101,7 @@ function CreateKeyForm({ values }: { values: KeyFormValues }) {
         </small>
         <fieldset>
           <legend>Scopes</legend>
-          {SCOPES.map((scope) => (
+          {scopes.map((scope) => (
             <label key={scope} class="check">
               <input type="checkbox" name="scopes" value={scope} checked={values.scopes.includes(scope)} />
               <code>{scope}</code>

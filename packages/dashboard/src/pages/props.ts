@@ -17,6 +17,8 @@ export interface KeyFormValues {
 export interface KeysPageProps {
   session: SessionView;
   keys: ApiKeyRow[];
+  /** The scopes a key can hold (the hub's), one checkbox each. */
+  scopes: readonly string[];
   /** Which page of the list `keys` is (50 a page), and whether another follows. */
   pages?: { page: number; more: boolean } | undefined;
   form?: KeyFormValues | undefined;

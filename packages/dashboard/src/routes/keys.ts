@@ -26,7 +26,7 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
   router.get('/keys', async (req, res) => {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
-    sendPage(res, 200, keysPage({ session: signed.session, ...(await pageOfKeys(signed.session, pageOf(req))) }));
+    sendPage(res, 200, keysPage({ session: signed.session, scopes: options.scopes, ...(await pageOfKeys(signed.session, pageOf(req))) }));
   });
 
   router.post('/keys', ...post, async (req, res) => {
@@ -36,9 +36,9 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
     const { session } = signed;
     const name = field(req.body, 'name');
     const scopes = [...new Set(fields(req.body, 'scopes'))];
-    const problem = keyProblem(name, scopes);
+    const problem = keyProblem(name, scopes, options.scopes);
     if (problem) {
-      return sendPage(res, 422, keysPage({ session, ...(await pageOfKeys(session, 1)), form: { name, scopes, message: problem } }));
+      return sendPage(res, 422, keysPage({ session, scopes: options.scopes, ...(await pageOfKeys(session, 1)), form: { name, scopes, message: problem } }));
     }
     const created = await store.createApiKey(session.account.id, organization.organizationId, { name: name.trim(), scopes });
     if (!created.ok) return sendForbidden(res, session);
