@@ -1,16 +1,12 @@
 // The audit page against real hubs on both databases: the events of setup, keys, sign-ins and the
 // API listed newest first with who caused each, escaped, 50 a page; then in Chromium.
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { call } from '../../server/test/support/client.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 import { arrange, form, page, type Hub } from './support/hub-session.js';
 
-const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
-const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const HOSTILE = '<script>alert(5)</script>';
 
 const text = async (response: Response) => {
@@ -87,8 +83,7 @@ describe.skipIf(!browsable)('the audit page in a browser', () => {
 
   beforeAll(async () => {
     hub = await hubOn('external');
-    mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -107,11 +102,7 @@ describe.skipIf(!browsable)('the audit page in a browser', () => {
     await page.goto(`${hub.url}/keys`);
     await Promise.all([page.waitForURL(/\/audit$/), page.click('nav.sections a[href="/audit"]')]);
     expect(await page.textContent('table.audit')).toContain(HOSTILE);
-    for (const width of [375, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `audit at ${width} px overflows`).toBe(true);
-      await page.screenshot({ path: `${screenshots}audit-${width}.png`, fullPage: true });
-    }
+    await shoot(page, 'audit');
     expect(refused).toEqual([]);
     await context.close();
   }, 90_000);

@@ -1,18 +1,14 @@
 // The daemons and runs pages against real hubs on both databases: daemons enrolled through the
 // API, online or offline with their runtimes, retired by an owner (and then refused); a run
 // dispatched through the API listed, paged and shown with its execution; then in Chromium.
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { call, enrollDaemon } from '../../server/test/support/client.js';
 import { TestDaemon } from '../../server/test/support/daemon.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 import { arrange, CONFIGURATION, form, page, type Hub } from './support/hub-session.js';
 
-const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
-const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const HOSTILE = '<script>alert(1)</script>';
 const RUNTIMES = [{ provider: 'claude', models: [HOSTILE, 'opus'] }, { provider: 'codex', modes: ['edit'] }];
 
@@ -150,8 +146,7 @@ describe.skipIf(!browsable)('daemons and runs in a browser', () => {
 
   beforeAll(async () => {
     hub = await hubOn('external');
-    mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     devBox?.stop();
@@ -159,13 +154,6 @@ describe.skipIf(!browsable)('daemons and runs in a browser', () => {
     await hub?.close();
   });
 
-  const shoot = async (page: Page, name: string) => {
-    for (const width of [375, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
-      await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
-    }
-  };
 
   it('shows the daemons and runs, retires a daemon and opens a run, with forms and links alone', async () => {
     const { owner, key } = await arrange(hub);

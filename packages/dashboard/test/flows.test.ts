@@ -1,18 +1,14 @@
 // The dashboard's flows against real hubs (child processes) on both databases: setup from the
 // printed link, sign-in, API keys made and revoked in the dashboard and used on the API, members,
 // cross-site requests; then the same in headless Chromium, photographed at 375 and 1280 px.
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { hashPassword } from '../../server/dist/accounts/passwords.js';
 import { call } from '../../server/test/support/client.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 
 const PASSWORD = 'correct horse battery staple';
-const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
-const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
 
 type Hub = Awaited<ReturnType<typeof hubOn>>;
 
@@ -146,21 +142,13 @@ describe.skipIf(!browsable)('the dashboard in a browser', () => {
 
   beforeAll(async () => {
     hub = await hubOn('external');
-    mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await hub?.close();
   });
 
-  const shoot = async (page: Page, name: string) => {
-    for (const width of [375, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
-      await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
-    }
-  };
 
   it('sets up, creates a key with its secret shown once, and revokes it, with forms alone', async () => {
     const context = await browser.newContext();

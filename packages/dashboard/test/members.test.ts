@@ -1,18 +1,14 @@
 // Members, invitations and the account page against real hubs (child processes) on both
 // databases; then invitation and acceptance in two Chromium contexts, photographed at 375 and 1280 px.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a whole new password, long';
 const HOSTILE = `<script>alert(1)</script>"'`;
-const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
-const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const INVITATION = /\/invitations\/([A-Za-z0-9_-]{43})/;
 
 type Hub = Awaited<ReturnType<typeof hubOn>>;
@@ -159,21 +155,13 @@ describe.skipIf(!browsable)('members in a browser', () => {
 
   beforeAll(async () => {
     hub = await hubOn('external');
-    mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await hub?.close();
   });
 
-  const shoot = async (page: Page, name: string) => {
-    for (const width of [375, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
-      await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
-    }
-  };
 
   it('invites, and a second browser accepts with a new account and sees the keys without managing them', async () => {
     const ownerContext = await browser.newContext();

@@ -2,19 +2,15 @@
 // reactivate as an owner; a configuration installed through the API, shown with its version, its
 // key and the key's maker, its YAML escaped; the history paginated; a member reads only. Then the
 // pages in headless Chromium, photographed at 375 and 1280 px.
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { hashPassword } from '../../server/dist/accounts/passwords.js';
 import { call, enrollDaemon } from '../../server/test/support/client.js';
 import { configurationPartials, configurationYaml, exampleDaemons } from '../../server/test/support/documents.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 import { cookieOf, dashboardKey, form, type Hub, page, PASSWORD, setupLink, setUpOwner } from './support/hub-pages.js';
 
-const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const browsable = existsSync(CHROMIUM) || process.env.CI === 'true';
-const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const HOSTILE = `<script>alert(1)</script>"' onfocus="alert(2)`;
 const ESCAPED = '&lt;script>alert(1)&lt;/script>';
 const SCOPES = ['projects:read', 'configuration:install', 'daemons:enroll'];
@@ -164,21 +160,13 @@ describe.skipIf(!browsable)('the projects pages in a browser', () => {
 
   beforeAll(async () => {
     hub = await hubOn('external');
-    mkdirSync(screenshots, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await hub?.close();
   });
 
-  const shoot = async (tab: Page, name: string) => {
-    for (const width of [375, 1280]) {
-      await tab.setViewportSize({ width, height: 900 });
-      expect(await tab.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
-      await tab.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
-    }
-  };
 
   it('creates a project with the form, shows its installed configuration, and deactivates it', async () => {
     const context = await browser.newContext();
