@@ -136,12 +136,12 @@ describe.each(databases)('the dashboard on the %s database', (kind) => {
   });
 });
 
-describe.skipIf(!browsable)('the dashboard in a browser', () => {
+describe.skipIf(!browsable).each(databases)('the dashboard in a browser, on the %s database', (kind) => {
   let hub: Hub;
   let browser: Browser;
 
   beforeAll(async () => {
-    hub = await hubOn('external');
+    hub = await hubOn(kind);
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {

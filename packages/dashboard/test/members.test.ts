@@ -149,12 +149,12 @@ describe.each(databases)('members on the %s database', (kind) => {
   });
 });
 
-describe.skipIf(!browsable)('members in a browser', () => {
+describe.skipIf(!browsable).each(databases)('members in a browser, on the %s database', (kind) => {
   let hub: Hub;
   let browser: Browser;
 
   beforeAll(async () => {
-    hub = await hubOn('external');
+    hub = await hubOn(kind);
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
