@@ -1,4 +1,5 @@
 import type { DaemonRow, DaemonRuntimeView } from '../ports/daemons.js';
+import { Pager } from './pager.js';
 import type { DaemonsPageProps, RetireDaemonPageProps } from './daemons-runs-props.js';
 import { Layout } from './layout.js';
 import { Time } from './times.js';
@@ -16,7 +17,6 @@ export function DaemonsPage({ session, daemons, retired, page, more }: DaemonsPa
   }
   const owner = current.role === 'owner';
   const base = retired ? '/daemons?retired=1' : '/daemons';
-  const pageHref = (to: number) => (to === 1 ? base : `${base}${retired ? '&' : '?'}page=${to}`);
   return (
     <Layout title="Daemons" session={session} section="/daemons">
       <h1>Daemons</h1>
@@ -31,12 +31,7 @@ export function DaemonsPage({ session, daemons, retired, page, more }: DaemonsPa
       ) : (
         <DaemonTable daemons={daemons} owner={owner} />
       )}
-      {page > 1 || more ? (
-        <nav class="pager" aria-label="Pages">
-          {page > 1 ? <a href={pageHref(page - 1)}>Previous page</a> : null}
-          {more ? <a href={pageHref(page + 1)}>Next page</a> : null}
-        </nav>
-      ) : null}
+      <Pager path={base} pages={{ page, more }} label="Pages of daemons" />
       {owner ? null : <p class="muted">Only owners retire daemons.</p>}
     </Layout>
   );

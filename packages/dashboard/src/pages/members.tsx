@@ -1,4 +1,5 @@
 import type { MemberRow } from '../ports/members.js';
+import { Pager } from './pager.js';
 import { formatTime } from './format.js';
 import { Layout, Notice } from './layout.js';
 import type { LeavePageProps, MembersPageProps, RemoveMemberPageProps } from './members-props.js';
@@ -27,7 +28,7 @@ export function MembersPage({ session, members, page, next, notice }: MembersPag
       ) : (
         <MemberTable members={members} owner={owner} self={session.account.id} />
       )}
-      <Pages page={page} next={next} />
+      <Pager path="/members" pages={{ page, more: next }} label="Pages of members" />
       {owner ? <InviteForm /> : <p class="muted">Only owners invite, remove and change the roles of members.</p>}
       <h2>Leave</h2>
       <p>
@@ -95,16 +96,6 @@ function MemberActions({ member }: { member: MemberRow }) {
         Remove<span class="visually-hidden"> {member.name}</span>
       </a>
     </span>
-  );
-}
-
-function Pages({ page, next }: { page: number; next: boolean }) {
-  if (page <= 1 && !next) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      {page > 1 ? <a href={`/members?page=${page - 1}`}>Previous page</a> : null}
-      {next ? <a href={`/members?page=${page + 1}`}>Next page</a> : null}
-    </nav>
   );
 }
 

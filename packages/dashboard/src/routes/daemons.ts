@@ -2,14 +2,9 @@ import type { Response, Router } from 'express';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { daemonsPage, retireDaemonPage } from '../pages/index.js';
+import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
-export const DAEMONS_PER_PAGE = 50;
-
-/** A positive page number from the query (1 when absent or malformed). */
-export function pageNumber(value: unknown): number {
-  return typeof value === 'string' && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1;
-}
 
 /** The organization's daemons: everyone lists them, owners retire them. */
 export function daemonRoutes(router: Router, options: DashboardOptions): void {
@@ -40,9 +35,9 @@ export function daemonRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     const retired = req.query.retired === '1';
-    const page = pageNumber(req.query.page);
+    const page = pageOf(req);
     const list = session.current
-      ? await store.daemons(session.current.organizationId, { retired, offset: (page - 1) * DAEMONS_PER_PAGE, limit: DAEMONS_PER_PAGE })
+      ? await store.daemons(session.current.organizationId, { retired, ...rowsOf(page) })
       : { daemons: [], more: false };
     sendPage(res, 200, daemonsPage({ session, daemons: list.daemons, retired, page, more: list.more }));
   });

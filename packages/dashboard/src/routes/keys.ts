@@ -3,7 +3,7 @@ import { field, fields, keyProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireOwner, requireSession, seeOther, sendForbidden, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { keyCreatedPage, keysPage, revokeKeyPage } from '../pages/index.js';
-import { PAGE_SIZE, pageOf } from './projects.js';
+import { PAGE_SIZE, pageOf } from '../paging.js';
 import type { SessionView } from '../store.js';
 
 /** The organization's API keys: everyone lists them, owners create and revoke them. */

@@ -3,11 +3,11 @@ import { field } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { invitationCreatedPage, leavePage, membersPage, removeMemberPage } from '../pages/index.js';
+import { PAGE_SIZE, pageOf } from '../paging.js';
 import type { MemberChange } from '../ports/members.js';
 import type { Membership, SessionView } from '../store.js';
 
 /** Members on a page. */
-export const MEMBERS_PAGE = 50;
 
 const LAST_OWNER = "The organization's last owner cannot leave, be removed or become a member: make another member an owner first.";
 
@@ -31,15 +31,14 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
   };
   const load = async (session: SessionView, page: number) => {
     if (!session.current) return { members: [], page, next: false };
-    const rows = await store.members(session.current.organizationId, { offset: (page - 1) * MEMBERS_PAGE, limit: MEMBERS_PAGE + 1 });
-    return { members: rows.slice(0, MEMBERS_PAGE), page, next: rows.length > MEMBERS_PAGE };
+    const rows = await store.members(session.current.organizationId, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE + 1 });
+    return { members: rows.slice(0, PAGE_SIZE), page, next: rows.length > PAGE_SIZE };
   };
 
   router.get('/members', async (req, res) => {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
-    const page = /^[1-9][0-9]{0,5}$/.test(String(req.query.page ?? '')) ? Number(req.query.page) : 1;
-    sendPage(res, 200, membersPage({ session: signed.session, ...(await load(signed.session, page)) }));
+    sendPage(res, 200, membersPage({ session: signed.session, ...(await load(signed.session, pageOf(req))) }));
   });
 
   router.post('/members/invitations', ...post, async (req, res) => {

@@ -4,19 +4,11 @@ import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendP
 import type { DashboardOptions } from '../http.js';
 import { projectChangePage, projectPage, projectsPage, revisionPage } from '../pages/index.js';
 import type { ProjectFormValues } from '../pages/index.js';
+import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
-export const PAGE_SIZE = 50;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const CHANGES = ['deactivate', 'reactivate'] as const;
-
-/** `?page=` as a 1-based page number; anything else is the first page. */
-export function pageOf(req: Request): number {
-  const raw = typeof req.query.page === 'string' ? req.query.page : '';
-  return /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
-}
-
-const rowsOf = (page: number) => ({ offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
 
 /** The organization's projects and their configuration revisions: everyone reads, owners change. */
 export function projectRoutes(router: Router, options: DashboardOptions): void {
