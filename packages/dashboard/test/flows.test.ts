@@ -7,31 +7,7 @@ import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { hashPassword } from '../../server/dist/accounts/passwords.js';
 import { call } from '../../server/test/support/client.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
-
-const PASSWORD = 'correct horse battery staple';
-
-type Hub = Awaited<ReturnType<typeof hubOn>>;
-
-/** The setup link the hub printed on its first start. */
-function setupLink(hub: Hub): string {
-  const match = /Set up the hub \(one time; also in [^)]*\): (\S+)/.exec(hub.output());
-  if (match === null) throw new Error(`no setup link in:\n${hub.output()}`);
-  return match[1] as string;
-}
-
-function form(hub: Hub, path: string, fields: Record<string, string | string[]>, options: { cookie?: string; origin?: string | null } = {}) {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(name, item);
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (options.cookie !== undefined) headers.cookie = options.cookie;
-  const origin = options.origin === undefined ? hub.url : options.origin;
-  if (origin !== null) headers.origin = origin;
-  return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body });
-}
-
-const page = (hub: Hub, path: string, cookie?: string, headers: Record<string, string> = {}) =>
-  fetch(`${hub.url}${path}`, { redirect: 'manual', headers: { ...(cookie === undefined ? {} : { cookie }), ...headers } });
-const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+import { cookieOf, form, page, PASSWORD, setupLink, type Hub } from './support/hub-pages.js';
 
 describe.each(databases)('the dashboard on the %s database', (kind) => {
   let hub: Hub;

@@ -21,7 +21,8 @@ export function form(hub: Hub, path: string, fields: Record<string, string | str
   return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body });
 }
 
-export const page = (hub: Hub, path: string, cookie?: string) => fetch(`${hub.url}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
+export const page = (hub: Hub, path: string, cookie?: string, headers: Record<string, string> = {}) =>
+  fetch(`${hub.url}${path}`, { redirect: 'manual', headers: { ...(cookie === undefined ? {} : { cookie }), ...headers } });
 export const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
 
 /** Sets the hub up from its printed link; the owner's session cookie. */

@@ -1,29 +1,14 @@
 // A real hub set up as a person would: the printed setup link, then an API key made in the dashboard.
 import { hashPassword } from '../../../server/dist/accounts/passwords.js';
 import { call } from '../../../server/test/support/client.js';
-import type { hubOn } from '../../../server/test/support/hub.js';
+import { cookieOf, form, page, PASSWORD, setupLink, type Hub } from './hub-pages.js';
 
-export type Hub = Awaited<ReturnType<typeof hubOn>>;
-
-export const PASSWORD = 'correct horse battery staple';
-
-/** Posts a form as a browser on the hub's own pages would (Origin: the hub), without following redirects. */
-export function form(hub: Hub, path: string, fields: Record<string, string | string[]>, options: { cookie?: string; origin?: string } = {}) {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(name, item);
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin: options.origin ?? hub.url };
-  if (options.cookie !== undefined) headers.cookie = options.cookie;
-  return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body });
-}
-
-export const page = (hub: Hub, path: string, cookie?: string) => fetch(`${hub.url}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
-export const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
+export { cookieOf, form, page, PASSWORD, type Hub };
 
 /** The owner (organization `acme`, project `app`), a member, and an API key with every scope, made through the hub's own front doors. */
 export async function arrange(hub: Hub): Promise<{ owner: string; member: string; key: string }> {
-  const match = /Set up the hub \(one time; also in [^)]*\): (\S+)/.exec(hub.output());
-  if (match === null) throw new Error(`no setup link in:\n${hub.output()}`);
-  const token = new URL(match[1] as string).searchParams.get('token') as string;
+  const link = setupLink(hub);
+  const token = new URL(link).searchParams.get('token') as string;
   const done = await form(hub, '/setup', { token, name: 'Ada', email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: 'Acme' });
   if (done.status !== 303) throw new Error(`setup: ${done.status} ${await done.text()}`);
   const owner = cookieOf(done);
