@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { parseDocument } from 'yaml';
 import { compileConfiguration } from '../packages/compiler/dist/index.js';
 import { generateConfiguration, generateWorkflow } from './generate.js';
+import { check, quantile, table } from './report.js';
 
 // The peer imports its JSON schemas without an import attribute; Node 20 needs the hook.
 register('./json-hooks.js', import.meta.url);
@@ -79,16 +80,6 @@ async function sampleRounds(fns) {
   return samples.map((list) => list.sort((a, b) => a - b));
 }
 
-/**
- * @param {number[]} sorted
- * @param {number} q
- */
-function quantile(sorted, q) {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return (sorted[low] ?? 0) + ((sorted[high] ?? 0) - (sorted[low] ?? 0)) * (at - low);
-}
 
 /**
  * @typedef {{ size: string, role: string, name: string, bytes: number, runs: number, medianMs: number, iqrPct: number, mbps: number }} Row
@@ -111,31 +102,12 @@ async function measure(size, measurements) {
   });
 }
 
-/**
- * @param {boolean} condition
- * @param {string} message
- * @returns {asserts condition}
- */
-function check(condition, message) {
-  if (!condition) throw new Error(`bench: ${message}`);
-}
 
 /** @param {string} file */
 function versionOf(file) {
   return /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))).version;
 }
 
-/**
- * @param {(string | number)[][]} rows
- * @param {('l' | 'r')[]} align
- */
-function table(rows, align) {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => String(row[column]).length))) ?? [];
-  const line = (/** @type {(string | number)[]} */ row) =>
-    row.map((cell, column) => (align[column] === 'r' ? String(cell).padStart(widths[column] ?? 0) : String(cell).padEnd(widths[column] ?? 0))).join('  ');
-  const [head, ...body] = rows;
-  return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
-}
 
 /**
  * @param {number} n

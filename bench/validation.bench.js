@@ -17,6 +17,7 @@ import { operationsOf } from '../packages/server/dist/openapi/contract.js';
 import { ContractValidator } from '../packages/server/dist/openapi/validator.js';
 import { readConfigurationBody, readDispatchBody } from './baseline/readers.js';
 import { generateConfiguration } from './generate.js';
+import { check, quantile, table } from './report.js';
 
 /**
  * A call takes microseconds, close to performance.now()'s own cost, so a sample is a batch of
@@ -35,14 +36,6 @@ const RATIO_TARGET = 1;
 /** @type {unknown} Keeps results alive so that no call can be optimized away. */
 let sink;
 
-/**
- * @param {boolean} condition
- * @param {string} message
- * @returns {asserts condition}
- */
-function check(condition, message) {
-  if (!condition) throw new Error(`bench: ${message}`);
-}
 
 /**
  * The function's outcome on `body`: 'ok', or 'refused' when it throws the 400 (anything else thrown is re-thrown).
@@ -105,28 +98,7 @@ function sampleRounds(subjects) {
   return samples.map((list) => list.sort((a, b) => a - b));
 }
 
-/**
- * @param {number[]} sorted
- * @param {number} q
- */
-function quantile(sorted, q) {
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return (sorted[low] ?? 0) + ((sorted[high] ?? 0) - (sorted[low] ?? 0)) * (at - low);
-}
 
-/**
- * @param {(string | number)[][]} rows
- * @param {('l' | 'r')[]} align
- */
-function table(rows, align) {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => String(row[column]).length))) ?? [];
-  const line = (/** @type {(string | number)[]} */ row) =>
-    row.map((cell, column) => (align[column] === 'r' ? String(cell).padStart(widths[column] ?? 0) : String(cell).padEnd(widths[column] ?? 0))).join('  ');
-  const [head, ...body] = rows;
-  return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
-}
 
 // The validator as the hub builds it: over the committed document, one per operation.
 const documentPath = new URL('../packages/schemas/openapi.json', import.meta.url);
