@@ -66,12 +66,15 @@ export async function currentSession(store: DashboardStore, req: Request): Promi
   return session ? { secret, session } : undefined;
 }
 
-/** The signed-in session, or undefined after redirecting to sign in (forgetting a stale cookie). */
-export async function requireSession(options: DashboardOptions, req: Request, res: Response): Promise<Signed | undefined> {
+/**
+ * The signed-in session, or undefined after redirecting to sign in (forgetting a stale cookie);
+ * with `next`, signing in comes back to that path.
+ */
+export async function requireSession(options: DashboardOptions, req: Request, res: Response, next?: string): Promise<Signed | undefined> {
   const signed = await currentSession(options.store, req);
   if (signed) return signed;
   if (sessionSecret(req) !== undefined) res.append('Set-Cookie', clearedSessionCookie(options.publicUrl));
-  seeOther(res, '/sign-in');
+  seeOther(res, next === undefined ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`);
   return undefined;
 }
 

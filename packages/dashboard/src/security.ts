@@ -39,3 +39,13 @@ export function sameOrigin(headers: { origin?: string | undefined; referer?: str
   const sent = headers.origin !== undefined ? originOf(headers.origin) : originOf(headers.referer);
   return sent === expected;
 }
+
+/**
+ * Where to go after signing in, when `next` is a path on this site: one leading `/`, not `//`
+ * or `/\` (which browsers read as another host), and printable ASCII only (browsers drop tabs
+ * and newlines, so `/\t/evil.example` would become `//evil.example`). Undefined otherwise.
+ */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 2048) return undefined;
+  return /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && !next.includes('\\') ? next : undefined;
+}

@@ -53,5 +53,7 @@ export const EMPTY_SETUP: SetupValues = { name: '', email: '', slug: '', organiz
 
 export interface SignInPageProps {
   email: string;
+  /** A path on this site to return to after signing in (already checked by `safeNext`). */
+  next?: string | undefined;
   message?: string | undefined;
 }

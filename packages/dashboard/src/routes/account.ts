@@ -5,6 +5,7 @@ import type { SetupInput } from '../forms.js';
 import { currentSession, formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage, sessionSecret } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { EMPTY_SETUP, setupPage, signInPage } from '../pages/index.js';
+import { safeNext } from '../security.js';
 
 const SETUP_FAILURES = {
   token_invalid: { status: 403, message: 'This setup link is not valid or was already used. Use the link the hub printed when it started.' },
@@ -46,24 +47,27 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     seeOther(res, '/keys');
   });
 
+  // `next`: the page that sent the person here (the device page), when it is on this site.
   router.get('/sign-in', async (req, res) => {
-    if (await currentSession(store, req)) return seeOther(res, '/keys');
-    sendPage(res, 200, signInPage({ email: '' }));
+    const next = safeNext(req.query.next);
+    if (await currentSession(store, req)) return seeOther(res, next ?? '/keys');
+    sendPage(res, 200, signInPage({ email: '', next }));
   });
 
   router.post('/sign-in', ...post, async (req, res) => {
     const email = field(req.body, 'email').trim();
+    const next = safeNext(field(req.body, 'next'));
     const result = await store.signIn(email, field(req.body, 'password'), clientAddress(req));
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
       const message = throttled ? 'Too many failed sign-ins: wait a few minutes, then try again.' : 'The e-mail address or the password is wrong.';
-      return sendPage(res, throttled ? 429 : 401, signInPage({ email, message }));
+      return sendPage(res, throttled ? 429 : 401, signInPage({ email, next, message }));
     }
     // A session that was open in this browser ends with the new one.
     const previous = sessionSecret(req);
     if (previous !== undefined) await store.signOut(previous);
     res.append('Set-Cookie', sessionCookie(result.sessionSecret, publicUrl));
-    seeOther(res, '/keys');
+    seeOther(res, next ?? '/keys');
   });
 
   router.post('/sign-out', ...post, async (req, res) => {
