@@ -11,6 +11,7 @@ import { projectRoutes } from './routes/projects.js';
 import { daemonRoutes } from './routes/daemons.js';
 import { runRoutes } from './routes/runs.js';
 import { auditRoutes } from './routes/audit.js';
+import { deviceRoutes } from './routes/device.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -28,5 +29,6 @@ export function dashboardRouter(options: DashboardOptions): Router {
   daemonRoutes(router, options);
   runRoutes(router, options);
   auditRoutes(router, options);
+  deviceRoutes(router, options);
   return router;
 }
