@@ -1,8 +1,9 @@
+import { CliLogins } from './cli-logins.js';
 import { Layout, Notice } from './layout.js';
 import type { AccountPageProps } from './members-props.js';
 
-/** The signed-in account: its password, and a further organization. */
-export function AccountPage({ session, password, organization }: AccountPageProps) {
+/** The signed-in account: its password, a further organization, and its CLI logins. */
+export function AccountPage({ session, password, organization, cliLogins, cliNotice }: AccountPageProps) {
   const values = organization ?? { slug: '', name: '', message: undefined };
   return (
     <Layout title="Account" session={session}>
@@ -41,6 +42,7 @@ export function AccountPage({ session, password, organization }: AccountPageProp
           <button type="submit">Create organization</button>
         </form>
       </section>
+      <CliLogins logins={cliLogins} notice={cliNotice} />
     </Layout>
   );
 }

@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from '../store.js';
 import { Layout, Notice } from './layout.js';
-import { formatTime } from './format.js';
 import { Pager } from './pager.js';
+import { Time } from './times.js';
 import type { KeyFormValues, KeysPageProps } from './props.js';
 
 /** The organization's API keys; owners also create and revoke them. */
@@ -63,11 +63,11 @@ function KeyTable({ keys, owner }: { keys: ApiKeyRow[]; owner: boolean }) {
               </span>
             </td>
             <td data-label="Created">
-              <time datetime={key.createdAt.toISOString()}>{formatTime(key.createdAt)}</time>
+              <Time at={key.createdAt} />
             </td>
             <td data-label="Created by">{key.createdBy ?? <span class="muted">—</span>}</td>
             <td data-label="Last used">
-              {key.lastUsedAt ? <time datetime={key.lastUsedAt.toISOString()}>{formatTime(key.lastUsedAt)}</time> : <span class="muted">never</span>}
+              <Time at={key.lastUsedAt} none="never" />
             </td>
             <td data-label="Status">
               <span class={`status ${key.status}`}>{key.status}</span>

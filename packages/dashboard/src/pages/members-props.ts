@@ -1,4 +1,5 @@
 // The data of the members, invitation and account pages: plain values, loaded by the routes.
+import type { CliCredentialRow } from '../ports/cli-logins.js';
 import type { MemberRole, MemberRow } from '../ports/members.js';
 import type { SessionView } from '../store.js';
 
@@ -47,4 +48,7 @@ export interface AccountPageProps {
   session: SessionView;
   password?: NoticeValue | undefined;
   organization?: { slug: string; name: string; message: string } | undefined;
+  /** The account's CLI logins in every organization, newest first. */
+  cliLogins: CliCredentialRow[];
+  cliNotice?: NoticeValue | undefined;
 }
