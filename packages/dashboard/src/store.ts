@@ -7,6 +7,7 @@ import type { ProjectsPort } from './ports/projects.js';
 import type { DaemonsPort } from './ports/daemons.js';
 import type { RunsPort } from './ports/runs.js';
 import type { AuditPort } from './ports/audit.js';
+import type { CliLoginsPort } from './ports/cli-logins.js';
 
 export interface Account {
   id: string;
@@ -53,7 +54,7 @@ export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; rea
 export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
-export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort {
+export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

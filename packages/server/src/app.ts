@@ -10,9 +10,11 @@ import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
 import { auditHandlers } from './routes/audit.js';
 import { configurationHandlers } from './routes/configurations.js';
+import { credentialHandlers } from './routes/credential.js';
 import { daemonProtocolHandlers } from './routes/daemon-protocol.js';
 import { daemonHandlers } from './routes/daemons.js';
 import { operationHandlers } from './routes/operations.js';
+import { oauthHandlers } from './routes/oauth.js';
 import { operatorHandlers } from './routes/operator.js';
 import { projectHandlers } from './routes/projects.js';
 import { documentationHandlers } from './routes/reference.js';
@@ -38,6 +40,8 @@ export function createApp(hub: Hub): Express {
     ...triggerHandlers(hub),
     ...runHandlers(hub),
     ...auditHandlers(hub),
+    ...credentialHandlers(hub),
+    ...oauthHandlers(hub),
     ...daemonProtocolHandlers(hub),
     ...daemonHandlers(hub),
     ...operatorHandlers(hub),

@@ -19,6 +19,8 @@ export interface Config {
   timing: DispatchTiming;
   /** How often this instance looks for lost and timed-out executions. */
   sweepEveryMs: number;
+  /** `hub login`'s device codes: at most 10 minutes of life, 5 s between polls; shorter ones are for tests. */
+  deviceLogin: { lifetimeSeconds: number; intervalSeconds: number };
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -40,7 +42,19 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       timeoutGraceMs: milliseconds(env, 'HUB_TIMEOUT_GRACE_MS', DEFAULT_TIMING.timeoutGraceMs),
     },
     sweepEveryMs: milliseconds(env, 'HUB_SWEEP_EVERY_MS', 5_000),
+    deviceLogin: {
+      lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', 600, 600),
+      intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', 5, 60),
+    },
   };
+}
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, not "${raw}"`);
+  return value;
 }
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -24,6 +24,8 @@ export interface HubOptions {
   validateResponses?: boolean;
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
   timing?: DispatchTiming;
+  /** `hub login`'s device codes: their lifetime and poll interval (RFC 8628); 600 s and 5 s unless tuned (tests shorten them). */
+  deviceLogin?: { lifetimeSeconds: number; intervalSeconds: number };
 }
 
 /** Everything a route needs: the database's repositories, the compiler, the log, the options. */

@@ -110,6 +110,7 @@ async function main(): Promise<void> {
       maxBodyBytes: MAX_BODY_BYTES,
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
       timing: config.timing,
+      deviceLogin: config.deviceLogin,
     },
     authSql,
     wakeups,

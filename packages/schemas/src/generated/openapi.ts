@@ -220,6 +220,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The credential itself
+         * @description What the credential of the request is: an API key or a CLI credential, its organization, its person (CLI credentials), its scopes. Any valid credential may ask, whatever its scopes: `hub auth status` and `hub login --with-token` use it to tell whether the hub still accepts a stored credential.
+         */
+        get: operations["getCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata
+         * @description RFC 8414: where `hub login` starts a device authorization (RFC 8628), polls for its CLI credential and revokes it (RFC 7009). Needs no credential.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/device_authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device authorization
+         * @description RFC 8628, section 3.1: `hub login` asks for a CLI credential. The answer has a device code (the CLI's secret, for polling the token endpoint) and a user code, which the person confirms on the dashboard's verification page. Both expire after `expires_in` seconds (at most 10 minutes). Form-encoded; errors are OAuth errors. Needs no credential: the person approves in the dashboard.
+         */
+        post: operations["requestDeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll for the CLI credential
+         * @description RFC 8628, section 3.4: the CLI polls with its device code, no sooner than `interval` seconds after its previous poll. Until the person decides, the answer is `authorization_pending`; polling sooner is `slow_down`, and that device code's interval grows by 5 seconds. Once approved, the next poll gets the CLI credential, once: a device code is redeemed a single time (`invalid_grant` afterwards). `access_denied` when the person denied, `expired_token` once the codes expired. Form-encoded; errors are OAuth errors.
+         */
+        post: operations["requestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a CLI credential
+         * @description RFC 7009: revokes a CLI credential (`hub_cli_…`); holding it is the authority to revoke it, so `hub logout` calls this with the credential itself. An unknown or already revoked credential is a 200 too, as RFC 7009 says. An organization API key (`hub_pk_…`) is `unsupported_token_type`: owners revoke API keys in the dashboard. Form-encoded; errors are OAuth errors.
+         */
+        post: operations["revokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/daemon/heartbeat": {
         parameters: {
             query?: never;
@@ -572,6 +672,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description RFC 6749, section 5.1: the CLI credential. It does not expire; it is revoked (RFC 7009, the dashboard, or the person leaving the organization). */
+        AccessToken: {
+            /** @description A CLI credential: `hub_cli_`, 32 random base62 characters and a 6-character checksum. Sent as `Authorization: Bearer`. */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @description The credential's scopes, space-separated. */
+            scope: string;
+        };
         ApiKey: {
             /** Format: uuid */
             id: string;
@@ -636,7 +745,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {unknown} */
-            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in";
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked";
             /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
             actor: {
                 /** @enum {unknown} */
@@ -675,6 +784,8 @@ export interface components {
                 accountId?: string;
                 /** @enum {unknown} */
                 role?: "owner" | "member";
+                /** @description The host name a CLI sent when it logged in (cli_credential.created). */
+                host?: string;
             };
             /** @description The client's address, for sign-ins. */
             address?: string;
@@ -685,11 +796,46 @@ export interface components {
             /** @description The cursor of the next (older) page; null on the last page. */
             next: string | null;
         };
+        /** @description RFC 8414 authorization server metadata: where `hub login` asks for a CLI credential (the device authorization grant, RFC 8628) and revokes it (RFC 7009). */
+        AuthorizationServerMetadata: {
+            /**
+             * Format: uri
+             * @description The hub's public URL.
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description Where a device authorization starts.
+             */
+            device_authorization_endpoint: string;
+            /**
+             * Format: uri
+             * @description Where the CLI polls for its credential.
+             */
+            token_endpoint: string;
+            /**
+             * Format: uri
+             * @description Where a CLI credential is revoked.
+             */
+            revocation_endpoint: string;
+            grant_types_supported: "urn:ietf:params:oauth:grant-type:device_code"[];
+            /** @description None: the hub has no authorization endpoint, only the device grant. */
+            response_types_supported: string[];
+            /** @description The CLI is a public client (`hub-cli`) with no secret. */
+            token_endpoint_auth_methods_supported: "none"[];
+            revocation_endpoint_auth_methods_supported: "none"[];
+            scopes_supported: components["schemas"]["CliScope"][];
+        };
         /** @description A file of a legacy bundle: the hub file `.hub/hub.yml`, whose content is YAML described by `HubLegacyHubFile`; a workflow `.hub/workflows/<name>.yml`, whose content is a `HubLegacyWorkflow`; or a partial the workflows include (Markdown). Any other path is a 422 field issue. */
         BundleFile: {
             /** @description YAML for the hub file (`HubLegacyHubFile`) and workflows (`HubLegacyWorkflow`); Markdown for partials. */
             content?: unknown;
         } & components["schemas"]["FileEntry"];
+        /**
+         * @description A scope a CLI credential can have: those of the CLI's operations.
+         * @enum {string}
+         */
+        CliScope: "projects:read" | "configuration:validate" | "configuration:install" | "runs:dispatch" | "runs:read" | "daemons:enroll";
         /**
          * Shape A
          * @description Shape A: the configuration as one YAML document, with the partials its prompts include.
@@ -734,6 +880,36 @@ export interface components {
             /** @description The key itself: shown this once, never again (the hub keeps only its SHA-256). */
             secret: string;
         };
+        /** @description The credential that made the request: an organization API key, or a person's CLI credential from `hub login`. */
+        Credential: {
+            /** @enum {unknown} */
+            kind: "api_key" | "cli";
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The prefix and the first 8 characters of the secret. */
+            prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            organization: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+                name: string;
+            };
+            /** @description The person a CLI credential belongs to; null for an API key. */
+            account: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            } | null;
+            /** @description The host name the CLI sent when it logged in; null for an API key. */
+            host: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+        };
         /** @description An agent runtime the daemon offers; with `modes` or `models`, only those resolve. */
         DaemonRuntime: {
             /**
@@ -743,6 +919,45 @@ export interface components {
             provider: string;
             modes?: string[];
             models?: string[];
+        };
+        /** @description RFC 8628, section 3.2. */
+        DeviceAuthorization: {
+            /** @description The CLI's secret for polling the token endpoint; single use. */
+            device_code: string;
+            /** @description What the person confirms on the verification page: 8 letters of RFC 8628's base-20 alphabet. */
+            user_code: string;
+            /**
+             * Format: uri
+             * @description The dashboard's verification page.
+             */
+            verification_uri: string;
+            /**
+             * Format: uri
+             * @description The verification page with the user code filled in.
+             */
+            verification_uri_complete: string;
+            /**
+             * Format: int32
+             * @description Seconds until the codes expire (at most 10 minutes).
+             */
+            expires_in: number;
+            /**
+             * Format: int32
+             * @description Seconds to wait between polls.
+             */
+            interval: number;
+        };
+        /** @description RFC 8628, section 3.1, form-encoded. Unknown parameters are ignored, as RFC 6749 says. */
+        DeviceAuthorizationRequest: {
+            /**
+             * @description The CLI, the one public client.
+             * @constant
+             */
+            client_id: "hub-cli";
+            /** @description Space-separated CLI scopes; all of them when absent. */
+            scope?: string;
+            /** @description The host name of the machine asking, shown to the person approving and kept with the credential. */
+            hostname?: string;
         };
         /** @description The daemon's Ed25519 public key as a JWK. */
         Ed25519PublicKey: {
@@ -1106,6 +1321,13 @@ export interface components {
             /** @description Leading `key=value` tokens for declared inputs (values may be double-quoted, `\"` inside), then the prompt. */
             input?: string;
         };
+        /** @description An OAuth error (RFC 6749 section 5.2, RFC 8628 section 3.5, RFC 7009 section 2.2.1), not a problem document: OAuth clients read `error`. */
+        OAuthError: {
+            /** @enum {unknown} */
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "unsupported_grant_type" | "unsupported_token_type" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
+            /** @description For the developer, in ASCII without quotes or backslashes (RFC 6749). */
+            error_description?: string;
+        };
         /** @description A project as the operator sees it: active or deactivated. */
         OperatorProject: {
             /** Format: uuid */
@@ -1219,6 +1441,18 @@ export interface components {
             /** @constant */
             status: "ready";
         };
+        /** @description RFC 7009, section 2.1, form-encoded. */
+        RevocationRequest: {
+            /** @description The CLI credential to revoke. */
+            token: string;
+            /**
+             * @description Ignored: the hub tells a credential by its prefix.
+             * @enum {unknown}
+             */
+            token_type_hint?: "access_token" | "refresh_token";
+            /** @constant */
+            client_id: "hub-cli";
+        };
         RevokedApiKey: {
             /** Format: uuid */
             id: string;
@@ -1267,6 +1501,15 @@ export interface components {
             /** Format: int32 */
             exitCode?: number | null;
             message?: string;
+        };
+        /** @description RFC 8628, section 3.4, form-encoded. */
+        TokenRequest: {
+            /** @constant */
+            grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+            /** @description From the device authorization. */
+            device_code: string;
+            /** @constant */
+            client_id: "hub-cli";
         };
         TriggerRequest: {
             /** @description One self-contained trigger document (`.hub/triggers/<name>.yml`); its content is a `HubTrigger`. */
@@ -1742,6 +1985,23 @@ export interface components {
                 };
             };
         };
+        /** @description An OAuth error (RFC 6749, section 5.2): `error` says which. Not a problem document: OAuth clients read `error`. */
+        OAuthError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "invalid_request",
+                 *       "error_description": "client_id is required."
+                 *     }
+                 */
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
         /** @description The request is not signed acceptably: a missing or malformed header, a timestamp more than 60 s from the hub's clock, an unknown or retired daemon, a bad signature, or a nonce used before. */
         DaemonUnauthorized: {
             headers: {
@@ -2056,6 +2316,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description The authentication scheme the operation takes: `Bearer realm="hub"` (an API key), `Bearer realm="hub-admin"` (the admin token, on the operator API) or `Hub-Signature realm="hub"` (a signed daemon request). */
         "WWW-Authenticate": "Bearer realm=\"hub\"" | "Bearer realm=\"hub-admin\"" | "Hub-Signature realm=\"hub\"";
+        /** @description `no-store`: answers that carry or concern a secret are never cached (RFC 6749, section 5.1). */
+        "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;
 }
@@ -2612,6 +2874,228 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "kind": "cli",
+                     *       "id": "5b2f8c1e-7d4a-4e9b-a3c6-1f0e9d8b7a62",
+                     *       "name": "hub login on ada-laptop",
+                     *       "prefix": "hub_cli_7Hq2Lw9X",
+                     *       "scopes": [
+                     *         "projects:read",
+                     *         "configuration:validate",
+                     *         "configuration:install",
+                     *         "runs:dispatch",
+                     *         "runs:read",
+                     *         "daemons:enroll"
+                     *       ],
+                     *       "organization": {
+                     *         "id": "9d3b6f0a-2c4e-4a8b-b7d1-5e6f0a9c3b28",
+                     *         "slug": "acme",
+                     *         "name": "Acme"
+                     *       },
+                     *       "account": {
+                     *         "id": "2e7c4a9b-1d3f-4b8e-9c6a-0f5d8e2b7a14",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       },
+                     *       "host": "ada-laptop",
+                     *       "createdAt": "2026-11-24T09:12:45Z",
+                     *       "lastUsedAt": "2026-11-24T09:13:02Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Credential"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hub's OAuth endpoints, as absolute URLs on its public URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "https://hub.example.com",
+                     *       "device_authorization_endpoint": "https://hub.example.com/oauth/device_authorization",
+                     *       "token_endpoint": "https://hub.example.com/oauth/token",
+                     *       "revocation_endpoint": "https://hub.example.com/oauth/revoke",
+                     *       "grant_types_supported": [
+                     *         "urn:ietf:params:oauth:grant-type:device_code"
+                     *       ],
+                     *       "response_types_supported": [],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "none"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "none"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "projects:read",
+                     *         "configuration:validate",
+                     *         "configuration:install",
+                     *         "runs:dispatch",
+                     *         "runs:read",
+                     *         "daemons:enroll"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestDeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "hub-cli",
+                 *       "hostname": "ada-laptop"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["DeviceAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The device authorization. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_code": "Gd3pQx0wYl5rVb8KcT2mZs9NfJ4hAe7uRi1oLkWqXyE",
+                     *       "user_code": "BDWP-HQLX",
+                     *       "verification_uri": "https://hub.example.com/device",
+                     *       "verification_uri_complete": "https://hub.example.com/device?user_code=BDWP-HQLX",
+                     *       "expires_in": 600,
+                     *       "interval": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceAuthorization"];
+                };
+            };
+            400: components["responses"]["OAuthError"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    requestToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
+                 *       "device_code": "Gd3pQx0wYl5rVb8KcT2mZs9NfJ4hAe7uRi1oLkWqXyE",
+                 *       "client_id": "hub-cli"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The CLI credential: a bearer token bound to the person who approved and the organization they chose, with the CLI's scopes. It does not expire; it is revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "hub_cli_7Hq2Lw9Xc4Vb1Nm8Kp3Zr6Ty5Sd0Fg2Jh4Mk9",
+                     *       "token_type": "Bearer",
+                     *       "scope": "projects:read configuration:validate configuration:install runs:dispatch runs:read daemons:enroll"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            400: components["responses"]["OAuthError"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "hub_cli_7Hq2Lw9Xc4Vb1Nm8Kp3Zr6Ty5Sd0Fg2Jh4Mk9",
+                 *       "token_type_hint": "access_token",
+                 *       "client_id": "hub-cli"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
+            };
+        };
+        responses: {
+            /** @description Revoked, or nothing to revoke. No body. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["OAuthError"];
+            413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
         };
     };

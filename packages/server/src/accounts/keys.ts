@@ -40,5 +40,5 @@ export async function revokeApiKey(sql: Sql, accountId: string, organizationId: 
   if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
   if ((await new AccountRepository(sql).role(organizationId, accountId)) !== 'owner') return 'forbidden';
   if (!isUuid(keyId)) return 'not_found';
-  return (await new ApiKeyRepository(sql).revoke(organizationId, keyId, { kind: 'account', id: accountId })) ? 'revoked' : 'not_found';
+  return (await new ApiKeyRepository(sql).revoke(organizationId, keyId, { kind: 'account', id: accountId }, { kind: 'api_key' })) ? 'revoked' : 'not_found';
 }

@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../db/accounts.js';
 import { auditStore } from './audit.js';
+import { cliLoginStore } from './cli-logins.js';
 import { DEFAULT_TIMING } from '../dispatch/presence.js';
 import { daemonStore } from './daemons.js';
 import { apiKeys, createApiKey, revokeApiKey } from './keys.js';
@@ -25,6 +26,7 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql),
     ...auditStore(sql),
+    ...cliLoginStore(sql),
     setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
     issueSetupToken: () => issueSetupToken(sql),
     completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),

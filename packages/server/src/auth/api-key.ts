@@ -15,8 +15,11 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The scopes of a CLI credential (`hub login`): those of the CLI's operations (all but audit:read). */
+export const CLI_SCOPES = ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read', 'daemons:enroll'] as const satisfies readonly Scope[];
+
 const unauthorized = () =>
-  new HttpProblem('unauthorized', 'Send a valid, unrevoked API key as Authorization: Bearer <key>.', {
+  new HttpProblem('unauthorized', 'Send a valid, unrevoked API key or CLI credential as Authorization: Bearer <credential>.', {
     headers: { 'WWW-Authenticate': 'Bearer realm="hub"' },
   });
 
@@ -28,15 +31,16 @@ const unauthorized = () =>
 export type Prefetch = (sql: Sql, req: Request) => Fragment;
 
 /**
- * Authenticates the organization API key and checks one scope. Unknown, malformed and revoked
- * keys get the same 401; a valid key without the scope gets a 403 naming it. On success the
+ * Authenticates the organization API key or CLI credential (one table holds both) and checks
+ * one scope, or none when `scope` is undefined. Unknown, malformed and revoked keys get the
+ * same 401; a valid key without the scope gets a 403 naming it. On success the
  * key's lastUsedAt is set in the same statement that checks it (to the second), and revocation
  * takes effect on the very next request on every instance: nothing is cached.
  */
-export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): RequestHandler {
+export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Prefetch): RequestHandler {
   return async (req, _res, next) => {
     const token = bearer(req.get('authorization'));
-    if (token === undefined || !isWellFormed(token, 'pk')) throw unauthorized();
+    if (token === undefined || !(isWellFormed(token, 'pk') || isWellFormed(token, 'cli'))) throw unauthorized();
     const key = digest(token);
     // One statement: the key with the scope, and its lastUsedAt moved on when it is more than a
     // second old (a write per request would cost more than the request; the second is the
@@ -44,7 +48,7 @@ export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): Reque
     const [granted] = await sql<{ id: string; organizationId: string; prefetched: unknown }[]>`
       with key as (
         select id, organization_id, last_used_at from api_keys
-        where digest = ${key} and revoked_at is null and ${scope} = any (scopes)
+        where digest = ${key} and revoked_at is null and ${scope === undefined ? sql`true` : sql`${scope} = any (scopes)`}
       ), touched as (
         update api_keys set last_used_at = now() from key
         where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
@@ -62,7 +66,7 @@ export function requireScope(sql: Sql, scope: Scope, prefetch?: Prefetch): Reque
     }
     const [exists] = await sql`select 1 from api_keys where digest = ${key} and revoked_at is null`;
     if (exists === undefined) throw unauthorized();
-    throw new HttpProblem('insufficient_scope', `This API key lacks the scope ${scope}.`, { extensions: { requiredScope: scope } });
+    throw new HttpProblem('insufficient_scope', `This credential lacks the scope ${scope}.`, { extensions: { requiredScope: scope } });
   };
 }
 

@@ -34,7 +34,7 @@ export class ApiKeyRepository {
     return this.sql<ApiKeyListing[]>`
       select id, name, prefix, scopes, created_at as "createdAt", last_used_at as "lastUsedAt",
              case when revoked_at is null then 'active' else 'revoked' end as status
-      from api_keys where organization_id = ${organizationId} order by created_at, id`;
+      from api_keys where organization_id = ${organizationId} and kind = 'api_key' order by created_at, id`;
   }
 
   /**
@@ -42,19 +42,28 @@ export class ApiKeyRepository {
    * lock it takes waits for any token issuance of this key in flight (which holds the key row
    * FOR SHARE), so no live token of a revoked key can be left behind. The first revocation is
    * recorded as an event; revoking a revoked key again changes nothing and records nothing.
+   * `filter` narrows which keys this caller may revoke: the dashboard's keys page revokes API
+   * keys only, a person their own CLI credentials only.
    */
-  async revoke(organizationId: string, id: string, actor: AuditActor): Promise<boolean> {
+  async revoke(organizationId: string, id: string, actor: AuditActor, filter: { kind?: 'api_key' | 'cli'; accountId?: string } = {}): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       const [row] = await tx`
         with was as (
-          select id, revoked_at from api_keys where organization_id = ${organizationId} and id = ${id} for update
+          select id, kind, revoked_at from api_keys
+          where organization_id = ${organizationId} and id = ${id}
+            ${filter.kind === undefined ? tx`` : tx`and kind = ${filter.kind}`}
+            ${filter.accountId === undefined ? tx`` : tx`and account_id = ${filter.accountId}`}
+          for update
         ), revoked as (
           update api_keys k set revoked_at = coalesce(k.revoked_at, now()) from was where k.id = was.id
-          returning k.id, k.name, k.prefix, was.revoked_at is null as fresh
+          returning k.id, k.name, k.prefix, was.kind, was.revoked_at is null as fresh
         ), audit as (
           insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
           select ${auditColumns(tx, organizationId, 'api_key.revoked', actor, tx`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
-          from revoked where revoked.fresh
+          from revoked where revoked.fresh and revoked.kind = 'api_key'
+          union all
+          select ${auditColumns(tx, organizationId, 'cli_credential.revoked', actor, tx`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+          from revoked where revoked.fresh and revoked.kind = 'cli'
         )
         select id from revoked`;
       if (row === undefined) return false;

@@ -15,6 +15,8 @@ export const AUDIT_KINDS = [
   'member.left',
   'member.role_changed',
   'account.signed_in',
+  'cli_credential.created',
+  'cli_credential.revoked',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

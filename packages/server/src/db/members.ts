@@ -55,10 +55,25 @@ export class MemberRepository {
     return rows.map((row) => row.accountId);
   }
 
+  /**
+   * Ends the membership and revokes the person's CLI credentials in the organization (with their
+   * unconsumed enrollment tokens). Two statements: the revocation's snapshot is taken after the
+   * delete has waited out any credential being issued (which holds the membership FOR SHARE), so
+   * a credential issued just before is revoked too, and none can be issued after.
+   */
   async remove(organizationId: string, accountId: string): Promise<boolean> {
     const rows = await this.sql`
       delete from organization_members where organization_id = ${organizationId} and account_id = ${accountId} returning account_id`;
-    return rows.length === 1;
+    if (rows.length !== 1) return false;
+    await this.sql`
+      with revoked as (
+        update api_keys set revoked_at = now()
+        where organization_id = ${organizationId} and account_id = ${accountId} and kind = 'cli' and revoked_at is null
+        returning id
+      )
+      update enrollment_tokens set expires_at = now()
+      where api_key_id in (select id from revoked) and consumed_at is null and expires_at > now()`;
+    return true;
   }
 
   async setRole(organizationId: string, accountId: string, role: Role): Promise<boolean> {

@@ -85,6 +85,23 @@ export function jsonBody(limit: number): RequestHandler {
   };
 }
 
+/**
+ * Parses a form-encoded body (`application/x-www-form-urlencoded`, the OAuth endpoints') into
+ * its parameters, a repeated one as an array; any other body is left unread as `undefined`, for
+ * the handler to refuse in its own (OAuth) terms. A body over `limit` is a 413 problem.
+ */
+export function formBody(limit: number): RequestHandler {
+  const parse = express.urlencoded({ extended: false, limit, parameterLimit: 100, type: () => true });
+  return (req, res, next) => {
+    if (!/^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(req.headers['content-type'] ?? '')) {
+      req.body = undefined;
+      next();
+      return;
+    }
+    parse(req, res, next);
+  };
+}
+
 /** Renders every error as a problem document; anything unexpected is a 500 that leaks nothing. */
 export function problemHandler(options: { problemBase: string; log: Logger }): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {

@@ -1,14 +1,17 @@
 import type { Express, RequestHandler } from 'express';
 import { requireAdmin } from '../auth/admin.js';
-import { requireScope } from '../auth/api-key.js';
+import { requireScope, type Scope } from '../auth/api-key.js';
 import { requireDaemon } from '../auth/daemon-signature.js';
 import type { Hub } from '../hub.js';
 import { operationsOf, type Node, type OperationSpec } from '../openapi/contract.js';
 import type { ContractValidator } from '../openapi/validator.js';
 import { HttpProblem, toProblem } from '../problems/problem.js';
 import { contextOf } from './context.js';
-import { jsonBody } from './middleware.js';
+import { formBody, jsonBody } from './middleware.js';
 import type { Handler, Handlers, OperationId } from './operation.js';
+
+/** The OAuth forms hold a few short parameters. */
+const FORM_LIMIT_BYTES = 16 * 1024;
 
 /**
  * Mounts every operation of the document on its handler, by operationId: an operation without a
@@ -35,7 +38,7 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
   const { security } = operation;
   const auth: RequestHandler[] =
     security.kind === 'bearer'
-      ? [requireScope(hub.authSql, security.scope as never, handler.prefetch)]
+      ? [requireScope(hub.authSql, security.scope as Scope | undefined, handler.prefetch)]
       : security.kind === 'admin'
         ? [requireAdmin(hub.options.adminToken)]
         : security.kind === 'daemon'
@@ -48,8 +51,10 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
     next();
   };
   let checks: RequestHandler[];
+  // The OAuth endpoints check their own form (their errors are OAuth errors, not problems).
+  if (operation.form === true) checks = [...auth, formBody(FORM_LIMIT_BYTES)];
   // A signed daemon request's body is read by the signature check, which covers its bytes.
-  if (operation.body === undefined || security.kind === 'daemon') checks = [...auth, validate];
+  else if (operation.body === undefined || security.kind === 'daemon') checks = [...auth, validate];
   // Parsed and validated before the key check, for its prefetch; refusals answered after it.
   else if (handler.bodyFirst !== undefined) checks = [deferErrors(jsonBody(handler.bodyFirst)), deferErrors(validate), ...auth, raiseDeferred];
   else checks = [...auth, jsonBody(hub.options.maxBodyBytes), validate];

@@ -8,7 +8,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export type Node = { [key: string]: Json };
 
 /** How an operation is authenticated, as its `security` requirement says. */
-export type Security = { kind: 'none' } | { kind: 'bearer'; scope: string } | { kind: 'daemon' } | { kind: 'admin' };
+export type Security = { kind: 'none' } | { kind: 'bearer'; scope: string | undefined } | { kind: 'daemon' } | { kind: 'admin' };
 
 export interface Parameter {
   name: string;
@@ -30,6 +30,11 @@ export interface OperationSpec {
   parameters: Parameter[];
   /** The JSON request body, when the operation takes one. */
   body?: { required: boolean; pointer: string };
+  /**
+   * A form-encoded body (the OAuth endpoints): parsed, then checked by the handler itself, whose
+   * errors are OAuth errors rather than problems.
+   */
+  form?: boolean;
 }
 
 const METHODS = ['get', 'post'] as const;
@@ -53,6 +58,7 @@ export function operationsOf(document: Node): OperationSpec[] {
       });
       const requestBody = operation.requestBody as Node | undefined;
       const json = (requestBody?.content as Node | undefined)?.['application/json'];
+      const form = (requestBody?.content as Node | undefined)?.['application/x-www-form-urlencoded'] !== undefined;
       operations.push({
         operationId,
         method: method.toUpperCase() as 'GET' | 'POST',
@@ -62,6 +68,7 @@ export function operationsOf(document: Node): OperationSpec[] {
         security: securityOf((operation.security ?? global) as Node[], operationId),
         parameters,
         ...(json === undefined ? {} : { body: { required: requestBody?.required === true, pointer: `${pointer}/requestBody/content/application~1json/schema` } }),
+        ...(form ? { form } : {}),
       });
     }
   }
@@ -76,7 +83,8 @@ function securityOf(requirements: Node[], operationId: string): Security {
   const [scheme, scopes] = schemes[0] as [string, Json];
   if (scheme === 'daemonSignature') return { kind: 'daemon' };
   if (scheme === 'adminToken') return { kind: 'admin' };
-  if (scheme === 'bearerAuth' && Array.isArray(scopes) && scopes.length === 1) return { kind: 'bearer', scope: String(scopes[0]) };
+  // No scope: any valid credential (GET /api/v1/credential).
+  if (scheme === 'bearerAuth' && Array.isArray(scopes) && scopes.length <= 1) return { kind: 'bearer', scope: scopes.length === 0 ? undefined : String(scopes[0]) };
   throw new Error(`${operationId}: unknown security ${JSON.stringify(requirement)}`);
 }
 
