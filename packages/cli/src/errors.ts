@@ -21,3 +21,16 @@ export class UsageError extends CliError {
     super(message, 2);
   }
 }
+
+/**
+ * The person stopped the command (Ctrl-C, or SIGTERM): nothing to explain, and no stack. The
+ * command says in one line what was left undone and exits 128 + the signal's number.
+ */
+export class Interrupted extends Error {
+  readonly exitCode: number;
+
+  constructor(reason: unknown) {
+    super(String(reason));
+    this.exitCode = String(reason).includes('SIGTERM') ? 143 : 130;
+  }
+}

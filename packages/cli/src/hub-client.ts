@@ -5,7 +5,7 @@ import type { FieldIssue, Problem } from '@hub/schemas';
 import type { Io } from './command.js';
 import { configDir } from './config-dir.js';
 import { activeOrigin, credentialFor, readCredentials } from './credentials.js';
-import { CliError } from './errors.js';
+import { CliError, Interrupted } from './errors.js';
 import { DEFAULT_ORIGIN, explicitOrigin } from './origin.js';
 import type { Unread } from './unread.js';
 
@@ -42,7 +42,7 @@ export async function resolveCredential(origin: string, apiKey: string | undefin
   if (stored !== undefined) return { token: checkToken(stored.token, `The credential stored for ${origin}`), source: 'store' };
   const others = Object.keys((await readCredentials(dir)).credentials);
   const hint = others.length === 0 ? '' : ` Credentials are stored for ${others.join(', ')} only; a stored credential is used for its exact origin alone.`;
-  throw new CliError(`No credential for ${origin}: set HUB_API_KEY to an organization API key (hub_pk_...), or pass --api-key KEY.${hint}`, 2);
+  throw new CliError(`No credential for ${origin}: run "hub login ${origin}", or set HUB_API_KEY to an organization API key (hub_pk_...) or CLI credential (hub_cli_...), or pass --api-key KEY.${hint}`, 2);
 }
 
 /** Describes where a credential came from, for messages (never the credential itself). */
@@ -55,17 +55,29 @@ export function describeSource(source: Credential['source']): string {
  * Any status is an answer (the caller decides); no answer is a CliError. Redirects are not
  * followed: the credential goes to the origin it was resolved for and nowhere else.
  */
-export async function hubRequest(origin: string, token: string, method: string, path: string, body?: string): Promise<HubAnswer> {
+export async function hubRequest(origin: string, token: string, method: string, path: string, body?: string, stop?: AbortSignal): Promise<HubAnswer> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, application/problem+json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
+  return exchange(`${origin}${path}`, { method, headers, body }, { secret: token, stop });
+}
+
+/**
+ * One HTTP exchange with a hub, without following redirects. Any status is an answer; no answer
+ * is a CliError naming the hub (with `secret` blanked out of the reason), or Interrupted when
+ * `stop` aborted it.
+ */
+export async function exchange(url: string, init: { method: string; headers: Record<string, string>; body?: string }, options: { secret?: string; stop?: AbortSignal } = {}): Promise<HubAnswer> {
   const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const signal = options.stop === undefined ? timeout : AbortSignal.any([timeout, options.stop]);
   try {
-    const response = await fetch(`${origin}${path}`, { method, headers, body, redirect: 'manual', signal: timeout });
+    const response = await fetch(url, { ...init, redirect: 'manual', signal });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: parseJson(text), text };
   } catch (error) {
-    const reason = timeout.aborted ? `no answer within ${REQUEST_TIMEOUT_MS / 1_000} s` : networkReason(error).split(token).join('<credential>');
-    throw new CliError(`could not reach the hub at ${origin}: ${reason}`);
+    if (options.stop?.aborted) throw new Interrupted(options.stop.reason);
+    const reason = timeout.aborted ? `no answer within ${REQUEST_TIMEOUT_MS / 1_000} s` : networkReason(error);
+    const secret = options.secret;
+    throw new CliError(`could not reach the hub at ${new URL(url).origin}: ${secret === undefined ? reason : reason.split(secret).join('<credential>')}`);
   }
 }
 
@@ -113,7 +125,7 @@ function checkToken(value: string, what: string): string {
   const token = value.trim();
   if (token === '') throw new CliError(`${what} is empty.`, 2);
   if (!TOKEN.test(token)) throw new CliError(`${what} contains spaces or characters that no credential has.`, 2);
-  if (token.startsWith('hub_et_')) throw new CliError(`${what} is an enrollment token (hub_et_...), which only enrolls a daemon: give an API key (hub_pk_...).`, 2);
+  if (token.startsWith('hub_et_')) throw new CliError(`${what} is an enrollment token (hub_et_...), which only enrolls a daemon: give an API key (hub_pk_...) or a CLI credential (hub_cli_...).`, 2);
   return token;
 }
 
@@ -131,7 +143,7 @@ function networkReason(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
