@@ -13,6 +13,7 @@ import { closedOrigin, recordingListener } from './support/origins.js';
 
 const CONFIG = 'providers:\n  claude:\n    command: [claude, -p]\n    modes: [edit]\n';
 const CLI_CREDENTIAL = 'hub_cli_0000000000000000000000000000secret';
+const NOT_REVOKED = 'it stays valid there until you revoke it on your account page in the dashboard';
 
 let hub: Awaited<ReturnType<typeof hubOn>>;
 let org: Awaited<ReturnType<typeof setUp>>;
@@ -163,7 +164,7 @@ describe('hub logout', () => {
     expect(credentials()).toEqual({ active: null, credentials: {} });
   });
 
-  it('never calls the hub for an API key (operators revoke those); asks it to revoke a CLI credential', async () => {
+  it('never calls the hub for an API key (owners revoke those); asks it to revoke a CLI credential (RFC 7009)', async () => {
     const listener = await recordingListener();
     try {
       await saveCredential(dir, listener.origin, 'hub_pk_stored', 'api_key', { activate: true });
@@ -173,28 +174,28 @@ describe('hub logout', () => {
       await saveCredential(dir, listener.origin, CLI_CREDENTIAL, 'cli', { activate: true });
       const { code, stdout } = await hubCommand(['logout']);
       expect(code).toBe(0);
-      expect(listener.calls).toEqual([expect.objectContaining({ method: 'POST', path: '/api/v1/cli-credentials/revoke' })]);
-      expect(listener.calls[0]?.headers.authorization).toBe(`Bearer ${CLI_CREDENTIAL}`);
-      expect(stdout).toBe(`Removed the CLI credential stored for ${listener.origin}; the hub could not revoke it (HTTP 404): it stays valid there until revoked from the hub.\n`);
+      expect(listener.calls).toEqual([expect.objectContaining({ method: 'POST', path: '/oauth/revoke' })]);
+      const [call] = listener.calls;
+      expect(call?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      expect(call?.headers.authorization).toBeUndefined();
+      expect(Object.fromEntries(new URLSearchParams(call?.body))).toEqual({ token: CLI_CREDENTIAL, token_type_hint: 'access_token', client_id: 'hub-cli' });
+      expect(stdout).toBe(`Removed the CLI credential stored for ${listener.origin}; it was not revoked (the hub answered HTTP 404): ${NOT_REVOKED}.\n`);
       expect(credentials().credentials).toEqual({});
     } finally {
       await listener.close();
     }
   });
 
-  it('removes a CLI credential that the real hub cannot revoke, or when the hub is unreachable, and says so', async () => {
-    await saveCredential(dir, hub.url, CLI_CREDENTIAL, 'cli', { activate: true });
-    const real = await hubCommand(['logout']);
-    expect(real.code).toBe(0);
-    expect(real.stdout).toContain(`Removed the CLI credential stored for ${hub.url}; the hub could not revoke it (HTTP 404)`);
-
+  it('removes a CLI credential when the hub is unreachable, and says that it was not revoked', async () => {
     const gone = await closedOrigin();
     await saveCredential(dir, gone, CLI_CREDENTIAL, 'cli', { activate: true });
+    const mtime = writeDaemons();
     const unreachable = await hubCommand(['logout']);
     expect(unreachable.code).toBe(0);
-    expect(unreachable.stdout).toBe(`Removed the CLI credential stored for ${gone}; the hub could not revoke it (could not reach the hub at ${gone}: ECONNREFUSED): it stays valid there until revoked from the hub.\n`);
+    expect(unreachable.stdout).toBe(`Removed the CLI credential stored for ${gone}; it was not revoked (could not reach the hub at ${gone}: ECONNREFUSED): ${NOT_REVOKED}.\n`);
     expect(credentials().credentials).toEqual({});
-    expect(real.stdout + unreachable.stdout).not.toContain(CLI_CREDENTIAL);
+    expect(unreachable.stdout + unreachable.stderr).not.toContain(CLI_CREDENTIAL);
+    expect(statSync(join(dir, 'daemons.json')).mtimeMs).toBe(mtime);
   });
 
   it('exits 0 when nothing is stored, and notes that HUB_API_KEY still applies', async () => {

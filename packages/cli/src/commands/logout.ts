@@ -1,26 +1,32 @@
-// `hub logout`: forgets the stored credential of a hub. Daemon identities (daemons.json) are
-// another file, which this never opens: logging out does not disconnect a daemon.
+// `hub logout`: forgets the stored credential of a hub, revoking a CLI credential at the hub
+// first (RFC 7009). Daemon identities (daemons.json) are another file, which this never opens:
+// logging out does not disconnect a daemon.
 import { parseOptions, type Command } from '../command.js';
 import { configDir } from '../config-dir.js';
 import { activeOrigin, credentialFor, credentialsPath, removeCredential, type StoredCredential } from '../credentials.js';
+import { CLIENT_ID } from '../device-flow.js';
 import { CliError } from '../errors.js';
 import { exitCodes } from '../help.js';
-import { hubRequest } from '../hub-client.js';
+import { exchange, isObject, printable } from '../hub-client.js';
 import { explicitOrigin } from '../origin.js';
 
 const COMMAND = 'hub logout';
-/** Not in the API yet: a 404 from it means "this hub cannot revoke CLI credentials". */
-const REVOKE_PATH = '/api/v1/cli-credentials/revoke';
+/** RFC 7009's revocation endpoint, at the path the hub's metadata gives (revocation_endpoint). */
+const REVOKE_PATH = '/oauth/revoke';
+/** Where a person revokes their CLI credentials when the hub could not be asked. */
+const NOT_REVOKED = 'it stays valid there until you revoke it on your account page in the dashboard';
 
 const help = `${COMMAND}: remove the credential stored for a hub.
 
 Usage: ${COMMAND} [origin]
 
 Deletes the hub's credential from credentials.json in the config dir. A CLI credential (from
-"hub login") is first revoked at the hub when the hub can be reached and supports it; otherwise
-it is only forgotten here, and the output says so. A stored API key is never revoked by this:
-operators revoke API keys. Daemons enrolled with the hub (daemons.json) are not touched: they
-keep running and stay enrolled.
+"hub login", hub_cli_...) is first revoked at the hub (POST /oauth/revoke, RFC 7009), so that
+it stops working everywhere. When the hub cannot be reached or refuses, the credential is still
+removed here, and the output says that it was not revoked: revoke it on your account page in
+the dashboard. A stored API key (hub_pk_...) is only forgotten, never revoked: the owners of
+the organization revoke API keys. Daemons enrolled with the hub (daemons.json) are not touched:
+they keep running and stay enrolled.
 
 When nothing is stored for the hub, it says so and exits 0: either way, no credential is left.
 
@@ -31,6 +37,12 @@ Arguments:
 Options:
   -h, --help      Show this help
 
+Files:
+  credentials.json  in the config dir ($HUB_CONFIG_DIR, else $XDG_CONFIG_HOME/hub, else
+                    ~/.config/hub): the hub's entry is removed; if it was the active login,
+                    no login is active afterwards
+  daemons.json      never read or written by this
+
 Environment:
   HUB_URL          The hub, when no origin argument is given
   HUB_CONFIG_DIR   The config dir, which holds credentials.json
@@ -39,7 +51,7 @@ Environment:
 Example:
   ${COMMAND} https://hub.example.com
 
-${exitCodes('removed, or nothing was stored for the hub', 'the credentials file could not be written')}`;
+${exitCodes('removed (also when the hub could not revoke it: the output says so), or nothing was stored for the hub', 'the credentials file could not be read or written')}`;
 
 export const logout: Command = {
   name: 'logout',
@@ -75,15 +87,19 @@ async function forget(dir: string, origin: string): Promise<{ removed: StoredCre
   return { removed: await removeCredential(dir, origin), note };
 }
 
+/** What became of the credential at the hub, for the output. */
 async function revoke(origin: string, token: string): Promise<string> {
-  let status: number;
+  const body = new URLSearchParams({ token, token_type_hint: 'access_token', client_id: CLIENT_ID }).toString();
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+  let answer;
   try {
-    status = (await hubRequest(origin, token, 'POST', REVOKE_PATH, '{}')).status;
+    answer = await exchange(`${origin}${REVOKE_PATH}`, { method: 'POST', headers, body }, { secret: token });
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    return `the hub could not revoke it (${error.message}): it stays valid there until revoked from the hub`;
+    return `it was not revoked (${error.message}): ${NOT_REVOKED}`;
   }
-  if (status >= 200 && status < 300) return 'the hub revoked it';
-  if (status === 401) return 'the hub no longer accepted it';
-  return `the hub could not revoke it (HTTP ${status}): it stays valid there until revoked from the hub`;
+  // RFC 7009, section 2.2: 200 also for a token the hub had already revoked or never knew.
+  if (answer.status === 200) return 'the hub revoked it';
+  const error = isObject(answer.body) && typeof answer.body.error === 'string' ? `, ${printable(answer.body.error)}` : '';
+  return `it was not revoked (the hub answered HTTP ${answer.status}${error}): ${NOT_REVOKED}`;
 }

@@ -16,16 +16,17 @@ export async function closedOrigin(): Promise<string> {
 
 export interface Listener {
   origin: string;
-  calls: { method: string; path: string; headers: IncomingHttpHeaders }[];
+  calls: { method: string; path: string; headers: IncomingHttpHeaders; body: string }[];
   close(): Promise<void>;
 }
 
 /** Answers every request 404 (as the hub does for a path it does not have), and records it. */
 export async function recordingListener(): Promise<Listener> {
   const calls: Listener['calls'] = [];
-  const server = createServer((req, res) => {
-    calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
-    req.resume();
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
     res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Not found', status: 404, code: 'not_found' }));
   });
   server.listen(0, '127.0.0.1');
