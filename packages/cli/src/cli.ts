@@ -1,10 +1,11 @@
 // `hub`: the command tree and the one place where failures become messages and exit codes.
-// Later commands (projects, deploy, validate, connect, login) join `commands` here.
 import { readFileSync } from 'node:fs';
 import { group, type Io } from './command.js';
+import { auth } from './commands/auth.js';
 import { connect } from './commands/connect.js';
 import { daemon } from './commands/daemon.js';
 import { deploy } from './commands/deploy.js';
+import { login } from './commands/login.js';
 import { logout } from './commands/logout.js';
 import { projects } from './commands/projects.js';
 import { validate } from './commands/validate.js';
@@ -31,7 +32,7 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [projects, validate, deploy, connect, logout, daemon],
+  commands: [login, logout, auth, projects, validate, deploy, connect, daemon],
   options: {
     '--version': (io) => {
       io.stdout.write(`${VERSION}\n`);

@@ -8,7 +8,8 @@ import { UsageError } from './errors.js';
 export interface Io {
   env: Record<string, string | undefined>;
   stdin: Readable & { isTTY?: boolean };
-  stdout: Writable;
+  /** `isTTY` when it is a terminal: `hub login` opens a browser only for a person at one. */
+  stdout: Writable & { isTTY?: boolean };
   stderr: Writable;
   /**
    * From the first call on, SIGINT and SIGTERM abort the returned signal (reason: "received

@@ -321,7 +321,7 @@ describe('hub deploy usage', () => {
   it('exits 2 without a credential for the hub, before any request', async () => {
     writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a') });
     const { code, stderr } = await deploy([proxy.origin], {});
-    expect(stderr).toMatch(/^hub: No credential for http:\/\/127\.0\.0\.1:\d+: set HUB_API_KEY/);
+    expect(stderr).toMatch(/^hub: No credential for http:\/\/127\.0\.0\.1:\d+: run "hub login http:\/\/127\.0\.0\.1:\d+", or set HUB_API_KEY/);
     expect(code).toBe(2);
     expect(proxy.requests).toEqual([]);
   });

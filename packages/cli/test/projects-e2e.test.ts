@@ -125,7 +125,7 @@ describe('which hub a command uses', () => {
     await saveCredential(dir, hub.url, alpha.key, 'api_key', { activate: false });
     const { code, stderr } = await projects([]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^hub: No credential for http:\/\/localhost:8080: set HUB_API_KEY .* Credentials are stored for http:\/\/127\.0\.0\.1:\d+ only/);
+    expect(stderr).toMatch(/^hub: No credential for http:\/\/localhost:8080: run "hub login http:\/\/localhost:8080", or set HUB_API_KEY .* Credentials are stored for http:\/\/127\.0\.0\.1:\d+ only/);
   });
 
   it.each([
@@ -166,7 +166,9 @@ describe('which credential a command uses', () => {
     await saveCredential(dir, localhost, alpha.key, 'api_key', { activate: false });
     const { code, stderr } = await projects([hub.url]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`hub: No credential for ${hub.url}: set HUB_API_KEY to an organization API key (hub_pk_...), or pass --api-key KEY. Credentials are stored for ${localhost} only`);
+    expect(stderr).toContain(
+      `hub: No credential for ${hub.url}: run "hub login ${hub.url}", or set HUB_API_KEY to an organization API key (hub_pk_...) or CLI credential (hub_cli_...), or pass --api-key KEY. Credentials are stored for ${localhost} only`,
+    );
     expect(secretsIn(stderr)).toEqual([]);
   });
 
