@@ -104,11 +104,15 @@ describe('the OpenAPI document', () => {
     expect(statuses('listOrganizations')).toEqual(['200', '401', '500']);
     expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '500']);
     expect(statuses('getProblemType')).toEqual(['200', '400', '404', '500']);
+    expect(statuses('getCredential')).toEqual(['200', '401', '500']);
+    expect(statuses('getAuthorizationServerMetadata')).toEqual(['200', '500']);
+    for (const operationId of ['requestDeviceAuthorization', 'requestToken', 'revokeToken']) expect(statuses(operationId)).toEqual(['200', '400', '413', '500']);
     for (const { pointer, operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const resolved = checker.at(((response as Json).$ref as string | undefined)?.slice(1) ?? `${pointer}/responses/${status}`) as Json;
         expect((resolved.headers as Json)['X-Request-Id'], `${pointer} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
-        if (status === '204') {
+        // RFC 7009's revocation answers 200 with no body.
+        if (status === '204' || (pointer.endsWith('~1oauth~1revoke/post') && status === '200')) {
           expect(resolved.content, pointer).toBeUndefined();
           continue;
         }
@@ -119,14 +123,18 @@ describe('the OpenAPI document', () => {
         if (status === '200' && (operation.tags as string[]).includes('Documentation')) continue;
         // Shape A's dispatch answers its 400, and its actor 403, with the specification's { error } bodies.
         const shapeA = pointer.includes('~1api~1manual-runs') && (status === '400' || status === '403');
-        const expected = shapeA ? (status === '400' ? ['application/json'] : ['application/json', 'application/problem+json']) : [problems.includes(status) ? 'application/problem+json' : 'application/json'];
+        // The OAuth endpoints answer OAuth errors ({ error }), as their RFCs say.
+        const oauth = pointer.includes('~1oauth~1') && status === '400';
+        const expected = oauth
+          ? ['application/json']
+          : shapeA ? (status === '400' ? ['application/json'] : ['application/json', 'application/problem+json']) : [problems.includes(status) ? 'application/problem+json' : 'application/json'];
         expect(media, `${pointer} ${status}`).toEqual(expected);
-        if (problems.includes(status) && !(shapeA && status === '400')) expect(JSON.stringify(resolved.content)).toContain('"#/components/schemas/Problem"');
+        if (problems.includes(status) && !(shapeA && status === '400') && !oauth) expect(JSON.stringify(resolved.content)).toContain('"#/components/schemas/Problem"');
       }
     }
   });
 
-  it('requires the bearer scheme globally, with the scope per operation, except for enrollment, health, the documentation and the operator API', () => {
+  it('requires the bearer scheme globally, with the scope per operation, except for enrollment, health, the documentation, the OAuth endpoints and the operator API', () => {
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     expect((document.components as Json).securitySchemes).toEqual({
       bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
@@ -136,7 +144,10 @@ describe('the OpenAPI document', () => {
     const signed = operations.filter(({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ daemonSignature: [] }])).map(({ path }) => path);
     expect(signed.sort()).toEqual(['/api/v1/daemon/assignments/next', '/api/v1/daemon/executions/{executionId}/status', '/api/v1/daemon/heartbeat']);
     const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ path }) => path);
-    expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz', '/api/reference', '/api/reference/init.js', '/api/reference/assets/{file}', '/problems', '/problems/{code}'].sort());
+    const oauth = ['/.well-known/oauth-authorization-server', '/oauth/device_authorization', '/oauth/token', '/oauth/revoke'];
+    expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz', '/api/reference', '/api/reference/init.js', '/api/reference/assets/{file}', '/problems', '/problems/{code}', ...oauth].sort());
+    // Any valid credential may ask what it is.
+    expect(byId('getCredential').security).toEqual([{ bearerAuth: [] }]);
     const scopes = Object.fromEntries(operations.filter(({ operation }) => operation['x-hub-scope'] !== undefined).map(({ operation }) => [operation.operationId, operation['x-hub-scope']]));
     expect(scopes).toEqual({
       listProjects: 'projects:read',
@@ -219,6 +230,12 @@ describe('the OpenAPI document', () => {
     for (const { method, path, pointer, operation } of operations) {
       const content = (operation.requestBody as { content?: Record<string, { examples?: Record<string, { value: unknown }> }> } | undefined)?.content;
       if (content === undefined) continue;
+      // The OAuth forms: an example each; the hub checks them itself, with OAuth errors.
+      const form = content['application/x-www-form-urlencoded'] as { example?: unknown } | undefined;
+      if (form !== undefined) {
+        expect(form.example, pointer).toBeDefined();
+        continue;
+      }
       const examples = content['application/json']?.examples ?? {};
       expect(Object.keys(examples).length, pointer).toBeGreaterThan(0);
       for (const example of Object.values(examples)) {

@@ -2898,7 +2898,7 @@ export interface operations {
                      *       "kind": "cli",
                      *       "id": "5b2f8c1e-7d4a-4e9b-a3c6-1f0e9d8b7a62",
                      *       "name": "hub login on ada-laptop",
-                     *       "prefix": "hub_cli_7Hq2Lw9X",
+                     *       "prefix": "hub_cli_GrbxWr9M",
                      *       "scopes": [
                      *         "projects:read",
                      *         "configuration:validate",
@@ -3052,7 +3052,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "access_token": "hub_cli_7Hq2Lw9Xc4Vb1Nm8Kp3Zr6Ty5Sd0Fg2Jh4Mk9",
+                     *       "access_token": "hub_cli_GrbxWr9Mf1K4v6ScUWNY2ZORkNiEt5tN4Yxh8d",
                      *       "token_type": "Bearer",
                      *       "scope": "projects:read configuration:validate configuration:install runs:dispatch runs:read daemons:enroll"
                      *     }
@@ -3076,7 +3076,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "hub_cli_7Hq2Lw9Xc4Vb1Nm8Kp3Zr6Ty5Sd0Fg2Jh4Mk9",
+                 *       "token": "hub_cli_GrbxWr9Mf1K4v6ScUWNY2ZORkNiEt5tN4Yxh8d",
                  *       "token_type_hint": "access_token",
                  *       "client_id": "hub-cli"
                  *     }
