@@ -1,6 +1,6 @@
 // The CLI's credentials, one per exact hub origin, in <config dir>/credentials.json (mode 0600),
 // beside the daemon identities (daemons.json), which nothing here reads or writes: logging out
-// never disconnects a daemon. `hub login` will only have to call saveCredential.
+// never disconnects a daemon. `hub login` saves here, `hub logout` removes, `hub auth status` reads.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from './config-dir.js';
