@@ -38,7 +38,7 @@ function CliLoginTable({ logins }: { logins: CliCredentialRow[] }) {
         {logins.map((login) => (
           <tr key={login.id}>
             <td data-label="Organization">{login.organization.name}</td>
-            <td data-label="Host">{login.host ?? <span class="muted">no host name sent</span>}</td>
+            <td data-label="Host" class="host">{login.host ?? <span class="muted">no host name sent</span>}</td>
             <td data-label="Prefix">
               <code>{login.prefix}</code>
             </td>
