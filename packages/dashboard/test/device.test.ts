@@ -146,6 +146,13 @@ describe.each(databases)('the verification page on the %s database', (kind) => {
     const { status, body } = await redeem(hub, device.device_code);
     expect(status).toBe(200);
     expect(body.access_token).toMatch(/^hub_cli_[0-9A-Za-z]{38}$/);
+    // Acme's audit page tells who approved it, and for which host (the owner works in Beta, made last).
+    expect((await form(hub, '/organization', { slug: 'acme' }, { cookie: owner })).status).toBe(303);
+    const audit = await (await page(hub, '/audit', owner)).text();
+    expect((await form(hub, '/organization', { slug: 'beta' }, { cookie: owner })).status).toBe(303);
+    expect(audit).toContain('CLI login approved');
+    expect(audit).toContain((body.access_token as string).slice(0, 16));
+    expect(audit).toContain('laptop.example');
   });
 
   it('throttles a person who types unknown codes, with 429', async () => {

@@ -19,6 +19,8 @@ const WHAT: Record<string, string> = {
   'member.left': 'Member left',
   'member.role_changed': 'Role changed',
   'account.signed_in': 'Signed in',
+  'cli_credential.created': 'CLI login approved',
+  'cli_credential.revoked': 'CLI login revoked',
 };
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
@@ -113,6 +115,7 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('version', subject.version);
   add('daemon', subject.daemon);
   add('role', subject.role);
+  add('host', subject.host);
   add('run', subject.runId);
   add('from', event.address);
   if (typeof subject.expiresAt === 'string') add('valid until', formatTime(new Date(subject.expiresAt)));
