@@ -106,7 +106,7 @@ async function inBrowser(origin: string, io: Io, stop: AbortSignal, browse: bool
   io.stderr.write(instructions(origin, code));
   if (browse) {
     const failure = await openInBrowser(page);
-    io.stderr.write(failure === undefined ? 'Opened the page in your browser.\n' : `Could not open a browser (${failure}); open the URL above yourself.\n`);
+    io.stderr.write(failure === undefined ? 'Opening the page in your browser; if it does not show, open the URL above.\n' : `Could not open a browser (${failure}); open the URL above yourself.\n`);
   }
   io.stderr.write(`Waiting for approval (the code expires in ${minutes(code.expiresInS)}; Ctrl-C to stop)...\n`);
   const token = await pollForCredential(endpoints, code, stop);
