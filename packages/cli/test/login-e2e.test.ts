@@ -153,6 +153,22 @@ describe('hub login in the browser', () => {
     expect(statSync(join(dir, 'daemons.json')).mtimeMs).toBe(daemonsMtime);
   }, 60_000);
 
+  it('logging in again revokes the CLI credential it replaces, once the new one is stored', async () => {
+    const logIn = async () => {
+      const { login, url } = await startLogin([hubA.url]);
+      await decide(url, ownerA, 'Approve');
+      expect(await login.exited).toBe(0);
+      return { token: stored().credentials[hubA.url]?.token as string, stderr: login.output().stderr };
+    };
+    const first = await logIn();
+    const second = await logIn();
+    expect(second.token).not.toBe(first.token);
+    expect(second.stderr).toContain(`The CLI credential stored for ${hubA.url} before was replaced; the hub revoked it.\n`);
+    expect(await accepted(hubA, first.token)).toBe(401);
+    expect(await accepted(hubA, second.token)).toBe(200);
+    expect(await hubCommand(['logout'])).toMatchObject({ code: 0 });
+  }, 60_000);
+
   it('stops with exit 1 when the login is denied in the browser, and stores nothing', async () => {
     const { login, url } = await startLogin([hubA.url]);
     expect(await decide(url, ownerA, 'Deny')).toContain('hub login there stops');

@@ -7,11 +7,12 @@ import { parseOptions, type Command, type Io } from '../command.js';
 import { ORIGIN_ARGUMENT_HELP } from '../client-help.js';
 import { configDir } from '../config-dir.js';
 import { checkCredential, who, type CredentialInfo } from '../credential-info.js';
-import { saveCredential, type CredentialKind } from '../credentials.js';
+import { credentialFor, saveCredential, type CredentialKind } from '../credentials.js';
 import { discoverEndpoints, pollForCredential, requestDeviceCode, type DeviceCode } from '../device-flow.js';
 import { CliError, Interrupted, UsageError } from '../errors.js';
 import { exitCodes } from '../help.js';
 import { printable, resolveOrigin } from '../hub-client.js';
+import { revoke } from './logout.js';
 
 const COMMAND = 'hub login';
 /** More than any credential; a larger standard input is not one. */
@@ -43,8 +44,8 @@ With --with-token, reads an organization API key (hub_pk_...) or a CLI credentia
 from standard input instead, for CI and scripts: it is stored, as the active login, only if the
 hub accepts it (GET /api/v1/credential).
 
-A credential stored for the hub before is replaced, not revoked: run "hub logout" first to revoke
-a CLI credential. As with "gh auth login", everything is printed on standard error; standard
+A credential stored for the hub before is replaced: a CLI credential is then revoked at the hub
+(once the new one is stored), an API key only forgotten. As with "gh auth login", everything is printed on standard error; standard
 output stays empty. A credential is never printed.
 
 Arguments:
@@ -110,9 +111,14 @@ async function inBrowser(origin: string, io: Io, stop: AbortSignal, browse: bool
   }
   io.stderr.write(`Waiting for approval (the code expires in ${minutes(code.expiresInS)}; Ctrl-C to stop)...\n`);
   const token = await pollForCredential(endpoints, code, stop);
-  await saveCredential(configDir(io.env), origin, token, 'cli', { activate: true });
+  const dir = configDir(io.env);
+  const replaced = await credentialFor(dir, origin);
+  await saveCredential(dir, origin, token, 'cli', { activate: true });
   const check = await checkCredential(origin, token);
   io.stderr.write(check.valid === true ? `${loggedIn(origin, check.info)}\n` : `Logged in to ${origin}; the credential is stored and active.\n`);
+  // The CLI credential this one replaces would otherwise stay valid, unused, until someone
+  // revokes it on the account page. Revoked only once the new one is stored.
+  if (replaced?.kind === 'cli' && replaced.token !== token) io.stderr.write(`The CLI credential stored for ${origin} before was replaced; ${await revoke(origin, replaced.token)}.\n`);
   noteApiKey(io);
   return 0;
 }

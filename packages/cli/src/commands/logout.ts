@@ -87,8 +87,8 @@ async function forget(dir: string, origin: string): Promise<{ removed: StoredCre
   return { removed: await removeCredential(dir, origin), note };
 }
 
-/** What became of the credential at the hub, for the output. */
-async function revoke(origin: string, token: string): Promise<string> {
+/** Revokes a CLI credential at the hub (RFC 7009); what became of it, for the output. */
+export async function revoke(origin: string, token: string): Promise<string> {
   const body = new URLSearchParams({ token, token_type_hint: 'access_token', client_id: CLIENT_ID }).toString();
   const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   let answer;
