@@ -42,13 +42,15 @@ export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Pref
     const token = bearer(req.get('authorization'));
     if (token === undefined || !(isWellFormed(token, 'pk') || isWellFormed(token, 'cli'))) throw unauthorized();
     const key = digest(token);
+    // The scope is a parameter, null for "any": one statement text for every route (a nested
+    // fragment instead cost the projects list about a sixth of its throughput in bench:http).
     // One statement: the key with the scope, and its lastUsedAt moved on when it is more than a
     // second old (a write per request would cost more than the request; the second is the
     // precision lastUsedAt is kept to).
     const [granted] = await sql<{ id: string; organizationId: string; prefetched: unknown }[]>`
       with key as (
         select id, organization_id, last_used_at from api_keys
-        where digest = ${key} and revoked_at is null and ${scope === undefined ? sql`true` : sql`${scope} = any (scopes)`}
+        where digest = ${key} and revoked_at is null and (${scope ?? null}::text is null or ${scope ?? null}::text = any (scopes))
       ), touched as (
         update api_keys set last_used_at = now() from key
         where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
