@@ -55,6 +55,8 @@ export class Hub {
     authSql?: Sql,
     /** Wakes long-polls when an assignment is created (LISTEN/NOTIFY); absent, polls wait out their time. */
     readonly wakeups?: Wakeups,
+    /** Wakes output streams when their execution has new output or ends; absent, streams look every few seconds. */
+    readonly outputWakeups?: Wakeups,
   ) {
     this.authSql = authSql ?? sql;
     const timing = options.timing ?? DEFAULT_TIMING;

@@ -15,6 +15,7 @@ import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from 
 import { startEmbedded } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { startSweeper } from './dispatch/sweeper.js';
+import { OUTPUT_CHANNEL } from './db/channels.js';
 import { Wakeups } from './dispatch/wakeups.js';
 import { createLogger, parseLevel } from './http/logger.js';
 
@@ -101,6 +102,9 @@ async function main(): Promise<void> {
   // the server's close is not held up by them.
   const wakeups = await Wakeups.listen(sql);
   started('assignment wake-ups', () => wakeups.close());
+  // Likewise for output streams: each ends (with its client to reconnect elsewhere) as the hub stops.
+  const outputWakeups = await Wakeups.listen(sql, OUTPUT_CHANNEL);
+  started('output wake-ups', () => outputWakeups.close());
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(sql, pool.compile, log, {
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
     },
     authSql,
     wakeups,
+    outputWakeups,
   );
   server.on('request', createApp(hub));
   const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs);

@@ -105,6 +105,11 @@ describe('the OpenAPI document', () => {
     expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '500']);
     expect(statuses('getProblemType')).toEqual(['200', '400', '404', '500']);
     expect(statuses('getCredential')).toEqual(['200', '401', '500']);
+    expect(statuses('listRuns')).toEqual(['200', '400', '401', '403', '500']);
+    expect(statuses('cancelRun')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '500']);
+    for (const operationId of ['getExecution', 'getExecutionOutput', 'getRunExecutionOutput']) expect(statuses(operationId)).toEqual(['200', '400', '401', '403', '404', '500']);
+    expect(statuses('appendExecutionOutput')).toEqual(['200', '400', '401', '404', '413', '415', '500']);
+    expect(statuses('daemonOffline')).toEqual(['204', '400', '401', '413', '415', '500']);
     expect(statuses('getAuthorizationServerMetadata')).toEqual(['200', '500']);
     for (const operationId of ['requestDeviceAuthorization', 'requestToken', 'revokeToken']) expect(statuses(operationId)).toEqual(['200', '400', '413', '500']);
     for (const { pointer, operation } of operations) {
@@ -125,7 +130,11 @@ describe('the OpenAPI document', () => {
         const shapeA = pointer.includes('~1api~1manual-runs') && (status === '400' || status === '403');
         // The OAuth endpoints answer OAuth errors ({ error }), as their RFCs say.
         const oauth = pointer.includes('~1oauth~1') && status === '400';
-        const expected = oauth
+        // An execution's output: plain text, or its live stream.
+        const output = pointer.endsWith('~1output/get') && status === '200';
+        const expected = output
+          ? ['text/plain', 'text/event-stream']
+          : oauth
           ? ['application/json']
           : shapeA ? (status === '400' ? ['application/json'] : ['application/json', 'application/problem+json']) : [problems.includes(status) ? 'application/problem+json' : 'application/json'];
         expect(media, `${pointer} ${status}`).toEqual(expected);
@@ -142,7 +151,7 @@ describe('the OpenAPI document', () => {
       adminToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     });
     const signed = operations.filter(({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ daemonSignature: [] }])).map(({ path }) => path);
-    expect(signed.sort()).toEqual(['/api/v1/daemon/assignments/next', '/api/v1/daemon/executions/{executionId}/status', '/api/v1/daemon/heartbeat']);
+    expect(signed.sort()).toEqual(['/api/v1/daemon/assignments/next', '/api/v1/daemon/executions/{executionId}/output', '/api/v1/daemon/executions/{executionId}/status', '/api/v1/daemon/heartbeat', '/api/v1/daemon/offline']);
     const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ path }) => path);
     const oauth = ['/.well-known/oauth-authorization-server', '/oauth/device_authorization', '/oauth/token', '/oauth/revoke'];
     expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz', '/api/reference', '/api/reference/init.js', '/api/reference/assets/{file}', '/problems', '/problems/{code}', ...oauth].sort());
@@ -159,6 +168,11 @@ describe('the OpenAPI document', () => {
       dispatchManualRunA: 'runs:dispatch',
       dispatchManualRunB: 'runs:dispatch',
       getRun: 'runs:read',
+      listRuns: 'runs:read',
+      cancelRun: 'runs:dispatch',
+      getExecution: 'runs:read',
+      getExecutionOutput: 'runs:read',
+      getRunExecutionOutput: 'runs:read',
       listAuditEvents: 'audit:read',
     });
     for (const [operationId, scope] of Object.entries(scopes)) expect(byId(operationId).security).toEqual([{ bearerAuth: [scope] }]);
@@ -243,7 +257,7 @@ describe('the OpenAPI document', () => {
         count++;
       }
     }
-    expect(count).toBe(15);
+    expect(count).toBe(18);
   });
 
   it('lists every issue code (the request codes and the compiler\'s) and every problem code, as the hub has them', () => {
@@ -340,9 +354,9 @@ describe('a hub answers as its OpenAPI document says', () => {
 
   it('answers every bearer operation 401 without a valid key, and 403 naming the scope the document names', async () => {
     const bearer = checker.operations().filter(({ operation }) => operation['x-hub-scope'] !== undefined);
-    expect(bearer.length).toBe(10);
+    expect(bearer.length).toBe(15);
     for (const { method, path: template, operation } of bearer) {
-      const path = template.replace('{triggerRunId}', '00000000-0000-4000-8000-000000000000');
+      const path = template.replace('{triggerRunId}', '00000000-0000-4000-8000-000000000000').replace('{executionId}', '00000000-0000-4000-8000-000000000001');
       const missing = await send(method, path, {}, 401);
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
       await send(method, path, { token: 'hub_pk_nonsense' }, 401);

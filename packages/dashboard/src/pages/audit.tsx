@@ -21,6 +21,7 @@ const WHAT: Record<string, string> = {
   'account.signed_in': 'Signed in',
   'cli_credential.created': 'CLI login approved',
   'cli_credential.revoked': 'CLI login revoked',
+  'run.cancelled': 'Run cancelled',
 };
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);

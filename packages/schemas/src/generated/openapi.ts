@@ -180,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs
+         * @description The organization's runs, newest first, a page at a time, each as `GET /api/v1/runs/{triggerRunId}` answers it. Filters combine. The cursor names the last run of the previous page, so runs dispatched meanwhile neither shift nor repeat a page; a cursor this hub did not give, or one of another organization, is 400.
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/runs/{triggerRunId}": {
         parameters: {
             query?: never;
@@ -192,6 +212,86 @@ export interface paths {
          * @description A run and its executions, one per step started so far, in step order.
          */
         get: operations["getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{triggerRunId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run
+         * @description Asks the run's daemon to stop it: the daemon learns at once (its long-poll is woken), stops the agent's process tree and reports the execution `cancelled`, and the run ends `cancelled`; its later steps never start. A step no daemon has taken yet is cancelled by the hub at once. The answer is the run as it is then: `cancelRequestedAt` set, `status` still `running` until the daemon has stopped it. Who asked is recorded (audit `run.cancelled`). Asking again is harmless; a run that has ended is 409.
+         */
+        post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runs/{triggerRunId}/executions/{executionId}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Output of a run's execution
+         * @description What the execution's agent printed, stdout and stderr in the order its daemon read them (the execution must be of this run). By default the output so far, as plain text. With `Accept: text/event-stream`, Server-Sent Events, live from whichever hub instance answers: an `output` event per chunk (`id` its seq, `data` JSON `{seq, stream, at, text}`), a `cut` event where the hub cut the output (it keeps the first and the last 5 MiB; `data` `{"bytes": N}`), a `: keep-alive` comment every 15 s, and at last an `end` event (`data` JSON `{executionId, status, exitCode, message}`) once the execution has ended, after which the stream closes. Reconnecting with `Last-Event-ID` (the last seq received) resumes after it.
+         */
+        get: operations["getRunExecutionOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show an execution
+         * @description An execution of a run of the organization, with its run's id: a shape A dispatch answers an execution id, and this leads from it to the run (`GET /api/v1/runs/{triggerRunId}`) and to the output.
+         */
+        get: operations["getExecution"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/executions/{executionId}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Output of an execution
+         * @description What the execution's agent printed, stdout and stderr in the order its daemon read them. By default the output so far, as plain text. With `Accept: text/event-stream`, Server-Sent Events, live from whichever hub instance answers: an `output` event per chunk (`id` its seq, `data` JSON `{seq, stream, at, text}`), a `cut` event where the hub cut the output (it keeps the first and the last 5 MiB; `data` `{"bytes": N}`), a `: keep-alive` comment every 15 s, and at last an `end` event (`data` JSON `{executionId, status, exitCode, message}`) once the execution has ended, after which the stream closes. Reconnecting with `Last-Event-ID` (the last seq received) resumes after it.
+         */
+        get: operations["getExecutionOutput"];
         put?: never;
         post?: never;
         delete?: never;
@@ -349,7 +449,7 @@ export interface paths {
         };
         /**
          * Wait for an assignment (daemon)
-         * @description A long-poll: answers at once with the oldest assignment for this daemon, or waits up to `wait` seconds for one (woken on whichever hub instance holds the poll) and answers 204. Delivered at least once: an assignment not marked `running` within 30 s is offered again, so a daemon ignores one it is already running.
+         * @description A long-poll: answers at once with executions of this daemon to cancel, or the oldest assignment for it (when `capacity` is 1), or waits up to `wait` seconds for either (woken on whichever hub instance holds the poll) and answers 204. Delivered at least once: an assignment not marked `running` within 30 s is offered again, so a daemon ignores one it is already running; a cancellation not acted on is offered again after 10 s. A daemon at its concurrency limit polls with `capacity=0`, to hear cancellations.
          */
         get: operations["nextAssignment"];
         put?: never;
@@ -374,6 +474,46 @@ export interface paths {
          * @description `running` acknowledges the assignment; `succeeded`, `failed`, `timed_out` or `cancelled` end the execution and move the run on (the next step, or the run's end). Repeating the current status is accepted.
          */
         post: operations["reportExecutionStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/daemon/executions/{executionId}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an execution's output (daemon)
+         * @description The daemon sends what its agent prints, in batches of numbered chunks (from 0 per execution, in order). Idempotent: a chunk whose number the hub has is ignored, so a retry after a lost answer stores nothing twice. The answer's `nextSeq` is the number to send from. Accepted whatever the execution's status (a retry may come after the final status); a daemon sends all of an execution's output before it reports the final status. The hub keeps the first and the last 5 MiB of an execution's output.
+         */
+        post: operations["appendExecutionOutput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/daemon/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say the daemon stops (daemon)
+         * @description A daemon stopping cleanly says so, after it has reported the final statuses of its executions: it is offline at once, so a dispatch to it is 409 `daemon_offline` instead of waiting for it, until its next signed request brings it back.
+         */
+        post: operations["daemonOffline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -745,7 +885,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {unknown} */
-            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked";
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled";
             /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
             actor: {
                 /** @enum {unknown} */
@@ -831,6 +971,10 @@ export interface components {
             /** @description YAML for the hub file (`HubLegacyHubFile`) and workflows (`HubLegacyWorkflow`); Markdown for partials. */
             content?: unknown;
         } & components["schemas"]["FileEntry"];
+        /** @description Executions of this daemon whose run was cancelled: stop each one's process tree and report it `cancelled` (after sending its output). One the daemon does not run is ignored. */
+        CancelAnswer: {
+            cancel: string[];
+        };
         /**
          * @description A scope a CLI credential can have: those of the CLI's operations.
          * @enum {string}
@@ -1024,6 +1168,12 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             finishedAt: string | null;
+        };
+        /** @description An execution and the run it belongs to: what a client that dispatched in shape A (which answers an execution id, not a run id) follows. */
+        ExecutionView: {
+            /** Format: uuid */
+            runId: string;
+            execution: components["schemas"]["Execution"];
         };
         /** @description One problem with the request body (`request.*` codes) or with the YAML it carries (the compiler's codes). Its strings may quote the request (an unknown member's name, a path): `maxLength` is only the bound that the body size sets. */
         FieldIssue: {
@@ -1353,6 +1503,35 @@ export interface components {
             /** @description Every organization, ordered by slug. */
             organizations: components["schemas"]["Organization"][];
         };
+        OutputAnswer: {
+            /** Format: uuid */
+            executionId: string;
+            /**
+             * Format: int64
+             * @description Every chunk numbered below it is stored: send from it on.
+             */
+            nextSeq: number;
+        };
+        /** @description A piece of an agent's output, as its daemon read it from one stream. */
+        OutputChunk: {
+            /**
+             * Format: int32
+             * @description The chunk's number in the execution's output: from 0, one more for each chunk, never reused.
+             */
+            seq: number;
+            /** @enum {unknown} */
+            stream: "stdout" | "stderr";
+            /**
+             * Format: date-time
+             * @description When the daemon read it.
+             */
+            at: string;
+            /** @description The text, as UTF-8 (undecodable bytes replaced by U+FFFD, NUL characters removed). */
+            text: string;
+        };
+        OutputRequest: {
+            chunks: components["schemas"]["OutputChunk"][];
+        };
         /** @description An RFC 9457 problem document, with the members of both shapes of the specification. */
         Problem: {
             /**
@@ -1373,7 +1552,7 @@ export interface components {
              * @description A stable code, for programs; the last segment of `type`. `GET /problems/<code>` says what it means and what to do.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "internal_error" | "not_ready";
+            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "internal_error" | "not_ready";
             /**
              * Format: uuid
              * @description The X-Request-Id of the request.
@@ -1393,6 +1572,11 @@ export interface components {
              * @enum {string}
              */
             executionStatus?: "spawning" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled" | "lost";
+            /**
+             * @description run_finished: how the run ended.
+             * @enum {string}
+             */
+            runStatus?: "succeeded" | "failed" | "cancelled" | "timed_out";
         };
         /** @description A problem type in the list of them. */
         ProblemSummary: {
@@ -1476,6 +1660,16 @@ export interface components {
             /** Format: date-time */
             finishedAt: string | null;
             executions: components["schemas"]["Execution"][];
+            /**
+             * Format: date-time
+             * @description When a cancellation was asked for; null: never. The run ends `cancelled` once its daemon stops it.
+             */
+            cancelRequestedAt: string | null;
+        };
+        RunList: {
+            runs: components["schemas"]["Run"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last page. */
+            nextCursor: string | null;
         };
         /**
          * @description A scope of an API key: what it may do.
@@ -1985,6 +2179,63 @@ export interface components {
                 };
             };
         };
+        /** @description The run has already ended; `runStatus` says how. Nothing is left to cancel. */
+        RunFinished: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/run_finished",
+                 *       "title": "Run finished",
+                 *       "status": 409,
+                 *       "detail": "The run has already ended (succeeded); there is nothing left to cancel.",
+                 *       "code": "run_finished",
+                 *       "runStatus": "succeeded",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Run finished";
+                    /** @constant */
+                    status: 409;
+                    /** @constant */
+                    code: "run_finished";
+                };
+            };
+        };
+        /** @description No execution with that id: for a daemon, none assigned to it (it may be another daemon's); for an API key or CLI credential, none in a run of its organization. */
+        ExecutionNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/execution_not_found",
+                 *       "title": "Execution not found",
+                 *       "status": 404,
+                 *       "detail": "The daemon has no execution with that id (it may be another daemon's).",
+                 *       "code": "execution_not_found",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Execution not found";
+                    /** @constant */
+                    status: 404;
+                    /** @constant */
+                    code: "execution_not_found";
+                };
+            };
+        };
         /** @description An OAuth error (RFC 6749, section 5.2): `error` says which. Not a problem document: OAuth clients read `error`. */
         OAuthError: {
             headers: {
@@ -2027,34 +2278,6 @@ export interface components {
                     status: 401;
                     /** @constant */
                     code: "unauthorized";
-                };
-            };
-        };
-        /** @description The daemon has no execution with that id (it may be another daemon's). */
-        ExecutionNotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "http://localhost:8080/problems/execution_not_found",
-                 *       "title": "Execution not found",
-                 *       "status": 404,
-                 *       "detail": "The daemon has no execution with that id (it may be another daemon's).",
-                 *       "code": "execution_not_found",
-                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    type: unknown;
-                    /** @constant */
-                    title: "Execution not found";
-                    /** @constant */
-                    status: 404;
-                    /** @constant */
-                    code: "execution_not_found";
                 };
             };
         };
@@ -2750,6 +2973,77 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description Only the runs of this project (its slug). */
+                project?: string;
+                /** @description Only the runs of this trigger (its name). */
+                trigger?: string;
+                /** @description Only the runs with this status. */
+                status?: "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+                /** @description Runs per page. */
+                limit?: number;
+                /** @description `nextCursor` from the previous page's answer: an opaque string. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs, newest first, and the cursor of the next (null on the last page). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runs": [
+                     *         {
+                     *           "triggerRunId": "8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b",
+                     *           "projectSlug": "app",
+                     *           "trigger": "fix-tests",
+                     *           "actor": "dev-lead",
+                     *           "deliveryKey": "chat-msg-8841",
+                     *           "status": "succeeded",
+                     *           "inputs": {
+                     *             "branch": "release-2"
+                     *           },
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "finishedAt": "2026-01-01T12:03:10.400Z",
+                     *           "cancelRequestedAt": null,
+                     *           "executions": [
+                     *             {
+                     *               "executionId": "7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a",
+                     *               "stepId": "fix",
+                     *               "daemonId": "5a8e1c3f-7b2d-4f69-a0e4-3c9b6d1f8e72",
+                     *               "daemon": "dev-box",
+                     *               "status": "succeeded",
+                     *               "exitCode": 0,
+                     *               "message": null,
+                     *               "createdAt": "2026-01-01T12:00:00.000Z",
+                     *               "startedAt": "2026-01-01T12:00:01.250Z",
+                     *               "finishedAt": "2026-01-01T12:03:10.400Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": "j8Kq2yQ3SkqfU1x0bNgZ7w"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -2782,6 +3076,7 @@ export interface operations {
                      *       },
                      *       "createdAt": "2026-01-01T12:00:00.000Z",
                      *       "finishedAt": null,
+                     *       "cancelRequestedAt": null,
                      *       "executions": [
                      *         {
                      *           "executionId": "7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a",
@@ -2805,6 +3100,208 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["RunNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    cancelRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From a dispatch (shape B) or GET of another run: a UUID; any other value is not found. */
+                triggerRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The cancellation is asked for; the run as it is now. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "triggerRunId": "8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b",
+                     *       "projectSlug": "app",
+                     *       "trigger": "fix-tests",
+                     *       "actor": "dev-lead",
+                     *       "deliveryKey": "chat-msg-8841",
+                     *       "status": "running",
+                     *       "inputs": {
+                     *         "branch": "release-2"
+                     *       },
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "finishedAt": null,
+                     *       "cancelRequestedAt": "2026-01-01T12:00:30.000Z",
+                     *       "executions": [
+                     *         {
+                     *           "executionId": "7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a",
+                     *           "stepId": "fix",
+                     *           "daemonId": "5a8e1c3f-7b2d-4f69-a0e4-3c9b6d1f8e72",
+                     *           "daemon": "dev-box",
+                     *           "status": "running",
+                     *           "exitCode": null,
+                     *           "message": null,
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "startedAt": "2026-01-01T12:00:01.250Z",
+                     *           "finishedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["RunNotFound"];
+            409: components["responses"]["RunFinished"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRunExecutionOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From a dispatch (shape B) or GET of another run: a UUID; any other value is not found. */
+                triggerRunId: string;
+                /** @description From a dispatch (shape A answers it) or a run's executions: a UUID; any other value is not found. */
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The output so far (text/plain), or its live stream (text/event-stream). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Running the tests...
+                     *     12 passed, 1 failed
+                     */
+                    "text/plain": string;
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: 0
+                     *     event: output
+                     *     data: {"seq":0,"stream":"stdout","at":"2026-01-01T12:00:01.500Z","text":"Running the tests...\n"}
+                     *
+                     *     event: end
+                     *     data: {"executionId":"7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a","status":"succeeded","exitCode":0,"message":null}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["ExecutionNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From a dispatch (shape A answers it) or a run's executions: a UUID; any other value is not found. */
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The execution and its run's id. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b",
+                     *       "execution": {
+                     *         "executionId": "7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a",
+                     *         "stepId": "fix",
+                     *         "daemonId": "5a8e1c3f-7b2d-4f69-a0e4-3c9b6d1f8e72",
+                     *         "daemon": "dev-box",
+                     *         "status": "running",
+                     *         "exitCode": null,
+                     *         "message": null,
+                     *         "createdAt": "2026-01-01T12:00:00.000Z",
+                     *         "startedAt": "2026-01-01T12:00:01.250Z",
+                     *         "finishedAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ExecutionView"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["ExecutionNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getExecutionOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From a dispatch (shape A answers it) or a run's executions: a UUID; any other value is not found. */
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The output so far (text/plain), or its live stream (text/event-stream). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example Running the tests...
+                     *     12 passed, 1 failed
+                     */
+                    "text/plain": string;
+                    /**
+                     * @example retry: 2000
+                     *
+                     *     id: 0
+                     *     event: output
+                     *     data: {"seq":0,"stream":"stdout","at":"2026-01-01T12:00:01.500Z","text":"Running the tests...\n"}
+                     *
+                     *     event: end
+                     *     data: {"executionId":"7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a","status":"succeeded","exitCode":0,"message":null}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["ExecutionNotFound"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -3139,6 +3636,8 @@ export interface operations {
             query?: {
                 /** @description Seconds to wait. */
                 wait?: number;
+                /** @description 1: an assignment may be the answer; 0: only cancellations (the daemon runs all it can). */
+                capacity?: number;
             };
             header?: never;
             path?: never;
@@ -3146,7 +3645,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An assignment. */
+            /** @description An assignment, or executions to cancel. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3174,7 +3673,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["AssignmentAnswer"];
+                    "application/json": components["schemas"]["AssignmentAnswer"] | components["schemas"]["CancelAnswer"];
                 };
             };
             /** @description Nothing within `wait` seconds. */
@@ -3226,6 +3725,74 @@ export interface operations {
             401: components["responses"]["DaemonUnauthorized"];
             404: components["responses"]["ExecutionNotFound"];
             409: components["responses"]["ExecutionFinished"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    appendExecutionOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The execution, from its assignment. */
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OutputRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored (or stored before). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "executionId": "7c1f0d2e-4b3a-4e59-8a6d-9f0e1b2c3d4a",
+                     *       "nextSeq": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OutputAnswer"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["DaemonUnauthorized"];
+            404: components["responses"]["ExecutionNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    daemonOffline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The daemon is offline. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["DaemonUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

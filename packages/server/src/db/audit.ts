@@ -17,6 +17,7 @@ export const AUDIT_KINDS = [
   'account.signed_in',
   'cli_credential.created',
   'cli_credential.revoked',
+  'run.cancelled',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

@@ -54,7 +54,7 @@ export class DaemonListRepository {
   }
 
   private columns() {
-    return this.sql`id, name, runtimes, created_at as "enrolledAt", last_seen_at as "lastSeenAt", retired_at as "retiredAt",
+    return this.sql`id, name, runtimes, created_at as "enrolledAt", coalesce(last_seen_at, stopped_at) as "lastSeenAt", retired_at as "retiredAt",
       coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online`;
   }
 }

@@ -105,6 +105,11 @@ export class DaemonRepository {
   async touch(daemonId: string): Promise<void> {
     await this.sql`update daemons set last_seen_at = now() where id = ${daemonId}`;
   }
+
+  /** The daemon said it stops: offline at once (its next signed request brings it back). */
+  async stopped(daemonId: string): Promise<void> {
+    await this.sql`update daemons set last_seen_at = null, stopped_at = now() where id = ${daemonId}`;
+  }
 }
 
 class NameTaken extends Error {}

@@ -1,27 +1,71 @@
 import type { Run } from '@hub/schemas';
-import type { Sql } from 'postgres';
+import type { Fragment, Sql } from 'postgres';
+
+export interface RunFilter {
+  projectSlug?: string;
+  trigger?: string;
+  status?: string;
+}
 
 /** A run of the organization with its executions, as GET /api/v1/runs/{id} answers it. */
 export async function runView(sql: Sql, organizationId: string, triggerRunId: string): Promise<Run | undefined> {
-  const [run] = await sql<Record<string, unknown>[]>`
+  const [run] = await sql<Record<string, unknown>[]>`${runColumns(sql)} where r.organization_id = ${organizationId} and r.id = ${triggerRunId}`;
+  return run === undefined ? undefined : asRun(run);
+}
+
+/**
+ * Up to `limit + 1` runs of the organization, newest first, older than the run `before` (from the
+ * newest when undefined); the extra one tells of a next page. Undefined when `before` is not a
+ * run of the organization (a forged or foreign cursor).
+ */
+export async function runViews(sql: Sql, organizationId: string, filter: RunFilter, before: string | undefined, limit: number): Promise<Run[] | undefined> {
+  if (before !== undefined) {
+    const [known] = await sql`select 1 from trigger_runs where organization_id = ${organizationId} and id = ${before}`;
+    if (known === undefined) return undefined;
+  }
+  const conditions: Fragment[] = [sql`r.organization_id = ${organizationId}`];
+  if (before !== undefined) conditions.push(sql`(r.created_at, r.id) < (select created_at, id from trigger_runs where id = ${before})`);
+  if (filter.projectSlug !== undefined) conditions.push(sql`p.slug = ${filter.projectSlug}`);
+  if (filter.trigger !== undefined) conditions.push(sql`r.trigger_name = ${filter.trigger}`);
+  if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`);
+  const where = conditions.reduce((all, condition) => sql`${all} and ${condition}`);
+  const rows = await sql<Record<string, unknown>[]>`${runColumns(sql)} where ${where} order by r.created_at desc, r.id desc limit ${limit + 1}`;
+  return rows.map(asRun);
+}
+
+function runColumns(sql: Sql): Fragment {
+  return sql`
     select r.id as "triggerRunId", p.slug as "projectSlug", r.trigger_name as "trigger", r.actor, r.delivery_key as "deliveryKey",
-      r.status, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt",
+      r.status, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt", r.cancel_requested_at as "cancelRequestedAt",
       coalesce((
         select json_agg(json_build_object(
           'executionId', e.id, 'stepId', e.step_id, 'daemonId', e.daemon_id, 'daemon', d.name, 'status', e.status,
           'exitCode', e.exit_code, 'message', e.message, 'createdAt', e.created_at, 'startedAt', e.started_at, 'finishedAt', e.finished_at)
           order by e.step_index)
         from executions e join daemons d on d.id = e.daemon_id where e.trigger_run_id = r.id), '[]'::json) as executions
-    from trigger_runs r join projects p on p.id = r.project_id
-    where r.organization_id = ${organizationId} and r.id = ${triggerRunId}`;
-  if (run === undefined) return undefined;
-  // Times as the rest of the API gives them: ISO 8601 UTC with milliseconds.
-  const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
-  const executions = (run.executions as Record<string, unknown>[]).map((execution) => ({
-    ...execution,
-    createdAt: iso(execution.createdAt),
-    startedAt: iso(execution.startedAt),
-    finishedAt: iso(execution.finishedAt),
-  }));
-  return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), executions } as Run;
+    from trigger_runs r join projects p on p.id = r.project_id`;
+}
+
+/** An execution of a run of the organization, with the run's id. */
+export async function executionView(sql: Sql, organizationId: string, executionId: string): Promise<{ runId: string; execution: Run['executions'][number] } | undefined> {
+  const [row] = await sql<Record<string, unknown>[]>`
+    select e.trigger_run_id as "runId", e.id as "executionId", e.step_id as "stepId", e.daemon_id as "daemonId", d.name as daemon, e.status,
+      e.exit_code as "exitCode", e.message, e.created_at as "createdAt", e.started_at as "startedAt", e.finished_at as "finishedAt"
+    from executions e join trigger_runs r on r.id = e.trigger_run_id join daemons d on d.id = e.daemon_id
+    where e.id = ${executionId} and r.organization_id = ${organizationId}`;
+  if (row === undefined) return undefined;
+  const { runId, ...execution } = row;
+  return { runId: runId as string, execution: asExecution(execution) as Run['executions'][number] };
+}
+
+// Times as the rest of the API gives them: ISO 8601 UTC with milliseconds.
+const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+
+function asExecution(execution: Record<string, unknown>) {
+  return { ...execution, createdAt: iso(execution.createdAt), startedAt: iso(execution.startedAt), finishedAt: iso(execution.finishedAt) };
+}
+
+function asRun(run: Record<string, unknown>): Run {
+  const executions = (run.executions as Record<string, unknown>[]).map(asExecution);
+  return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), cancelRequestedAt: iso(run.cancelRequestedAt), executions } as Run;
 }

@@ -1,7 +1,12 @@
+import type { Sql } from 'postgres';
 import type { DaemonRepository } from '../db/daemons.js';
 import type { ExecutionRepository } from '../db/executions.js';
 import type { Assignment } from '../db/runs.js';
+import { takeCancellations } from './cancel.js';
 import type { Wakeups } from './wakeups.js';
+
+/** A long-poll's answer: an assignment to run, or executions to stop. */
+export type PollAnswer = { assignment: Assignment } | { cancel: string[] };
 
 /** The daemon protocol's clocks (DECISIONS.md, Daemons): 30 s each unless tuned. */
 export interface DispatchTiming {
@@ -19,28 +24,32 @@ export const DEFAULT_TIMING: DispatchTiming = { offlineAfterMs: 30_000, redelive
 export const PRESENCE_REFRESH_MS = 10_000;
 
 /**
- * Waits up to `waitS` seconds for an assignment: claims one at once if there is one, else sleeps
- * until a NOTIFY names this daemon, an offered assignment becomes due again, or the time is up,
- * keeping the daemon present meanwhile. Ends early (nothing) when `closed` aborts (the client
+ * Waits up to `waitS` seconds for an assignment (only when the daemon has `capacity` for one) or
+ * cancellations: answers at once if there is one, else sleeps until a NOTIFY names this daemon,
+ * an offered assignment becomes due again, or the time is up, keeping the daemon present
+ * meanwhile. Ends early (nothing) when `closed` aborts (the client
  * went) or the hub stops. Without wake-ups, it answers after one look.
  */
 export async function nextAssignment(
-  hub: { executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups },
+  hub: { sql: Sql; executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups },
   daemonId: string,
-  waitS: number,
+  request: { waitS: number; capacity: number },
   closed: AbortSignal,
-): Promise<Assignment | undefined> {
-  const deadline = Date.now() + waitS * 1000;
+): Promise<PollAnswer | undefined> {
+  const deadline = Date.now() + request.waitS * 1000;
   // Watching before looking: a NOTIFY between the look and the wait still wakes the wait.
   const watch = hub.wakeups?.watch(daemonId);
   const stopping = () => hub.wakeups?.stopping === true;
   try {
     for (;;) {
-      const assignment = await hub.executions.claim(daemonId);
-      if (assignment !== undefined) return assignment;
+      // Cancellations first: they free the daemon's capacity.
+      const cancel = await takeCancellations(hub.sql, daemonId);
+      if (cancel.length > 0) return { cancel };
+      const assignment = request.capacity > 0 ? await hub.executions.claim(daemonId) : undefined;
+      if (assignment !== undefined) return { assignment };
       const left = deadline - Date.now();
       if (left <= 0 || closed.aborted || watch === undefined || stopping()) return undefined;
-      const due = await hub.executions.untilRedelivery(daemonId);
+      const due = request.capacity > 0 ? await hub.executions.untilRedelivery(daemonId) : undefined;
       await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
       if (closed.aborted || stopping()) return undefined;
       await hub.daemons.touch(daemonId);

@@ -23,9 +23,10 @@ export class Wakeups {
   private closed = false;
   private unlisten: (() => Promise<void>) | undefined;
 
-  static async listen(sql: Sql): Promise<Wakeups> {
+  /** Listens on `channel`, whose payloads name what to wake (a daemon's id; an execution's id on OUTPUT_CHANNEL). */
+  static async listen(sql: Sql, channel: string = ASSIGNMENT_CHANNEL): Promise<Wakeups> {
     const wakeups = new Wakeups();
-    const { unlisten } = await sql.listen(ASSIGNMENT_CHANNEL, (daemonId) => wakeups.wake(daemonId));
+    const { unlisten } = await sql.listen(channel, (id) => wakeups.wake(id));
     wakeups.unlisten = unlisten;
     return wakeups;
   }

@@ -90,8 +90,8 @@ export const problemCatalog = {
   execution_not_found: {
     status: 404,
     title: 'Execution not found',
-    meaning: 'A daemon reported the status of an execution that was never assigned to it.',
-    action: 'Report only on executions received from `GET /api/v1/daemon/assignments/next`, under the same daemon identity.',
+    meaning: 'No execution with that id: a daemon reported on (or sent output for) an execution never assigned to it, or an API client asked for one that is not in a run of its organization.',
+    action: 'A daemon: report only on executions received from `GET /api/v1/daemon/assignments/next`, under the same daemon identity. An API client: take the id from a dispatch (shape A) or from `GET /api/v1/runs/{triggerRunId}`.',
   },
   method_not_allowed: {
     status: 405,
@@ -149,6 +149,12 @@ export const problemCatalog = {
     title: 'Execution finished',
     meaning: 'A daemon reported on an execution that has already finished; `executionStatus` is its final status.',
     action: 'Stop reporting on this execution: its status no longer changes.',
+  },
+  run_finished: {
+    status: 409,
+    title: 'Run finished',
+    meaning: 'A cancellation was asked for a run that has already ended; `runStatus` says how it ended.',
+    action: 'Nothing to do: the run no longer runs. Dispatch it again if it should run.',
   },
   payload_too_large: {
     status: 413,

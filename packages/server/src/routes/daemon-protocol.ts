@@ -1,3 +1,4 @@
+import { OutputRepository } from '../db/output.js';
 import { reportStatus } from '../dispatch/executions.js';
 import { nextAssignment } from '../dispatch/presence.js';
 import type { Hub } from '../hub.js';
@@ -7,8 +8,9 @@ import { HttpProblem } from '../problems/problem.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The signed daemon protocol (DECISIONS.md, Daemons): heartbeat, assignments, status reports. */
+/** The signed daemon protocol (DECISIONS.md, Daemons): heartbeat, assignments and cancellations, output, status reports, a clean stop. */
 export function daemonProtocolHandlers(hub: Hub): Handlers {
+  const output = new OutputRepository(hub.sql);
   return {
     daemonHeartbeat: handle(async ({ req, res, body }) => {
       const serverTime = await hub.daemons.heartbeat(daemonOf(req).daemonId, body?.runtimes);
@@ -17,9 +19,19 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
     nextAssignment: handle(async ({ req, res, query }) => {
       const closed = new AbortController();
       req.once('close', () => closed.abort());
-      const assignment = await nextAssignment(hub, daemonOf(req).daemonId, query.wait ?? 0, closed.signal);
-      if (assignment === undefined) res.status(204).end();
-      else res.json({ assignment });
+      const answer = await nextAssignment(hub, daemonOf(req).daemonId, { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 }, closed.signal);
+      if (answer === undefined) res.status(204).end();
+      else res.json(answer);
+    }),
+    appendExecutionOutput: handle(async ({ req, res, params, body }) => {
+      const { executionId } = params;
+      const nextSeq = UUID.test(executionId) ? await output.append(daemonOf(req).daemonId, executionId.toLowerCase(), body.chunks) : undefined;
+      if (nextSeq === undefined) throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
+      res.json({ executionId, nextSeq });
+    }),
+    daemonOffline: handle(async ({ req, res }) => {
+      await hub.daemons.stopped(daemonOf(req).daemonId);
+      res.status(204).end();
     }),
     reportExecutionStatus: handle(async ({ req, res, params, body }) => {
       const { executionId } = params;
