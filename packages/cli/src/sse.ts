@@ -11,7 +11,10 @@ export interface SseEvent {
 }
 
 export class SseParser {
-  /** The last `id` field seen, kept across events; empty until one is. */
+  /**
+   * The id of the last event dispatched (kept across events that have none): where a reconnection
+   * resumes. An `id` line of an event not yet complete does not count.
+   */
   lastEventId = '';
   /** The reconnection delay the stream asked for (`retry`), in ms; `undefined` until it does. */
   retryMs: number | undefined;
@@ -21,6 +24,7 @@ export class SseParser {
   private started = false;
   private type = '';
   private data: string[] = [];
+  private idBuffer: string | undefined;
 
   /** The events completed by `text`; an incomplete one waits for more. */
   feed(text: string): SseEvent[] {
@@ -51,12 +55,13 @@ export class SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'event') this.type = value;
     else if (field === 'data') this.data.push(value);
-    else if (field === 'id' && !value.includes('\u0000')) this.lastEventId = value;
+    else if (field === 'id' && !value.includes('\u0000')) this.idBuffer = value;
     else if (field === 'retry' && /^[0-9]+$/.test(value)) this.retryMs = Number(value);
     return undefined;
   }
 
   private dispatch(): SseEvent | undefined {
+    if (this.idBuffer !== undefined) this.lastEventId = this.idBuffer;
     const type = this.type === '' ? 'message' : this.type;
     const data = this.data;
     this.type = '';

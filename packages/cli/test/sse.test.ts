@@ -63,6 +63,14 @@ describe('SseParser', () => {
     expect(parseAll([stream]).events).toEqual(expected);
   });
 
+  it('resumes from the last complete event: the id of an event cut short does not count', () => {
+    const { events, parser } = parseAll(['id: 1\ndata: a\n\nid: 2\ndata: b']);
+    expect(events.map((event) => event.lastEventId)).toEqual(['1']);
+    expect(parser.lastEventId).toBe('1');
+    parser.feed('\n\n');
+    expect(parser.lastEventId).toBe('2');
+  });
+
   it('takes a retry of digits only', () => {
     expect(parseAll(['retry: 2x\n\n']).parser.retryMs).toBeUndefined();
     expect(parseAll(['retry: 1500\n\nretry: -1\n\n']).parser.retryMs).toBe(1500);
