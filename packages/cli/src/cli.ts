@@ -2,12 +2,16 @@
 import { readFileSync } from 'node:fs';
 import { group, type Io } from './command.js';
 import { auth } from './commands/auth.js';
+import { cancel } from './commands/cancel.js';
 import { connect } from './commands/connect.js';
 import { daemon } from './commands/daemon.js';
 import { deploy } from './commands/deploy.js';
 import { login } from './commands/login.js';
+import { logs } from './commands/logs.js';
 import { logout } from './commands/logout.js';
 import { projects } from './commands/projects.js';
+import { run } from './commands/run.js';
+import { runs } from './commands/runs.js';
 import { validate } from './commands/validate.js';
 import { CliError, UsageError } from './errors.js';
 import { exitCodes } from './help.js';
@@ -32,7 +36,7 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [login, logout, auth, projects, validate, deploy, connect, daemon],
+  commands: [login, logout, auth, projects, validate, deploy, connect, run, runs, logs, cancel, daemon],
   options: {
     '--version': (io) => {
       io.stdout.write(`${VERSION}\n`);

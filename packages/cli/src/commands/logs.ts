@@ -1,0 +1,86 @@
+// `hub logs`: the output of a run's executions in step order: what there is so far, or with
+// --follow live until the run ends.
+import type { Run } from '@hub/schemas';
+import { parseOptions, type Command } from '../command.js';
+import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { resolveCredential, resolveOrigin } from '../hub-client.js';
+import { fetchRun, openOutput, runIdArgument, type Session } from '../run-api.js';
+import { followToEnd } from '../run-follow.js';
+import { RunOutput } from '../run-output.js';
+import { FOLLOW_EXIT_CODES, runStatusLine, stepEnd, stepHeader, suggest } from '../run-view.js';
+
+const COMMAND = 'hub logs';
+/** A plain-text answer that stalls this long is given up. */
+const IDLE_MS = 30_000;
+
+const help = `${COMMAND}: show the output of a run, step by step; --follow shows it live until the run ends.
+
+Usage: ${COMMAND} RUN [origin] [--follow] [--api-key KEY]
+
+Shows what the agent of each step of the run printed, in step order. The agent's output (its
+stdout and stderr, in the order the daemon read them) goes to standard output exactly as it
+came, as it arrives, so "${COMMAND} RUN > log.txt" keeps it whole; a line before each step
+(which step, on which daemon) and after it (how it ended), and a last line with the run's
+status, go to standard error. The hub keeps the first and the last 5 MiB of a step's output,
+and says where it cut.
+
+Without --follow, shows the output so far and exits.
+
+With --follow, shows each step's output live (Server-Sent Events) and moves to the next step
+when one ends, until the run ends; the exit code then says how it ended (below). A dropped
+connection or a restarting hub is retried with backoff (said once on standard error) and the
+output resumes where it stopped, each line once; after 5 minutes without reaching the hub it
+gives up. Ctrl-C stops following; the run goes on ("hub cancel RUN" cancels it).
+
+Arguments:
+  RUN             The run id ("hub run" prints it; "hub runs" lists them)
+${ORIGIN_ARGUMENT_HELP}
+
+Options:
+  --follow        Show the output live until the run ends, and exit with its status
+${API_KEY_OPTION_HELP}
+  -h, --help      Show this help
+
+${CREDENTIALS_HELP}
+${CLIENT_ENV_HELP}
+Example:
+  ${COMMAND} 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b --follow
+
+Without --follow, exit codes:
+  0    shown (whatever the run's status)
+  1    the hub refused (its problem is printed on standard error) or could not be reached
+  2    usage or configuration error: an unknown option, a bad argument, no credential for the hub
+
+With --follow, ${FOLLOW_EXIT_CODES.replace('Exit codes:', 'exit codes:')}`;
+
+export const logs: Command = {
+  name: 'logs',
+  summary: "Show a run's output; --follow shows it live",
+  async run(args, io) {
+    const { values, positionals } = parseOptions(COMMAND, args, { follow: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
+    if (values.help) {
+      io.stdout.write(help);
+      return 0;
+    }
+    const runId = runIdArgument(positionals[0], COMMAND);
+    const originArgument = positionals[1];
+    const origin = await resolveOrigin(originArgument, io);
+    const { token } = await resolveCredential(origin, values['api-key'], io);
+    const out = new RunOutput(io);
+    if (values.follow) return followToEnd({ origin, token, stop: io.stopSignal() }, runId, out, originArgument);
+    const run = await showSoFar({ origin, token, stop: new AbortController().signal }, runId, out);
+    out.note(run.status === 'running' ? `${runStatusLine(run).trimEnd()} Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n` : runStatusLine(run));
+    return 0;
+  },
+};
+
+/** Each execution's output so far, streamed through as it arrives. */
+async function showSoFar(session: Session, runId: string, out: RunOutput): Promise<Run> {
+  const run = await fetchRun(session, runId);
+  for (const execution of run.executions) {
+    out.note(stepHeader(execution));
+    for await (const bytes of await openOutput(session, runId, execution.executionId, { accept: 'text/plain', idleMs: IDLE_MS })) await out.agent(bytes);
+    if (execution.status !== 'spawning' && execution.status !== 'running') out.note(stepEnd(execution.stepId, execution));
+  }
+  return run;
+}

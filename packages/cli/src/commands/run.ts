@@ -1,0 +1,141 @@
+// `hub run`: dispatch a manual run (POST /api/v1/manual-runs, shape B), print its id, and with
+// --follow show its output until it ends.
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import type { ManualRunRequest, WireSchema } from '@hub/schemas';
+import { parseOptions, type Command, type Io } from '../command.js';
+import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { CliError, UsageError } from '../errors.js';
+import { hubRequest, isObject, printable, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
+import { followToEnd } from '../run-follow.js';
+import { RunOutput } from '../run-output.js';
+import { FOLLOW_EXIT_CODES, suggest } from '../run-view.js';
+
+const COMMAND = 'hub run';
+
+const help = `${COMMAND}: dispatch a manual run of a trigger, and follow its output if you like.
+
+Usage: ${COMMAND} TRIGGER --project SLUG [origin] [--input TEXT] [--actor NAME]
+               [--delivery-key KEY] [--follow | --json] [--api-key KEY]
+
+Dispatches the manual.run trigger TRIGGER of the project (POST /api/v1/manual-runs): the hub
+finds it in the project's active configuration, else among the organization's triggers, and
+sends the run's first step to its daemon. Prints the run id on standard output.
+
+--input is the run's manual input: leading key=value words set inputs the trigger declares
+(a value may be double-quoted, with \\" inside), and the rest is the prompt.
+
+Each dispatch sends a new random delivery key, so the same command twice starts two runs. To
+make a retry safe, give your own --delivery-key: the hub starts one run per key, and answers a
+repeat with the run the key started (as standard error then says).
+
+With --follow, the output of each step is shown as the agent prints it, then a line with how
+the run ended, and the exit code says how (below). The agent's output (its stdout and stderr,
+in the order the daemon read them) goes to standard output as it is; the run id and the lines
+about steps go to standard error. Ctrl-C stops following; the run goes on ("hub cancel RUN"
+cancels it).
+
+Arguments:
+  TRIGGER         The name of a manual.run trigger
+${ORIGIN_ARGUMENT_HELP}
+
+Options:
+  --project SLUG  The project (required)
+  --input TEXT    The manual input: key=value words for the trigger's inputs, then the prompt
+  --actor NAME    Who dispatches: a name in the trigger's filters.from_users
+                  (default: your user name on this machine)
+  --delivery-key KEY
+                  The dispatch's delivery key, 1 to 255 characters (default: a new random one)
+  --follow        Show the run's output until it ends, and exit with its status
+  --json          Print the hub's answer as JSON: { origin, replayed, triggerRunId, ... }
+${API_KEY_OPTION_HELP}
+  -h, --help      Show this help
+
+${CREDENTIALS_HELP}
+${CLIENT_ENV_HELP}
+Examples:
+  ${COMMAND} fix-tests --project app --input 'branch=release-2 the login test is flaky' --follow
+  RUN=$(${COMMAND} nightly --project app --actor ci-bot --delivery-key "nightly-$(date +%F)")
+
+Without --follow, exit codes:
+  0    dispatched (or the delivery key's run answered again)
+  1    the hub refused (its problem is printed on standard error) or could not be reached
+  2    usage or configuration error: an unknown option, a bad argument, no credential for the hub
+
+With --follow, ${FOLLOW_EXIT_CODES.replace('Exit codes:', 'exit codes:')}`;
+
+type Dispatched = WireSchema<'ManualRunB'>;
+
+export const run: Command = {
+  name: 'run',
+  summary: 'Dispatch a manual run; --follow shows its output',
+  async run(args, io) {
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      {
+        project: { type: 'string' },
+        input: { type: 'string' },
+        actor: { type: 'string' },
+        'delivery-key': { type: 'string' },
+        follow: { type: 'boolean' },
+        json: { type: 'boolean' },
+        'api-key': { type: 'string' },
+      },
+      2,
+    );
+    if (values.help) {
+      io.stdout.write(help);
+      return 0;
+    }
+    const [trigger, originArgument] = positionals;
+    if (trigger === undefined) throw new UsageError('Give the trigger to run, such as "hub run fix-tests --project app".', COMMAND);
+    if (values.project === undefined) throw new UsageError('Give the project with --project SLUG ("hub projects" lists them).', COMMAND);
+    if (values.follow && values.json) throw new UsageError('--follow prints the output and --json the dispatch: give one of them.', COMMAND);
+    const request: ManualRunRequest = {
+      projectSlug: values.project,
+      trigger,
+      actor: values.actor ?? defaultActor(io),
+      deliveryKey: values['delivery-key'] ?? `hub-cli-${randomUUID()}`,
+      ...(values.input === undefined ? {} : { input: values.input }),
+    };
+    const origin = await resolveOrigin(originArgument, io);
+    const { token } = await resolveCredential(origin, values['api-key'], io);
+    const { dispatched, replayed } = await dispatch(origin, token, request, values.actor === undefined);
+    const runId = printable(dispatched.triggerRunId);
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify({ origin, replayed, ...dispatched }, null, 2)}\n`);
+      return 0;
+    }
+    if (replayed) io.stderr.write(`The delivery key ${printable(request.deliveryKey)} was used before: this is the run it started, not a new one.\n`);
+    if (!values.follow) {
+      io.stdout.write(`${runId}\n`);
+      io.stderr.write(`Run ${runId} dispatched. Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n`);
+      return 0;
+    }
+    io.stderr.write(`Run ${runId} dispatched; following its output (Ctrl-C stops following; the run goes on).\n`);
+    return followToEnd({ origin, token, stop: io.stopSignal() }, runId, new RunOutput(io), originArgument);
+  },
+};
+
+async function dispatch(origin: string, token: string, request: ManualRunRequest, actorDefaulted: boolean): Promise<{ dispatched: Dispatched; replayed: boolean }> {
+  const answer = await hubRequest(origin, token, 'POST', '/api/v1/manual-runs', JSON.stringify(request));
+  if (answer.status !== 200) {
+    const forbidden = answer.status === 403 && isObject(answer.body) && answer.body.code === 'actor_forbidden';
+    const hint = forbidden && actorDefaulted ? `\nThe actor was your user name on this machine, ${printable(request.actor)}: give one the trigger allows (its filters.from_users) with --actor NAME.` : '';
+    throw new CliError(`${renderProblem(answer)}${hint}`);
+  }
+  if (!isObject(answer.body) || typeof answer.body.triggerRunId !== 'string') throw new CliError(`The hub at ${origin} answered the dispatch without a run id (triggerRunId): is it older than this hub command?`);
+  return { dispatched: answer.body as Dispatched, replayed: answer.headers.get('idempotent-replayed') === 'true' };
+}
+
+/** The user this process runs as (USER when the system has no name for it). */
+function defaultActor(io: Io): string {
+  try {
+    return userInfo().username;
+  } catch {
+    const name = io.env.USER;
+    if (name) return name;
+    throw new CliError('Could not tell your user name on this machine: give the actor with --actor NAME.', 2);
+  }
+}
