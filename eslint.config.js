@@ -3,11 +3,15 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // The compiler and the schemas are pure libraries (STYLE.md): no Node built-ins, no process,
-// no clock, and dependencies point one way: schemas <- compiler <- { server, cli }.
+// no clock, and dependencies point one way: schemas <- compiler <- { server, cli }, and
+// schemas <- daemon <- cli.
 const pureImports = {
   patterns: [
     { group: ['node:*'], message: 'The compiler is pure: files come in as data, never from node:*.' },
-    { group: ['@hub/server', '@hub/server/*', '@hub/cli', '@hub/cli/*'], message: 'Dependencies point one way: schemas <- compiler <- { server, cli }.' },
+    {
+      group: ['@hub/server', '@hub/server/*', '@hub/cli', '@hub/cli/*', '@hub/daemon', '@hub/daemon/*'],
+      message: 'Dependencies point one way: schemas <- compiler <- { server, cli }, and schemas <- daemon <- cli.',
+    },
   ],
   paths: builtinModules.map((name) => ({ name, message: 'The compiler is pure: no Node built-ins.' })),
 };
@@ -63,8 +67,19 @@ export default tseslint.config(
     },
   },
   {
+    // The reference daemon speaks the wire protocol of @hub/schemas and nothing else of ours: the
+    // CLI calls it, and a hub's code or a command's formatting never leaks into it.
+    files: ['packages/daemon/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@hub/*', '!@hub/schemas'], message: 'The daemon depends on @hub/schemas only: schemas <- daemon <- cli.' }, { group: ['../*'], message: 'The daemon imports nothing from outside its package.' }] },
+      ],
+    },
+  },
+  {
     // Cycles among a package's own modules; type-only imports and other packages are not followed.
-    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts', 'packages/dashboard/src/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts', 'packages/daemon/src/**/*.ts', 'packages/dashboard/src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },

@@ -1,7 +1,7 @@
 // The CLI side of the OAuth 2.0 device authorization grant (RFC 8628) with the hub as the
 // authorization server: its metadata (RFC 8414), a device code, then polling the token
 // endpoint until the person approves or denies in the browser, or the code expires.
-import { sleep } from './daemon/backoff.js';
+import { sleep } from '@hub/daemon';
 import { CliError, Interrupted } from './errors.js';
 import { exchange, isObject, printable, renderProblem, type HubAnswer } from './hub-client.js';
 

@@ -2,11 +2,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { HubClient, HubError, HubUnreachable, runtimesOf, type Enrollment, type Runtime } from '@hub/daemon';
 import type { WireSchema } from '@hub/schemas';
 import { parseOptions, type Command, type Io } from '../command.js';
 import { configDir } from '../config-dir.js';
-import { HubClient, HubError, HubUnreachable, type Enrollment } from '../daemon/client.js';
-import { configFilePath, loadDaemonConfig, runtimesOf, type Runtime } from '../daemon/config.js';
+import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
 import { identityPath, saveIdentity } from '../daemon/identity.js';
 import { CliError, UsageError } from '../errors.js';
 import { DEFAULT_ORIGIN, explicitOrigin } from '../origin.js';

@@ -1,10 +1,9 @@
 // `hub daemon run`: the daemon itself, until SIGINT or SIGTERM.
 import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { HubClient, runDaemon, type HubError } from '@hub/daemon';
 import { parseOptions, type Command } from '../command.js';
 import { configDir } from '../config-dir.js';
-import { HubClient, type HubError } from '../daemon/client.js';
 import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
-import { runDaemon } from '../daemon/daemon.js';
 import { identityPath, readIdentities, selectIdentity, type DaemonIdentity } from '../daemon/identity.js';
 import { CliError } from '../errors.js';
 import { CONFIG_HELP, exitCodes, FILES_HELP } from '../help.js';

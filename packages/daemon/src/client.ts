@@ -1,7 +1,6 @@
 // The daemon's side of the hub API (DECISIONS.md, Daemons): enrollment, then signed requests.
 import type { KeyObject } from 'node:crypto';
 import type { Assignment, FieldIssue, Problem, StatusReport, WireSchema } from '@hub/schemas';
-import type { Unread } from '../unread.js';
 import { readAssignment } from './assignment.js';
 import type { Runtime } from './config.js';
 import { signRequest } from './signing.js';
@@ -11,9 +10,12 @@ const REQUEST_TIMEOUT_MS = 30_000;
 /** On top of a long poll's wait: the hub answers 204 after it, plus network time. */
 const LONG_POLL_SLACK_MS = 15_000;
 
+/** What came where a wire type `T` belongs, before it is checked: `T`'s members, each missing or of any type. */
+type Unread<T> = { [K in keyof T]?: unknown };
+
 /**
  * The hub's `Problem`, read loosely: any member may be missing from a proxy's error page, and a
- * code is kept as the text it is, whether or not this CLI knows it.
+ * code is kept as the text it is, whether or not this daemon knows it.
  */
 export type HubProblem = Partial<Pick<Problem, 'title' | 'detail' | 'requestId'>> & { code?: string; issues?: FieldIssue[] };
 

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Assignment, StatusReport } from '@hub/schemas';
 import { runExecution, type ProviderConfig } from '../dist/index.js';
-import { isRunning } from './support/processes.js';
+import { isRunning } from '../../cli/test/support/processes.js';
 
 let dir: string;
 

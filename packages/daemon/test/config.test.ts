@@ -1,10 +1,21 @@
 // daemon.yml: what it means, and every mistake reported with its line, column and key.
 import { describe, expect, it } from 'vitest';
-import { formatConfigIssues, parseDaemonConfig, runtimesOf, EXAMPLE_CONFIG } from '../dist/daemon/config.js';
+import { parseDaemonConfig, runtimesOf } from '../dist/config.js';
+
+const FULL = `concurrency: 1
+providers:
+  claude:
+    command: [claude, -p, "--model={model}"]
+    modes: [edit, plan]
+    models: [sonnet, opus]
+    env: { SOME_VAR: value }
+  codex:
+    command: [codex, exec, "-"]
+`;
 
 describe('parseDaemonConfig', () => {
-  it('reads the example of the help', () => {
-    const { config, issues } = parseDaemonConfig(EXAMPLE_CONFIG);
+  it('reads each provider with its command, modes, models and env, and the runtimes the hub is told', () => {
+    const { config, issues } = parseDaemonConfig(FULL);
     expect(issues).toEqual([]);
     expect(config?.concurrency).toBe(1);
     expect(config?.providers.get('claude')).toEqual({
@@ -58,14 +69,12 @@ describe('parseDaemonConfig', () => {
     expect(issues).toEqual(expected.map((issue) => expect.objectContaining({ ...issue, message: expect.stringMatching(issue.message) })));
   });
 
-  it('reports every issue at once, each with its file, position and key', () => {
+  it('reports every issue at once, each with its position and key', () => {
     const { issues } = parseDaemonConfig('concurrency: none\nproviders:\n  claude:\n    command: []\n    models: [""]\n');
-    expect(formatConfigIssues('/home/me/.config/hub/daemon.yml', issues)).toBe(
-      [
-        '  /home/me/.config/hub/daemon.yml:1:14: concurrency: must be a whole number, 1 or more',
-        '  /home/me/.config/hub/daemon.yml:4:14: providers.claude.command: must be a list of non-empty strings, the program first: [claude, -p]',
-        '  /home/me/.config/hub/daemon.yml:5:13: providers.claude.models: must be a list of non-empty strings of at most 200 characters',
-      ].join('\n'),
-    );
+    expect(issues).toEqual([
+      { path: ['concurrency'], line: 1, column: 14, message: 'must be a whole number, 1 or more' },
+      { path: ['providers', 'claude', 'command'], line: 4, column: 14, message: 'must be a list of non-empty strings, the program first: [claude, -p]' },
+      { path: ['providers', 'claude', 'models'], line: 5, column: 13, message: 'must be a list of non-empty strings of at most 200 characters' },
+    ]);
   });
 });
