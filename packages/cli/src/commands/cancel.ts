@@ -31,7 +31,7 @@ ${CLIENT_ENV_HELP}
 Example:
   ${COMMAND} 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b
 
-${exitCodes('cancellation requested', 'the run had already ended, or the hub refused (its problem is printed on standard error) or could not be reached', ',\n     no credential for the hub')}`;
+${exitCodes('cancellation requested', 'the run had already ended, or the hub refused (its problem is printed on\n     standard error) or could not be reached', ',\n     no credential for the hub')}`;
 
 export const cancel: Command = {
   name: 'cancel',

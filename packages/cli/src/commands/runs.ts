@@ -30,15 +30,17 @@ Arguments:
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
-  --project SLUG    Only the runs of this project
-  --trigger NAME    Only the runs of this trigger
-  --status STATUS   Only the runs with this status: ${RUN_STATUSES.join(', ')}
-  --limit N         At most N runs, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})
-  --all             Every run, page after page
-  --cursor CURSOR   The page after another: the nextCursor of an earlier --json answer
-  --json            Print JSON instead of a table
+  --project SLUG  Only the runs of this project
+  --trigger NAME  Only the runs of this trigger
+  --status STATUS
+                  Only the runs with this status: ${RUN_STATUSES.join(', ')}
+  --limit N       At most N runs, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})
+  --all           Every run, page after page
+  --cursor CURSOR
+                  The page after another: the nextCursor of an earlier --json answer
+  --json          Print JSON instead of a table
 ${API_KEY_OPTION_HELP}
-  -h, --help        Show this help
+  -h, --help      Show this help
 
 ${CREDENTIALS_HELP}
 ${CLIENT_ENV_HELP}
