@@ -179,10 +179,12 @@ describe('the reference daemon with a real hub', () => {
     expect(await seenOnceWritten(answer.executionId)).toMatchObject({ prompt: 'Triage flaky: the login test', env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' } });
   });
 
-  it('reports a failing agent with its exit code, which ends the run', async () => {
+  it('reports a failing agent with its exit code, which ends the run, and what it printed', async () => {
     const triggerRunId = await dispatch('fix', 'exit=4');
     const run = await eventually(triggerRunId, (r) => r.status !== 'running');
     expect(run).toMatchObject({ status: 'failed', executions: [{ stepId: 'first', status: 'failed', exitCode: 4 }] });
+    const output = await call(hub, 'GET', `/api/v1/runs/${triggerRunId}/executions/${run.executions[0].executionId}/output`, { token: ctx.key });
+    expect(output.text).toBe('agent says hello\n');
   });
 
   it('stops a silent agent at its idle timeout and reports timed_out', async () => {
@@ -192,7 +194,7 @@ describe('the reference daemon with a real hub', () => {
     expect(isRunning(seen(run.executions[0].executionId).pid)).toBe(false);
   });
 
-  it('on SIGTERM cancels the running execution at the hub, and exits 0', async () => {
+  it('on SIGTERM cancels the running execution at the hub, says it is offline, and exits 0', async () => {
     const triggerRunId = await dispatch('fix', 'sleep_ms=60000');
     const running = await eventually(triggerRunId, (r) => r.executions[0]?.status === 'running');
     const { executionId } = running.executions[0];
@@ -203,6 +205,12 @@ describe('the reference daemon with a real hub', () => {
     const run = await runOf(triggerRunId);
     expect(run.executions[0]).toMatchObject({ status: 'cancelled', message: 'Cancelled: received SIGTERM.' });
     expect(isRunning(pid)).toBe(false);
+    const refused = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger: 'fix', actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input: '' },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('daemon_offline');
   });
 
   it('leaves an execution lost when the daemon is killed mid-run', async () => {

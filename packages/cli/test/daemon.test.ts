@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hub, start, type Running } from './support/cli.js';
-import { FakeHub } from './support/fake-hub.js';
+import { FakeHub, type Recorded } from './support/fake-hub.js';
 import { isRunning } from './support/processes.js';
 
 const TOKEN = 'hub_et_0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -104,7 +104,7 @@ describe('hub daemon run', () => {
     const running = await startDaemon();
     await until('a heartbeat and a poll', () => fake.heartbeats().length > 0 && fake.polls().length > 0);
     expect(fake.heartbeats()[0]?.body).toEqual({ runtimes: [{ provider: 'node', modes: ['edit'] }] });
-    expect(fake.polls()[0]?.path).toBe('/api/v1/daemon/assignments/next?wait=25');
+    expect(fake.polls()[0]?.path).toBe('/api/v1/daemon/assignments/next?wait=25&capacity=1');
 
     fake.assign(assignment('a1', { SLEEP_MS: '800' }));
     await until('a1 running', () => statusesOf('a1').length > 0);
@@ -117,6 +117,7 @@ describe('hub daemon run', () => {
     ]);
     expect(runLines().map((line) => line.split(' ')[0])).toEqual(['a1']);
     await running.waitFor(/\[a1\] prompt: Do a1\n/);
+    expect(fake.output.get('a1')).toEqual([{ seq: 0, stream: 'stdout', text: 'prompt: Do a1\n' }]);
     await running.waitFor(/Execution a1 was offered again; it already ran or runs here, so the offer is ignored\./);
     expect(fake.refusals).toEqual([]);
 
@@ -132,7 +133,7 @@ describe('hub daemon run', () => {
     expect(fake.polls().length).toBeLessThanOrEqual(6);
   });
 
-  it('with concurrency 1, asks for the next assignment only once the running one is done', async () => {
+  it('with concurrency 1, asks for the next assignment only once the running one is done, and meanwhile polls without capacity', async () => {
     await startDaemon(1);
     fake.assign(assignment('a1', { SLEEP_MS: '600' }));
     fake.assign(assignment('a2'));
@@ -141,7 +142,9 @@ describe('hub daemon run', () => {
     // a1's agent ran from its start to at least 600 ms later: the daemon asked for nothing meanwhile.
     const [a1, a2] = runLines().map((line) => Number(line.split(' ')[2]));
     const delivery = fake.polls().find((poll) => poll.delivered === 'a1')?.at as number;
-    expect(fake.polls().filter((poll) => poll.at > delivery && poll.at < (a1 as number) + 600)).toEqual([]);
+    const meanwhile = fake.polls().filter((poll) => poll.at > delivery && poll.at < (a1 as number) + 600);
+    expect(meanwhile.filter((poll) => !poll.path.endsWith('&capacity=0'))).toEqual([]);
+    expect(fake.polls().find((poll) => poll.at > delivery)?.path).toBe('/api/v1/daemon/assignments/next?wait=25&capacity=0');
     expect(a2).toBeGreaterThanOrEqual((a1 as number) + 600);
   });
 
@@ -183,7 +186,7 @@ describe('hub daemon run', () => {
     await daemon?.waitFor(/Execution lost: the hub already considers it finished \(409 execution_finished: The execution is lost\.\)/);
   });
 
-  it('on SIGTERM stops the running agent, reports it cancelled and exits 0', async () => {
+  it('on SIGTERM stops the running agent, reports it cancelled, tells the hub it is offline and exits 0', async () => {
     const running = await startDaemon();
     fake.assign(assignment('long', { SLEEP_MS: '60000' }));
     await until('the agent started', () => statusesOf('long').length > 0 && runLines().length > 0);
@@ -197,7 +200,10 @@ describe('hub daemon run', () => {
       { executionId: 'long', status: 'cancelled', message: 'Cancelled: received SIGTERM.' },
     ]);
     expect(isRunning(pid)).toBe(false);
-    expect(running.output().stderr).toMatch(/Stopping: received SIGTERM\.\n[^\n]*Execution long: cancelled: Cancelled: received SIGTERM\.\n[^\n]*Stopped\.\n$/);
+    expect(running.output().stderr).toMatch(/Stopping: received SIGTERM\.\n[^\n]*Execution long: cancelled: Cancelled: received SIGTERM\.\n[^\n]*Told the hub that this daemon is offline\.\n[^\n]*Stopped\.\n$/);
+    const offline = fake.requests.filter((request) => request.path === '/api/v1/daemon/offline');
+    expect(offline).toHaveLength(1);
+    expect(fake.requests.indexOf(offline[0] as Recorded)).toBeGreaterThan(reportIndex('long', 'cancelled'));
   });
 
   it('ends with exit 1 and says what to do when the hub refuses its identity', async () => {

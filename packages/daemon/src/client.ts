@@ -45,6 +45,14 @@ export function isTransient(error: unknown): boolean {
  */
 export type Enrollment = Omit<WireSchema<'EnrollRequest'>, 'replace'> & Partial<Pick<WireSchema<'EnrollRequest'>, 'replace'>>;
 
+/** A long poll's answer: executions to cancel, an assignment, or (both absent) nothing within the wait. */
+export interface PollAnswer {
+  cancel?: string[];
+  assignment?: Assignment;
+}
+
+export type OutputChunk = WireSchema<'OutputChunk'>;
+
 export class HubClient {
   constructor(
     readonly origin: string,
@@ -62,14 +70,34 @@ export class HubClient {
     await this.request('POST', '/api/v1/daemon/heartbeat', { body: heartbeat, signal });
   }
 
-  /** The next assignment, or `undefined` when none came within `waitSeconds` (0–30). */
-  async nextAssignment(waitSeconds: number, signal?: AbortSignal): Promise<Assignment | undefined> {
-    const { status, body } = await this.request('GET', `/api/v1/daemon/assignments/next?wait=${waitSeconds}`, {
+  /**
+   * The long poll: executions to cancel, else the next assignment (only with `capacity` 1), or
+   * nothing when neither came within `waitSeconds` (0–30). A daemon at its concurrency limit
+   * polls with `capacity` 0, to hear cancellations.
+   */
+  async nextAssignment(waitSeconds: number, capacity: 0 | 1, signal?: AbortSignal): Promise<PollAnswer> {
+    const { status, body } = await this.request('GET', `/api/v1/daemon/assignments/next?wait=${waitSeconds}&capacity=${capacity}`, {
       signal,
       timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
     });
-    if (status === 204) return undefined;
-    return readAssignment((body as Unread<WireSchema<'AssignmentAnswer'>> | undefined)?.assignment);
+    if (status === 204) return {};
+    const answer = (body ?? {}) as Unread<WireSchema<'AssignmentAnswer'> & WireSchema<'CancelAnswer'>>;
+    if (answer.cancel !== undefined) return { cancel: readCancel(answer.cancel) };
+    return { assignment: readAssignment(answer.assignment) };
+  }
+
+  /** Sends chunks of an execution's output; answers the seq the hub expects next (every one below it is stored). */
+  async appendOutput(executionId: string, chunks: OutputChunk[], signal?: AbortSignal): Promise<number> {
+    const request: WireSchema<'OutputRequest'> = { chunks };
+    const { body } = await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/output`, { body: request, signal });
+    const nextSeq = (body as Unread<WireSchema<'OutputAnswer'>> | undefined)?.nextSeq;
+    if (!Number.isSafeInteger(nextSeq)) throw new HubUnreachable(`the hub at ${this.origin} answered the output of ${executionId} without nextSeq`);
+    return nextSeq as number;
+  }
+
+  /** Tells the hub that this daemon stops: it is offline at once, until its next signed request. */
+  async offline(timeoutMs: number): Promise<void> {
+    await this.request('POST', '/api/v1/daemon/offline', { body: {}, timeoutMs });
   }
 
   async reportStatus(executionId: string, report: StatusReport, signal?: AbortSignal): Promise<void> {
@@ -108,6 +136,11 @@ export class HubClient {
     }
     return { status: response.status, body: parsed };
   }
+}
+
+/** Execution ids to cancel; anything else in the list is ignored, as a cancel for an execution this daemon does not run would be. */
+function readCancel(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
 }
 
 function parseJson(text: string): unknown {

@@ -1,10 +1,12 @@
-// The daemon's main loop: heartbeats, long polls for assignments, and the executions it runs.
+// The daemon's main loop: heartbeats, long polls for assignments and cancellations, the
+// executions it runs and their output, and saying so to the hub when it stops.
 import type { Writable } from 'node:stream';
 import type { Assignment, StatusReport } from '@hub/schemas';
 import { MalformedAssignment } from './assignment.js';
 import { Backoff, Outage, sleep } from './backoff.js';
-import { HubError, type HubClient } from './client.js';
+import { HubError, type HubClient, type PollAnswer } from './client.js';
 import { runtimesOf, type DaemonConfig } from './config.js';
+import { OutputShipper, type OutputLimits } from './output.js';
 import { StatusReporter } from './reporter.js';
 import { runExecution } from './supervisor.js';
 
@@ -17,6 +19,8 @@ const EMPTY_AT_ONCE_MS = 1_000;
 const SHUTDOWN_REPORT_MS = 10_000;
 /** Execution ids remembered after they finish, to ignore a redelivery of one (delivery is at least once). */
 const REMEMBERED = 1_000;
+/** The last word to the hub is short: a daemon that cannot say it stops is offline after its heartbeats stop anyway. */
+const OFFLINE_TIMEOUT_MS = 5_000;
 
 export interface DaemonOptions {
   client: HubClient;
@@ -29,6 +33,8 @@ export interface DaemonOptions {
   /** The agents' environment and where their output goes (see ExecutionOptions). */
   env?: NodeJS.ProcessEnv;
   output?: Writable;
+  /** How the agents' output is batched and bounded on its way to the hub; DEFAULT_OUTPUT_LIMITS by default. */
+  outputLimits?: OutputLimits;
 }
 
 /** Runs until `signal` aborts (`refused` undefined) or the hub refuses this daemon's identity with 401. */
@@ -41,9 +47,12 @@ class Daemon {
   private readonly outage: Outage;
   private readonly reporter: StatusReporter;
   private readonly running = new Map<string, { cancel: AbortController; done: Promise<void> }>();
+  /** Output on its way to the hub, including some of executions already reported (see OutputShipper.finish). */
+  private readonly shipping = new Set<OutputShipper>();
   private readonly finished = new Set<string>();
   private refused: HubError | undefined;
-  private wake: () => void = () => {};
+  /** Ends a long poll made without capacity, once a slot is free, so that the next one can take an assignment. */
+  private slotFreed: () => void = () => {};
 
   constructor(private readonly options: DaemonOptions) {
     this.outage = new Outage(options.log);
@@ -61,7 +70,10 @@ class Daemon {
     for (const { cancel } of this.running.values()) cancel.abort(`Cancelled: ${reason}.`);
     await Promise.all([...this.running.values()].map(({ done }) => done));
     await this.reporter.close(SHUTDOWN_REPORT_MS);
+    for (const shipper of this.shipping) shipper.stop();
     await heartbeats;
+    // After the last of its requests: any signed request would bring it back online.
+    if (this.refused === undefined) await this.sayOffline();
     signal.removeEventListener('abort', onSignal);
     return this.refused === undefined ? {} : { refused: this.refused };
   }
@@ -70,7 +82,15 @@ class Daemon {
     if (this.stopping.signal.aborted) return;
     this.options.log(`Stopping: ${reason}.`);
     this.stopping.abort(reason);
-    this.wake();
+  }
+
+  private async sayOffline(): Promise<void> {
+    try {
+      await this.options.client.offline(OFFLINE_TIMEOUT_MS);
+      this.options.log('Told the hub that this daemon is offline.');
+    } catch (error) {
+      this.options.log(`Could not tell the hub that this daemon is offline (${(error as Error).message}); it counts as offline once it misses its heartbeats.`);
+    }
   }
 
   /** A 401 ends the daemon: the hub no longer accepts this identity, and nothing it does would count. */
@@ -100,38 +120,52 @@ class Daemon {
     }
   }
 
+  /** Long polls: with capacity 1 while a slot is free, else with 0, which hears only cancellations. */
   private async poll(): Promise<void> {
     const backoff = new Backoff();
     while (!this.stopping.signal.aborted) {
-      if (this.running.size >= this.options.config.concurrency) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
-        continue;
-      }
-      let assignment: Assignment | undefined;
+      const capacity = this.running.size < this.options.config.concurrency ? 1 : 0;
+      const freed = new AbortController();
+      this.slotFreed = capacity === 0 ? () => freed.abort() : () => {};
+      let answer: PollAnswer;
       const asked = Date.now();
       try {
-        assignment = await this.options.client.nextAssignment(POLL_WAIT_S, this.stopping.signal);
+        answer = await this.options.client.nextAssignment(POLL_WAIT_S, capacity, AbortSignal.any([this.stopping.signal, freed.signal]));
         this.outage.succeeded();
       } catch (error) {
         if (this.stopping.signal.aborted) break;
+        if (freed.signal.aborted) continue;
         if (error instanceof MalformedAssignment) {
           // Reported, so that the hub does not offer it again and again.
-          this.settle(error.executionId, { status: 'failed', message: `The daemon could not read the assignment: ${error.message}.` });
+          void this.settle(error.executionId, { status: 'failed', message: `The daemon could not read the assignment: ${error.message}.` });
           continue;
         }
         this.failed(error);
         await sleep(backoff.next(), this.stopping.signal);
         continue;
       }
-      if (assignment !== undefined) {
+      if (answer.cancel !== undefined) {
         backoff.reset();
-        this.start(assignment);
+        this.cancel(answer.cancel);
+      } else if (answer.assignment !== undefined) {
+        backoff.reset();
+        this.start(answer.assignment);
       } else if (Date.now() - asked < EMPTY_AT_ONCE_MS) {
         // Nothing, at once: a stopping hub, or a proxy that cuts the wait. Asking again at once would spin.
         await sleep(backoff.next(), this.stopping.signal);
       } else {
         backoff.reset();
       }
+    }
+  }
+
+  /** The hub's cancellations: each execution running here is stopped and reported cancelled; others are not this daemon's concern. */
+  private cancel(executionIds: string[]): void {
+    for (const executionId of executionIds) {
+      const execution = this.running.get(executionId);
+      if (execution === undefined || execution.cancel.signal.aborted) continue;
+      this.options.log(`Execution ${executionId}: cancelled at the hub; stopping it.`);
+      execution.cancel.abort('Cancelled at the hub.');
     }
   }
 
@@ -144,7 +178,7 @@ class Daemon {
     const provider = this.options.config.providers.get(agent.provider);
     if (provider === undefined) {
       const known = [...this.options.config.providers.keys()].join(', ');
-      this.settle(executionId, {
+      void this.settle(executionId, {
         status: 'failed',
         message: `This daemon has no command for the agent provider "${agent.provider}": its config (${this.options.configFile}) has ${known}.`,
       });
@@ -152,27 +186,33 @@ class Daemon {
     }
     this.options.log(`Execution ${executionId}: ${agent.provider} in ${assignment.cwd} (run ${assignment.triggerRunId}, step ${assignment.stepId}).`);
     const cancel = new AbortController();
+    const shipper = new OutputShipper(this.options.client, executionId, this.outage, this.options.log, this.options.outputLimits);
+    this.shipping.add(shipper);
+    void shipper.sent.then(() => this.shipping.delete(shipper));
     const done = runExecution(assignment, provider, {
       signal: cancel.signal,
       env: this.options.env,
       output: this.options.output,
+      onOutput: (stream, data) => shipper.write(stream, data),
       onStatus: (report) => {
         if (report.status === 'running') this.reporter.report(executionId, report);
       },
-    }).then((report) => {
+    }).then(async (report) => {
+      // The output first: a reader following it sees all of it before the final status.
+      await this.settle(executionId, report, shipper.finish());
       this.running.delete(executionId);
-      this.settle(executionId, report);
-      this.wake();
+      this.slotFreed();
     });
     this.running.set(executionId, { cancel, done });
   }
 
-  /** Reports a final status and remembers the execution, so that a redelivery is not run again. */
-  private settle(executionId: string, report: StatusReport): void {
+  /** Logs a final status and reports it once `before` is done; remembers the execution, so that a redelivery is not run again. */
+  private async settle(executionId: string, report: StatusReport, before?: Promise<void>): Promise<void> {
     this.finished.add(executionId);
     if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.values().next().value as string);
     const detail = report.message === undefined ? '' : `: ${report.message}`;
     this.options.log(`Execution ${executionId}: ${report.status.replace('_', ' ')}${detail}`);
+    await before;
     this.reporter.report(executionId, report);
   }
 }

@@ -20,6 +20,8 @@ export interface ExecutionOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the agent's output goes, each line prefixed with `[executionId]`; standard error by default. */
   output?: Writable;
+  /** Also called with the agent's output as it comes, for the hub. */
+  onOutput?: (stream: 'stdout' | 'stderr', data: Buffer) => void;
   /** Between SIGTERM and SIGKILL when stopping the process tree; 5 s by default. */
   killGraceMs?: number;
 }
@@ -107,8 +109,11 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
       });
     });
 
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.on('data', armIdle);
+    for (const [name, stream] of [['stdout', child.stdout], ['stderr', child.stderr]] as const) {
+      stream.on('data', (data: Buffer) => {
+        armIdle();
+        options.onOutput?.(name, data);
+      });
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => output.write(`[${assignment.executionId}] ${line}\n`));
     }
     // An agent that exits without reading its prompt closes the pipe: that is its business.

@@ -30,16 +30,24 @@ the config maps the step's agent provider to:
       HUB_AGENT_MODE and HUB_AGENT_MODEL (these two when the step names them);
   - as the leader of a process group of its own: when the agent exits, whatever it left
     running in that group is stopped too.
-The agent's output goes to the daemon's standard error, each line prefixed with [execution id].
+The agent's output goes to the daemon's standard error, each line prefixed with [execution id],
+and to the hub, which keeps it with the run ("hub logs RUN"): in batches of up to 64 KiB, one
+request at a time, at most every 250 ms unless 64 KiB wait; a partial line goes after 250 ms
+as it is; all of it before the execution's status. While the hub cannot be reached, up to
+8 MiB of each execution's output waits for it; past that the oldest is dropped, and a line in
+the output and in the daemon's log say how much.
 
 Exit code 0 is reported as succeeded, any other as failed. At the step's maximum runtime, or its
 idle timeout (no output for that long), the agent's process group is stopped (SIGTERM, then
 SIGKILL 5 s later) and the execution reported timed_out. At most "concurrency" assignments run
-at once; the daemon asks for more only when one is free.
+at once; the daemon asks for more only when one is free, and meanwhile keeps listening for
+cancellations: a run cancelled at the hub ("hub cancel RUN") has its agent's process group
+stopped the same way, and is reported cancelled.
 
 When the hub is unreachable the daemon retries with backoff (0.5 s doubling to 30 s) and
-delivers the statuses it still owes once the hub is back. SIGINT or SIGTERM stops it: it takes
-no more work, stops the running agents, reports them cancelled, and exits 0.
+delivers the output and statuses it still owes once the hub is back. SIGINT or SIGTERM stops
+it: it takes no more work, stops the running agents, reports them cancelled, tells the hub that
+it is offline (so that dispatches to it are refused at once), and exits 0.
 
 Arguments:
   origin          The hub (default: $HUB_URL; without either, the one hub this machine has an

@@ -22,6 +22,8 @@ type Answer = { status: number; body?: unknown };
 export class FakeHub {
   readonly requests: Recorded[] = [];
   readonly statuses: { executionId: string; status: string; exitCode?: number; message?: string }[] = [];
+  /** Each execution's output as stored: chunks by seq, a chunk sent again ignored, as the hub does. */
+  readonly output = new Map<string, { seq: number; stream: string; text: string }[]>();
   /** Signed requests the hub refused, and why. */
   readonly refusals: string[] = [];
   /** How enrollment answers; by default 201 and the daemon is registered. */
@@ -96,9 +98,9 @@ export class FakeHub {
       return this.send(res, { status: 401, body: { title: 'Unauthorized', status: 401, detail: refusal, code: 'unauthorized' } });
     }
     if (path === '/api/v1/daemon/heartbeat' && req.method === 'POST') return this.send(res, { status: 200, body: { serverTime: new Date().toISOString() } });
-    const next = /^\/api\/v1\/daemon\/assignments\/next\?wait=(\d+)$/.exec(path);
+    const next = /^\/api\/v1\/daemon\/assignments\/next\?wait=(\d+)&capacity=([01])$/.exec(path);
     if (next !== null && req.method === 'GET') {
-      const answer = await this.nextAssignment(Math.min(Number(next[1]) * 1_000, this.maxWaitMs));
+      const answer = await this.nextAssignment(Math.min(Number(next[1]) * 1_000, this.maxWaitMs), next[2] === '1');
       recorded.delivered = (answer.body as { assignment?: { executionId: string } } | undefined)?.assignment?.executionId;
       return this.send(res, answer);
     }
@@ -109,6 +111,9 @@ export class FakeHub {
       if (answer.status === 200) this.statuses.push({ executionId, ...(body as { status: string }) });
       return this.send(res, answer);
     }
+    const output = /^\/api\/v1\/daemon\/executions\/([^/]+)\/output$/.exec(path);
+    if (output !== null && req.method === 'POST') return this.send(res, this.appendOutput(decodeURIComponent(output[1] as string), body ?? {}));
+    if (path === '/api/v1/daemon/offline' && req.method === 'POST') return this.send(res, { status: 204 });
     this.send(res, { status: 404, body: { title: 'Not Found', status: 404, detail: `No route ${req.method} ${path}`, code: 'not_found' } });
   }
 
@@ -141,7 +146,21 @@ export class FakeHub {
     return undefined;
   }
 
-  private async nextAssignment(waitMs: number): Promise<Answer> {
+  private appendOutput(executionId: string, body: Record<string, unknown>): Answer {
+    const stored = this.output.get(executionId) ?? [];
+    for (const chunk of body.chunks as { seq: number; stream: string; text: string }[]) {
+      if (chunk.seq === stored.length) stored.push({ seq: chunk.seq, stream: chunk.stream, text: chunk.text });
+    }
+    this.output.set(executionId, stored);
+    return { status: 200, body: { executionId, nextSeq: stored.length } };
+  }
+
+  /** Without capacity, the poll waits and answers nothing: this stand-in never cancels. */
+  private async nextAssignment(waitMs: number, capacity: boolean): Promise<Answer> {
+    if (!capacity) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      return { status: 204 };
+    }
     if (this.queue.length === 0) {
       await new Promise<void>((resolve) => {
         const done = () => {
