@@ -62,7 +62,9 @@ export async function takeCancellations(sql: Sql, daemonId: string): Promise<str
         select id from executions
         where daemon_id = ${daemonId} and cancel_requested_at is not null and status in ('spawning', 'running')
           and (cancel_sent_at is null or cancel_sent_at <= now() - ${CANCEL_RESEND_S} * interval '1 second')
-        for update skip locked)
+        -- Not SKIP LOCKED: an output append holds the row for a moment, and skipping it would
+        -- leave the cancellation for the next look. Waiting, the recheck sees another poll's take.
+        for update)
       returning id, status, trigger_run_id as "triggerRunId"`;
     for (const execution of taken.filter((row) => row.status === 'spawning')) await endUnstarted(tx, execution.id, execution.triggerRunId);
     return taken.map((row) => row.id);

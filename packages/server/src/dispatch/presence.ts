@@ -42,6 +42,8 @@ export async function nextAssignment(
   const stopping = () => hub.wakeups?.stopping === true;
   try {
     for (;;) {
+      // Nothing is taken for a client that has gone: it would never hear of it.
+      if (closed.aborted) return undefined;
       // Cancellations first: they free the daemon's capacity.
       const cancel = await takeCancellations(hub.sql, daemonId);
       if (cancel.length > 0) return { cancel };

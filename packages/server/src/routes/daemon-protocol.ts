@@ -18,7 +18,8 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
     }),
     nextAssignment: handle(async ({ req, res, query }) => {
       const closed = new AbortController();
-      req.once('close', () => closed.abort());
+      // The response's close: the request's own has come and gone once its (signed) body was read.
+      res.once('close', () => closed.abort());
       const answer = await nextAssignment(hub, daemonOf(req).daemonId, { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 }, closed.signal);
       if (answer === undefined) res.status(204).end();
       else res.json(answer);

@@ -22,7 +22,7 @@ export async function sendOutput(hub: Hub, req: Request, res: Response, state: O
 
 /** Everything so far, as text; where the hub cut the output, a line says how much. */
 async function plain(output: OutputRepository, req: Request, res: Response, state: OutputState): Promise<void> {
-  const closed = closing(req);
+  const closed = closing(res);
   res.status(200).type('text/plain; charset=utf-8');
   let last = -1;
   for (;;) {
@@ -44,7 +44,7 @@ async function plain(output: OutputRepository, req: Request, res: Response, stat
  * follows every chunk stored before the end.
  */
 async function stream(hub: Hub, output: OutputRepository, req: Request, res: Response, state: OutputState): Promise<void> {
-  const closed = closing(req);
+  const closed = closing(res);
   const watch = hub.outputWakeups?.watch(state.executionId);
   res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
   res.flushHeaders();
@@ -85,10 +85,10 @@ function lastEventId(header: string | undefined): number {
   return Number.isInteger(value) && value >= 0 && value < 2 ** 31 ? value : -1;
 }
 
-/** Aborts when the client goes away. */
-function closing(req: Request): AbortSignal {
+/** Aborts when the client goes away (the response's close: the request's comes once it is read). */
+function closing(res: Response): AbortSignal {
   const controller = new AbortController();
-  req.once('close', () => controller.abort());
+  res.once('close', () => controller.abort());
   return controller.signal;
 }
 
