@@ -23,7 +23,13 @@ const RATE = Number(process.env.HUB_BENCH_OUTPUT_RATE || 20);
 const STEADY_S = Number(process.env.HUB_BENCH_OUTPUT_STEADY_S || 15);
 /** The steady lines printed first, not measured: the first requests of a fresh daemon and hubs. */
 const STEADY_WARMUP = RATE;
-/** Lines printed back to back after the steady part. */
+/**
+ * Then lines each this long after the one before: longer than the daemon's batching interval
+ * (250 ms), so that each goes to the hub at once; what the output costs without the wait.
+ */
+const LONE = 40;
+const LONE_GAP_MS = 300;
+/** Lines printed back to back at the end. */
 const BURST = Number(process.env.HUB_BENCH_OUTPUT_BURST || 50_000);
 /** Wake-up rounds of the baseline, after WAKEUP_WARMUP unmeasured ones (as bench:dispatch). */
 const WAKEUP_N = 200;
@@ -42,12 +48,16 @@ const postgres = createRequire(new URL('../packages/server/package.json', import
 
 /**
  * The stand-in agent: waits for the go file (the reader is listening by then), then prints
- * `<number> <Unix ms when printed>` lines, one write each (synchronous on a pipe on Linux), at
- * BENCH_RATE a second for BENCH_STEADY lines on a fixed schedule, then BENCH_BURST back to back.
+ * `<number> <Unix ms when printed>` lines, one write each (synchronous on a pipe on Linux):
+ * BENCH_STEADY lines at BENCH_RATE a second, BENCH_LONE lines BENCH_LONE_GAP_MS apart (with twice
+ * that before the first, so that the last steady batch has left, and after the last, so that it
+ * does not share a batch with the burst), then BENCH_BURST back to back. A steady line comes at a
+ * random moment of its own 1/BENCH_RATE s slot: on a fixed schedule, 50 ms lines would keep one
+ * phase against the daemon's 250 ms batches, and the delay would be that phase's.
  */
 const AGENT = `import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-const { BENCH_GO, BENCH_RATE, BENCH_STEADY, BENCH_BURST } = process.env;
+const { BENCH_GO, BENCH_RATE, BENCH_STEADY, BENCH_LONE, BENCH_LONE_GAP_MS, BENCH_BURST } = process.env;
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const print = (n) => process.stdout.write(n + ' ' + now().toFixed(3) + '\\n');
@@ -55,11 +65,19 @@ while (!existsSync(BENCH_GO)) await sleep(5);
 const steady = Number(BENCH_STEADY);
 const start = now();
 for (let n = 0; n < steady; n++) {
-  const wait = start + (n * 1000) / Number(BENCH_RATE) - now();
+  const wait = start + ((n + Math.random()) * 1000) / Number(BENCH_RATE) - now();
   if (wait > 0) await sleep(wait);
   print(n);
 }
-for (let n = steady; n < steady + Number(BENCH_BURST); n++) print(n);
+const lone = steady + Number(BENCH_LONE);
+const gap = Number(BENCH_LONE_GAP_MS);
+await sleep(gap);
+for (let n = steady; n < lone; n++) {
+  await sleep(gap);
+  print(n);
+}
+await sleep(gap);
+for (let n = lone; n < lone + Number(BENCH_BURST); n++) print(n);
 `;
 
 /** @param {string} workDir */
@@ -323,7 +341,7 @@ process.once('SIGINT', () => {
 
 try {
   // Lines of about 25 bytes: well inside the 5 MiB the hub keeps uncut.
-  check(BURST + RATE * STEADY_S <= 100_000, 'at most 100,000 lines (HUB_BENCH_OUTPUT_BURST), so that the hub keeps all of them');
+  check(RATE * STEADY_S + LONE + BURST <= 100_000, 'at most 100,000 lines (HUB_BENCH_OUTPUT_BURST), so that the hub keeps all of them');
   const database = await createDatabase(cleanups);
   /** @param {string} name */
   const startHub = async (name) => {
@@ -356,7 +374,7 @@ try {
   writeFileSync(agent, AGENT);
   const daemonConfig = join(dir, 'daemon.yml');
   const steadyLines = RATE * STEADY_S;
-  const agentEnv = { BENCH_GO: go, BENCH_RATE: String(RATE), BENCH_STEADY: String(steadyLines), BENCH_BURST: String(BURST) };
+  const agentEnv = { BENCH_GO: go, BENCH_RATE: String(RATE), BENCH_STEADY: String(steadyLines), BENCH_LONE: String(LONE), BENCH_LONE_GAP_MS: String(LONE_GAP_MS), BENCH_BURST: String(BURST) };
   writeFileSync(daemonConfig, `providers:\n  claude:\n    command: ${JSON.stringify([process.execPath, agent])}\n    env: ${JSON.stringify(agentEnv)}\n`);
   const cliEnv = { HUB_CONFIG_DIR: join(dir, 'config') };
   const enrollment = await request(hub1, 'POST', '/api/v1/daemons/enrollment-tokens', { token });
@@ -384,23 +402,21 @@ try {
   await reader.listening;
   writeFileSync(go, '');
   const stream = await reader.done;
-  const total = steadyLines + BURST;
+  const total = steadyLines + LONE + BURST;
   const { lines, problems } = linesOf(stream, total);
   if (stream.end?.status !== 'succeeded') problems.push(`the execution ended ${JSON.stringify(stream.end)}`);
 
   const sorted = (/** @type {number[]} */ values) => values.sort((a, b) => a - b);
   const steady = lines.filter((line) => line.n >= STEADY_WARMUP && line.n < steadyLines);
-  const burst = lines.filter((line) => line.n >= steadyLines);
+  const lone = lines.filter((line) => line.n >= steadyLines && line.n < steadyLines + LONE);
+  const burst = lines.filter((line) => line.n >= steadyLines + LONE);
   const delays = sorted(steady.map((line) => line.received - line.printed));
   const toDaemon = sorted(steady.map((line) => line.read - line.printed));
   const fromDaemon = sorted(steady.map((line) => line.received - line.read));
   // Lines that came in one read of the stream came in one batch of the daemon (one request, one
   // query of the hub): the newest line of each waited least for its batch, so its time from the
   // daemon to the reader is about the time after the batch left (plus at most one line's interval).
-  /** @type {Map<number, number>} */
-  const newestOfRead = new Map();
-  for (const line of steady) newestOfRead.set(line.received, Math.min(newestOfRead.get(line.received) ?? Infinity, line.received - line.read));
-  const newestOfReads = sorted([...newestOfRead.values()]);
+  const loneDelays = sorted(lone.map((line) => line.received - line.printed));
   const burstDelays = sorted(burst.map((line) => line.received - line.printed));
   const firstPrinted = burst[0]?.printed ?? NaN;
   const burstSeconds = ((burst.at(-1)?.received ?? NaN) - firstPrinted) / 1_000;
@@ -410,7 +426,7 @@ try {
   const row = (/** @type {string} */ what, /** @type {number[]} */ values) => [what, values.length, ms(quantile(values, 0.5)), ms(quantile(values, 0.99)), ms(values.at(-1) ?? NaN)];
   const where = database.url === undefined ? 'one instance' : 'hub 1 -> hub 2';
   console.log(
-    `Hub output benchmark: the reference daemon on hub 1, an SSE reader on ${database.url === undefined ? 'hub 1 too' : 'hub 2'}; ${RATE} lines/s for ${STEADY_S} s (the first ${STEADY_WARMUP} not measured), then ${BURST} lines back to back; ${WAKEUP_N} wake-ups after ${WAKEUP_WARMUP} unmeasured; loopback, node ${process.version}, ${database.note}`,
+    `Hub output benchmark: the reference daemon on hub 1, an SSE reader on ${database.url === undefined ? 'hub 1 too' : 'hub 2'}; ${RATE} lines/s for ${STEADY_S} s (the first ${STEADY_WARMUP} not measured), ${LONE} lines ${LONE_GAP_MS} ms apart, then ${BURST} lines back to back; ${WAKEUP_N} wake-ups after ${WAKEUP_WARMUP} unmeasured; loopback, node ${process.version}, ${database.note}`,
   );
   console.log('');
   console.log(
@@ -420,7 +436,7 @@ try {
         row(`steady ${RATE}/s: printed -> received (${where})`, delays),
         row('  printed -> read by the daemon (its `at`, ms)', toDaemon),
         row('  read by the daemon -> received', fromDaemon),
-        row('  the same, newest line of each read (~ after its batch left)', newestOfReads),
+        row(`lone lines, ${LONE_GAP_MS} ms apart: printed -> received`, loneDelays),
         row(`burst: printed -> received`, burstDelays),
         row(`baseline: dispatch answered -> long-poll answered (${where})`, wakeup),
       ],
@@ -428,10 +444,10 @@ try {
     ),
   );
   console.log('');
-  const steady50 = quantile(delays, 0.5);
   const steady99 = quantile(delays, 0.99);
   console.log(`burst: ${burst.length} lines in ${burstSeconds.toFixed(2)} s from the first printed to the last received: ${(burst.length / burstSeconds).toFixed(0)} lines/s end to end (the agent printed them in ${printSeconds.toFixed(2)} s)`);
-  console.log(`steady delay / wake-up: p50 ${(steady50 / quantile(wakeup, 0.5)).toFixed(1)}x, p99 ${(steady99 / quantile(wakeup, 0.99)).toFixed(1)}x`);
+  const overWakeup = (/** @type {number[]} */ values) => `p50 ${(quantile(values, 0.5) / quantile(wakeup, 0.5)).toFixed(1)}x, p99 ${(quantile(values, 0.99) / quantile(wakeup, 0.99)).toFixed(1)}x`;
+  console.log(`delay / wake-up: steady ${overWakeup(delays)}; lone lines ${overWakeup(loneDelays)}`);
   console.log(`steady delay p99 ${ms(steady99)} ms (target < ${TARGET_P99_MS} ms across two instances: ${database.url === undefined ? 'not measured, one instance' : steady99 < TARGET_P99_MS ? 'met' : 'MISSED'})`);
   console.log(problems.length === 0 ? `correctness: all ${total} lines received exactly once, in order, in seq 0..${stream.events.length - 1}; ended ${stream.end.status}` : `correctness: WRONG: ${problems.join('; ')}`);
   console.log(`(${((performance.now() - startedAt) / 1000).toFixed(0)} s)`);
