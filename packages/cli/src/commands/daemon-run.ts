@@ -32,7 +32,7 @@ the config maps the step's agent provider to:
     running in that group is stopped too.
 The agent's output goes to the daemon's standard error, each line prefixed with [execution id],
 and to the hub, which keeps it with the run ("hub logs RUN"): in batches of up to 64 KiB, one
-request at a time, at most every 250 ms unless 64 KiB wait; a partial line goes after 250 ms
+request at a time, at most every 100 ms unless 64 KiB wait; a partial line goes after 250 ms
 as it is; all of it before the execution's status. While the hub cannot be reached, up to
 8 MiB of each execution's output waits for it; past that the oldest is dropped, and a line in
 the output and in the daemon's log say how much.
