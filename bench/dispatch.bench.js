@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { cleanupOnExit } from './report.js';
 
 const CONNECTIONS = 16;
 const DURATION_S = 10;
@@ -235,24 +236,8 @@ const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(
 const startedAt = performance.now();
 const dirs = [mkdtempSync(join(tmpdir(), 'hub-bench-dispatch-')), mkdtempSync(join(tmpdir(), 'hub-bench-dispatch-'))];
 const adminToken = `hub_admin_bench_${randomBytes(16).toString('hex')}`;
-/** Cleanups, run in reverse order at the end, each whatever the others did. @type {(() => Promise<unknown> | unknown)[]} */
-const cleanups = [() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))];
-let cleaning;
-const cleanUp = () =>
-  (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  })());
-let interrupted = false;
-process.once('SIGINT', () => {
-  interrupted = true;
-  void cleanUp().then(() => process.exit(130));
-});
+/** What the bench started, cleaned up at the end or on Ctrl-C. */
+const { cleanups, cleanUp, interrupted } = cleanupOnExit([() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))]);
 
 try {
   // A fresh database on the machine's PostgreSQL, which a second hub instance can share; without
@@ -425,7 +410,7 @@ try {
   if (CPU_PROF_DIR !== undefined) console.log(`hub 1's CPU profile: ${CPU_PROF_DIR} (written when it stops)`);
   console.log(`(${((performance.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {
-  if (interrupted) await new Promise(() => {}); // the SIGINT handler cleans up and exits
+  if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);
   for (const [name, { child, output }] of processes) {
     const exited = child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`;

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HubClient } from '../packages/daemon/dist/index.js';
-import { check, quantile, table } from './report.js';
+import { check, cleanupOnExit, quantile, table } from './report.js';
 
 /** Lines per second of the steady part, and for how long. */
 const RATE = Number(process.env.HUB_BENCH_OUTPUT_RATE || 20);
@@ -184,7 +184,7 @@ async function request(url, method, path, options = {}) {
 /**
  * A fresh database on the machine's PostgreSQL, dropped by the cleanup it registers; undefined
  * (and why) without one.
- * @param {(() => Promise<unknown>)[]} cleanups
+ * @param {(() => Promise<unknown> | unknown)[]} cleanups
  */
 async function createDatabase(cleanups) {
   const name = `hub_bench_${randomBytes(8).toString('hex')}`;
@@ -319,25 +319,8 @@ function linesOf(stream, total) {
 const startedAt = performance.now();
 const dir = mkdtempSync(join(tmpdir(), 'hub-bench-output-'));
 const adminToken = `hub_admin_bench_${randomBytes(16).toString('hex')}`;
-/** Cleanups, run in reverse order at the end, each whatever the others did. @type {(() => Promise<unknown>)[]} */
-const cleanups = [async () => rmSync(dir, { recursive: true, force: true })];
-/** @type {Promise<void> | undefined} */
-let cleaning;
-const cleanUp = () =>
-  (cleaning ??= (async () => {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  })());
-let interrupted = false;
-process.once('SIGINT', () => {
-  interrupted = true;
-  void cleanUp().then(() => process.exit(130));
-});
+/** What the bench started, cleaned up at the end or on Ctrl-C. */
+const { cleanups, cleanUp, interrupted } = cleanupOnExit([async () => rmSync(dir, { recursive: true, force: true })]);
 
 try {
   // Lines of about 25 bytes: well inside the 5 MiB the hub keeps uncut.
@@ -452,7 +435,7 @@ try {
   console.log(problems.length === 0 ? `correctness: all ${total} lines received exactly once, in order, in seq 0..${stream.events.length - 1}; ended ${stream.end.status}` : `correctness: WRONG: ${problems.join('; ')}`);
   console.log(`(${((performance.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {
-  if (interrupted) await new Promise(() => {}); // the SIGINT handler cleans up and exits
+  if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);
   for (const { name, child, log } of processes) {
     const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`;

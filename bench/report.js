@@ -1,6 +1,6 @@
 // @ts-check
-// What the in-process benchmarks share: a refusal to time the wrong thing, quantiles of sorted
-// samples, and a plain text table.
+// What the benchmarks share: a refusal to time the wrong thing, quantiles of sorted samples, a
+// plain text table, and cleaning up what a benchmark started, also on Ctrl-C.
 
 /**
  * @param {boolean} condition
@@ -32,4 +32,32 @@ export function table(rows, align) {
     row.map((cell, column) => (align[column] === 'r' ? String(cell).padStart(widths[column] ?? 0) : String(cell).padEnd(widths[column] ?? 0))).join('  ');
   const [head, ...body] = rows;
   return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
+}
+
+/**
+ * Cleanups for what a benchmark starts (push to `cleanups`): `cleanUp()` runs them once, in
+ * reverse order, each whatever the others did; Ctrl-C runs them and exits 130, and
+ * `interrupted()` then says so (the main code should wait for that exit rather than report).
+ * @param {(() => Promise<unknown> | unknown)[]} initial
+ */
+export function cleanupOnExit(initial) {
+  const cleanups = [...initial];
+  /** @type {Promise<void> | undefined} */
+  let cleaning;
+  let interrupted = false;
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    })());
+  process.once('SIGINT', () => {
+    interrupted = true;
+    void cleanUp().then(() => process.exit(130));
+  });
+  return { cleanups, cleanUp, interrupted: () => interrupted };
 }
