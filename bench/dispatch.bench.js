@@ -9,11 +9,11 @@
 import { spawn } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import { createDatabase } from './database.js';
 import { cleanupOnExit } from './report.js';
 
 const CONNECTIONS = 16;
@@ -28,14 +28,10 @@ const LATENCY_WARMUP = 20;
  */
 const POLL_SETTLE_MS = Number(process.env.HUB_BENCH_POLL_SETTLE_MS || 25);
 const HEARTBEAT_MS = 5_000;
-/** The machine's PostgreSQL, where the bench creates (and drops) its own database. */
-const MACHINE_POSTGRES = process.env.HUB_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A directory: hub 1 then runs with --cpu-prof and writes its profile there when stopped. */
 const CPU_PROF_DIR = process.env.HUB_BENCH_CPU_PROF;
 
 const root = new URL('..', import.meta.url).pathname;
-// postgres.js is the server's dependency, not the root's: resolved from packages/server.
-const postgres = createRequire(new URL('../packages/server/package.json', import.meta.url))('postgres');
 
 const CONFIGURATION = `
 environments:
@@ -242,32 +238,11 @@ const { cleanups, cleanUp, interrupted } = cleanupOnExit([() => dirs.forEach((di
 try {
   // A fresh database on the machine's PostgreSQL, which a second hub instance can share; without
   // one, the embedded PostgreSQL of one hub, and no cross-instance row.
-  /** @type {string | undefined} */
-  let databaseUrl;
-  let databaseNote;
-  let external = false;
-  const databaseName = `hub_bench_${randomBytes(8).toString('hex')}`;
-  try {
-    const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {}, connect_timeout: 5 });
-    try {
-      await admin.unsafe(`create database ${databaseName}`);
-      cleanups.push(async () => {
-        const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {} });
-        await admin.unsafe(`drop database if exists ${databaseName} with (force)`);
-        await admin.end();
-      });
-      const [{ version }] = await admin`select current_setting('server_version') as version`;
-      databaseNote = `PostgreSQL ${version} on ${new URL(MACHINE_POSTGRES).host}, database ${databaseName}`;
-    } finally {
-      await admin.end();
-    }
-    const url = new URL(MACHINE_POSTGRES);
-    url.pathname = `/${databaseName}`;
-    databaseUrl = url.toString();
-    external = true;
-  } catch (error) {
-    databaseNote = `embedded PostgreSQL (no database at ${new URL(MACHINE_POSTGRES).host}: ${error instanceof Error ? error.message : String(error)}; set HUB_BENCH_POSTGRES)`;
-  }
+  const database = await createDatabase(cleanups);
+  let databaseUrl = database.url;
+  const databaseNote = database.note;
+  const external = database.url !== undefined;
+
 
   /** @param {string} dataDir @param {string[]} [nodeOptions] */
   const startHub = async (dataDir, nodeOptions = []) => {

@@ -11,11 +11,11 @@
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HubClient } from '../packages/daemon/dist/index.js';
+import { createDatabase } from './database.js';
 import { check, cleanupOnExit, quantile, table } from './report.js';
 
 /** Lines per second of the steady part, and for how long. */
@@ -39,12 +39,9 @@ const POLL_SETTLE_MS = 25;
 const HEARTBEAT_MS = 5_000;
 /** The issue's target for the steady delay across two instances. */
 const TARGET_P99_MS = 250;
-const MACHINE_POSTGRES = process.env.HUB_BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const root = new URL('..', import.meta.url).pathname;
 const cli = join(root, 'packages/cli/dist/main.js');
-// postgres.js is the server's dependency, not the root's: resolved from packages/server.
-const postgres = createRequire(new URL('../packages/server/package.json', import.meta.url))('postgres');
 
 /**
  * The stand-in agent: waits for the go file (the reader is listening by then), then prints
@@ -179,34 +176,6 @@ async function request(url, method, path, options = {}) {
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url}${path}: ${response.status} ${text}`);
   return text === '' ? undefined : JSON.parse(text);
-}
-
-/**
- * A fresh database on the machine's PostgreSQL, dropped by the cleanup it registers; undefined
- * (and why) without one.
- * @param {(() => Promise<unknown> | unknown)[]} cleanups
- */
-async function createDatabase(cleanups) {
-  const name = `hub_bench_${randomBytes(8).toString('hex')}`;
-  try {
-    const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {}, connect_timeout: 5 });
-    try {
-      await admin.unsafe(`create database ${name}`);
-      cleanups.push(async () => {
-        const admin = postgres(MACHINE_POSTGRES, { max: 1, onnotice: () => {} });
-        await admin.unsafe(`drop database if exists ${name} with (force)`);
-        await admin.end();
-      });
-      const [{ version }] = await admin`select current_setting('server_version') as version`;
-      const url = new URL(MACHINE_POSTGRES);
-      url.pathname = `/${name}`;
-      return { url: url.toString(), note: `PostgreSQL ${version} on ${url.host}, database ${name}` };
-    } finally {
-      await admin.end();
-    }
-  } catch (error) {
-    return { url: undefined, note: `embedded PostgreSQL, ONE instance (no database at ${new URL(MACHINE_POSTGRES).host}: ${error instanceof Error ? error.message : String(error)}; set HUB_BENCH_POSTGRES)` };
-  }
 }
 
 /**
