@@ -4,6 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
+import { DEFAULT_DEVICE_LOGIN } from './routes/oauth.js';
 
 export interface Config {
   host: string;
@@ -43,8 +44,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     },
     sweepEveryMs: milliseconds(env, 'HUB_SWEEP_EVERY_MS', 5_000),
     deviceLogin: {
-      lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', 600, 600),
-      intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', 5, 60),
+      lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', DEFAULT_DEVICE_LOGIN.lifetimeSeconds, 600),
+      intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', DEFAULT_DEVICE_LOGIN.intervalSeconds, 60),
     },
   };
 }

@@ -19,6 +19,7 @@ type CliLoginStore = Pick<DashboardStore, 'deviceRequest' | 'approveDevice' | 'd
 
 export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): CliLoginStore {
   const devices = new DeviceAuthorizationRepository(sql);
+  const keys = new ApiKeyRepository(sql);
   return {
     async deviceRequest(accountId, userCode) {
       if (!isUuid(accountId)) return { ok: false, reason: 'not_found' };
@@ -53,14 +54,14 @@ export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): Cli
       return decided === 'done' ? 'denied' : decided;
     },
 
-    cliCredentials: async (accountId) => (isUuid(accountId) ? devices.cliCredentials(accountId) : []),
+    cliCredentials: async (accountId) => (isUuid(accountId) ? keys.cliCredentials(accountId) : []),
 
     /** The person's own credential, through the hub's one revocation (its enrollment tokens expire with it). */
     async revokeCliCredential(accountId, credentialId) {
       if (!isUuid(accountId) || !isUuid(credentialId)) return 'not_found';
-      const organizationId = await devices.cliCredentialOrganization(accountId, credentialId);
+      const organizationId = await keys.cliCredentialOrganization(accountId, credentialId);
       if (organizationId === undefined) return 'not_found';
-      const revoked = await new ApiKeyRepository(sql).revoke(organizationId, credentialId, { kind: 'account', id: accountId }, { kind: 'cli', accountId });
+      const revoked = await keys.revoke(organizationId, credentialId, { kind: 'account', id: accountId }, { kind: 'cli', accountId });
       return revoked ? 'revoked' : 'not_found';
     },
   };

@@ -11,6 +11,31 @@ export interface ApiKeyListing {
   status: 'active' | 'revoked';
 }
 
+export interface CliCredentialRecord {
+  id: string;
+  organization: { id: string; slug: string; name: string };
+  host: string | null;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  status: 'active' | 'revoked';
+}
+
+/** What a bearer credential is, for `GET /api/v1/credential`. */
+export interface CredentialRecord {
+  id: string;
+  kind: 'api_key' | 'cli';
+  name: string;
+  prefix: string;
+  scopes: string[];
+  organization: { id: string; slug: string; name: string };
+  account: { id: string; name: string; email: string } | null;
+  host: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
 export class ApiKeyRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -72,5 +97,48 @@ export class ApiKeyRepository {
         where api_key_id = ${id} and consumed_at is null and expires_at > now()`;
       return true;
     });
+  }
+
+  /** A person's CLI credentials in every organization, newest first. */
+  async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
+    const rows = await this.sql<(Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]>`
+      select k.id, k.host, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
+             case when k.revoked_at is null then 'active' else 'revoked' end as status,
+             o.id as "organizationId", o.slug, o.name as "organizationName"
+      from api_keys k join organizations o on o.id = k.organization_id
+      where k.account_id = ${accountId} and k.kind = 'cli'
+      order by k.created_at desc, k.id`;
+    return rows.map(({ organizationId, slug, organizationName, ...row }) => ({ ...row, organization: { id: organizationId, slug, name: organizationName } }));
+  }
+
+  /** The organization of one of the account's CLI credentials. */
+  async cliCredentialOrganization(accountId: string, credentialId: string): Promise<string | undefined> {
+    const [row] = await this.sql<{ organizationId: string }[]>`
+      select organization_id as "organizationId" from api_keys where id = ${credentialId} and account_id = ${accountId} and kind = 'cli'`;
+    return row?.organizationId;
+  }
+
+  /** The kind, id and organization of a bearer secret by its digest, revoked or not. */
+  async secret(digest: Buffer): Promise<{ id: string; kind: 'api_key' | 'cli'; organizationId: string } | undefined> {
+    const [row] = await this.sql<{ id: string; kind: 'api_key' | 'cli'; organizationId: string }[]>`
+      select id, kind, organization_id as "organizationId" from api_keys where digest = ${digest}`;
+    return row;
+  }
+
+  /** What the credential `id` is: its organization, its person (CLI credentials), its scopes. */
+  async credential(id: string): Promise<CredentialRecord | undefined> {
+    const [row] = await this.sql<(Omit<CredentialRecord, 'organization' | 'account'> & Record<'organizationId' | 'slug' | 'organizationName', string> & Record<'accountId' | 'accountName' | 'email', string | null>)[]>`
+      select k.id, k.kind, k.name, k.prefix, k.scopes, k.host, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
+             o.id as "organizationId", o.slug, o.name as "organizationName",
+             a.id as "accountId", a.name as "accountName", a.email
+      from api_keys k join organizations o on o.id = k.organization_id left join accounts a on a.id = k.account_id
+      where k.id = ${id}`;
+    if (row === undefined) return undefined;
+    const { organizationId, slug, organizationName, accountId, accountName, email, ...rest } = row;
+    return {
+      ...rest,
+      organization: { id: organizationId, slug, name: organizationName },
+      account: accountId === null ? null : { id: accountId, name: accountName as string, email: email as string },
+    };
   }
 }

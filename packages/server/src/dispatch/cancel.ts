@@ -55,6 +55,13 @@ export async function cancelRun(sql: Sql, organizationId: string, triggerRunId: 
  * `cancelled` here, with its run: if the daemon did start it, this answer stops it.
  */
 export async function takeCancellations(sql: Sql, daemonId: string): Promise<string[]> {
+  // Almost always none: one indexed look, not a transaction, on every long-poll's way to its assignment.
+  const [due] = await sql`
+    select 1 from executions
+    where daemon_id = ${daemonId} and cancel_requested_at is not null and status in ('spawning', 'running')
+      and (cancel_sent_at is null or cancel_sent_at <= now() - ${CANCEL_RESEND_S} * interval '1 second')
+    limit 1`;
+  if (due === undefined) return [];
   return sql.begin(async (tx) => {
     const taken = await tx<{ id: string; status: string; triggerRunId: string }[]>`
       update executions set cancel_sent_at = now()

@@ -1,14 +1,12 @@
-import { DeviceAuthorizationRepository } from '../db/device-authorizations.js';
 import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
 
 /** GET /api/v1/credential: what the request's own credential is (`hub auth status`, `hub login --with-token`). */
 export function credentialHandlers(hub: Hub): Handlers {
-  const credentials = new DeviceAuthorizationRepository(hub.sql);
   return {
     getCredential: handle(async ({ req, res }) => {
-      const credential = await credentials.credential(authOf(req).keyId);
+      const credential = await hub.apiKeys.credential(authOf(req).keyId);
       // Keys are revoked, never deleted: the key just checked is there.
       if (credential === undefined) throw new Error(`credential ${authOf(req).keyId} vanished`);
       res.json(credential);

@@ -125,7 +125,7 @@ export function oauthHandlers(hub: Hub): Handlers {
         parameter(form, 'token_type_hint'); // Only checked for repetition: the prefix tells the kind.
         if (isWellFormed(token, 'pk')) throw new OAuthError('unsupported_token_type', 'API keys are revoked by the organization owners in the dashboard, not here.');
         if (!isWellFormed(token, 'cli')) return undefined;
-        const secret = await devices.secret(digest(token));
+        const secret = await hub.apiKeys.secret(digest(token));
         if (secret === undefined || secret.kind !== 'cli') return undefined;
         // The holder revokes it: the credential itself is the actor of the event.
         await hub.apiKeys.revoke(secret.organizationId, secret.id, { kind: 'key', id: secret.id }, { kind: 'cli' });

@@ -70,8 +70,8 @@ async function stream(hub: Hub, output: OutputRepository, req: Request, res: Res
       }
       // A stopping hub ends the stream; the client resumes on another instance with Last-Event-ID.
       if (hub.outputWakeups?.stopping === true) break;
-      const woken = watch === undefined ? await pause(POLL_MS, closed) : await watch.wait(KEEP_ALIVE_MS);
-      if (!woken) await write(res, ': keep-alive\n\n', closed);
+      if (watch === undefined) await pause(POLL_MS, closed);
+      else if (!(await watch.wait(KEEP_ALIVE_MS))) await write(res, ': keep-alive\n\n', closed);
     }
   } finally {
     watch?.close();
@@ -98,10 +98,9 @@ async function write(res: Response, text: string, closed: AbortSignal): Promise<
   await once(res, 'drain', { signal: closed }).catch(() => undefined);
 }
 
-async function pause(ms: number, closed: AbortSignal): Promise<boolean> {
+async function pause(ms: number, closed: AbortSignal): Promise<void> {
   await new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     closed.addEventListener('abort', () => (clearTimeout(timer), resolve(undefined)), { once: true });
   });
-  return true;
 }
