@@ -1552,7 +1552,7 @@ export interface components {
              * @description A stable code, for programs; the last segment of `type`. `GET /problems/<code>` says what it means and what to do.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "internal_error" | "not_ready";
+            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "too_many_requests" | "internal_error" | "not_ready" | "database_unavailable" | "server_busy";
             /**
              * Format: uuid
              * @description The X-Request-Id of the request.

@@ -183,6 +183,14 @@ export const problemCatalog = {
       'The trigger document was read but its content is not valid, or it names daemons or agents the organization lacks. `issues` lists every compiler issue with its `pointer`, `code`, `line` and `column`.',
     action: 'Fix each issue at its line and column, then validate or install the trigger again; nothing was installed.',
   },
+  too_many_requests: {
+    status: 429,
+    title: 'Too many requests',
+    meaning:
+      'Too many failed attempts came from this client address (or named this key prefix) within the window: wrong or revoked credentials, bad enrollment tokens, or too many device logins started. A valid credential is always served; only failures are counted. `Retry-After` says when to try again, and `RateLimit` and `RateLimit-Policy` describe the limit.',
+    action:
+      'Wait the `Retry-After` seconds, then send a valid credential. If a script keeps sending an old or revoked key, fix the script: its failures throttle every client behind the same address.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal server error',
@@ -194,6 +202,21 @@ export const problemCatalog = {
     title: 'Not ready',
     meaning: 'The hub is running but cannot serve: its database does not answer (`GET /readyz`).',
     action: 'Send traffic to another instance or wait; the operator checks the hub\'s PostgreSQL.',
+  },
+  database_unavailable: {
+    status: 503,
+    title: 'Database unavailable',
+    meaning:
+      'The hub cannot reach its PostgreSQL, or a statement did not finish in time. Nothing of the request was stored unless its answer said so; `Retry-After` says when to try again.',
+    action:
+      'Retry after `Retry-After` seconds: an install is stored whole or not at all, and a dispatch with the same `deliveryKey` is never run twice. If it persists, the operator checks the hub\'s PostgreSQL (`GET /readyz`).',
+  },
+  server_busy: {
+    status: 503,
+    title: 'Server busy',
+    meaning:
+      'The hub is compiling as many large configurations as it can hold, or the compile of this one ran out of its memory ceiling; nothing was stored. `Retry-After` says when to try again.',
+    action: 'Retry after `Retry-After` seconds. If a single configuration always gets this answer, it needs more memory than the hub allows one compile: split it, or ask the operator to raise `HUB_COMPILE_MEMORY_MB`.',
   },
 } as const satisfies Record<string, ProblemEntry>;
 
