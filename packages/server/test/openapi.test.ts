@@ -80,42 +80,47 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents each status each operation answers, problems as application/problem+json, and X-Request-Id on every response', () => {
-    const problems = ['400', '401', '403', '404', '409', '413', '415', '422', '500', '503'];
+    const problems = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'];
     const statuses = (operationId: string) => Object.keys(byId(operationId).responses as Json);
-    expect(statuses('listProjects')).toEqual(['200', '401', '403', '500']);
+    expect(statuses('listProjects')).toEqual(['200', '401', '403', '429', '500', '503']);
     for (const operationId of ['validateConfiguration', 'installConfiguration']) {
-      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '404', '413', '415', '422', '500']);
+      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503']);
     }
     for (const operationId of ['validateTrigger', 'installTrigger']) {
-      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '413', '415', '422', '500']);
+      expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '413', '415', '422', '429', '500', '503']);
     }
-    expect(statuses('issueEnrollmentToken')).toEqual(['201', '400', '401', '403', '413', '415', '500']);
-    expect(statuses('enrollDaemon')).toEqual(['201', '400', '401', '409', '413', '415', '500']);
-    expect(statuses('dispatchManualRunA')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
-    expect(statuses('dispatchManualRunB')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500']);
-    expect(statuses('getRun')).toEqual(['200', '400', '401', '403', '404', '500']);
-    expect(statuses('listAuditEvents')).toEqual(['200', '400', '401', '403', '500']);
-    expect(statuses('daemonHeartbeat')).toEqual(['200', '400', '401', '413', '415', '500']);
-    expect(statuses('nextAssignment')).toEqual(['200', '204', '400', '401', '500']);
-    expect(statuses('reportExecutionStatus')).toEqual(['200', '400', '401', '404', '409', '413', '415', '500']);
+    expect(statuses('issueEnrollmentToken')).toEqual(['201', '400', '401', '403', '413', '415', '429', '500', '503']);
+    expect(statuses('enrollDaemon')).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('dispatchManualRunA')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('dispatchManualRunB')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
+    expect(statuses('getRun')).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    expect(statuses('listAuditEvents')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(statuses('daemonHeartbeat')).toEqual(['200', '400', '401', '413', '415', '429', '500', '503']);
+    expect(statuses('nextAssignment')).toEqual(['200', '204', '400', '401', '429', '500', '503']);
+    expect(statuses('reportExecutionStatus')).toEqual(['200', '400', '401', '404', '409', '413', '415', '429', '500', '503']);
     expect(statuses('health')).toEqual(['200', '500']);
     expect(statuses('readiness')).toEqual(['200', '500', '503']);
     expect(statuses('openApiDocument')).toEqual(['200', '500']);
-    expect(statuses('listOrganizations')).toEqual(['200', '401', '500']);
-    expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '500']);
+    expect(statuses('listOrganizations')).toEqual(['200', '401', '429', '500', '503']);
+    expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
     expect(statuses('getProblemType')).toEqual(['200', '400', '404', '500']);
-    expect(statuses('getCredential')).toEqual(['200', '401', '500']);
-    expect(statuses('listRuns')).toEqual(['200', '400', '401', '403', '500']);
-    expect(statuses('cancelRun')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '500']);
-    for (const operationId of ['getExecution', 'getExecutionOutput', 'getRunExecutionOutput']) expect(statuses(operationId)).toEqual(['200', '400', '401', '403', '404', '500']);
-    expect(statuses('appendExecutionOutput')).toEqual(['200', '400', '401', '404', '413', '415', '500']);
-    expect(statuses('daemonOffline')).toEqual(['204', '400', '401', '413', '415', '500']);
+    expect(statuses('getCredential')).toEqual(['200', '401', '429', '500', '503']);
+    expect(statuses('listRuns')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(statuses('cancelRun')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
+    for (const operationId of ['getExecution', 'getExecutionOutput', 'getRunExecutionOutput']) expect(statuses(operationId)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    expect(statuses('appendExecutionOutput')).toEqual(['200', '400', '401', '404', '413', '415', '429', '500', '503']);
+    expect(statuses('daemonOffline')).toEqual(['204', '400', '401', '413', '415', '429', '500', '503']);
     expect(statuses('getAuthorizationServerMetadata')).toEqual(['200', '500']);
-    for (const operationId of ['requestDeviceAuthorization', 'requestToken', 'revokeToken']) expect(statuses(operationId)).toEqual(['200', '400', '413', '500']);
+    for (const operationId of ['requestDeviceAuthorization', 'requestToken']) expect(statuses(operationId)).toEqual(['200', '400', '413', '429', '500', '503']);
+    // Revocation answers 200 for any token (RFC 7009): no failure to count, so no 429.
+    expect(statuses('revokeToken')).toEqual(['200', '400', '413', '500', '503']);
     for (const { pointer, operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const resolved = checker.at(((response as Json).$ref as string | undefined)?.slice(1) ?? `${pointer}/responses/${status}`) as Json;
         expect((resolved.headers as Json)['X-Request-Id'], `${pointer} ${status}`).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+        // A 429 says when to come back and which limit it hit; a 503 (but readiness's) when to retry.
+        if (status === '429') expect(Object.keys(resolved.headers as Json), pointer).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy']);
+        if (status === '503' && !pointer.endsWith('~1readyz/get')) expect(Object.keys(resolved.headers as Json), pointer).toEqual(['X-Request-Id', 'Retry-After']);
         // RFC 7009's revocation answers 200 with no body.
         if (status === '204' || (pointer.endsWith('~1oauth~1revoke/post') && status === '200')) {
           expect(resolved.content, pointer).toBeUndefined();

@@ -1734,6 +1734,8 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -1788,6 +1790,37 @@ export interface components {
                 };
             };
         };
+        /** @description Too many failed attempts from this client address (or naming this key prefix) within the window; a valid credential would still have been served. Retry after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/too_many_requests",
+                 *       "title": "Too many requests",
+                 *       "status": 429,
+                 *       "detail": "Too many failed authentications from this address; try again in 42 s.",
+                 *       "code": "too_many_requests",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Too many requests";
+                    /** @constant */
+                    status: 429;
+                    /** @constant */
+                    code: "too_many_requests";
+                };
+            };
+        };
         /** @description Something went wrong on the hub; the request id identifies it in the logs. */
         InternalError: {
             headers: {
@@ -1813,6 +1846,35 @@ export interface components {
                     status: 500;
                     /** @constant */
                     code: "internal_error";
+                };
+            };
+        };
+        /** @description The hub cannot reach its database, or a statement did not finish in time; nothing was stored unless an earlier answer said so. Retry after `Retry-After` seconds. */
+        DatabaseUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/database_unavailable",
+                 *       "title": "Database unavailable",
+                 *       "status": 503,
+                 *       "detail": "The hub cannot reach its database; try again in a second.",
+                 *       "code": "database_unavailable",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Database unavailable";
+                    /** @constant */
+                    status: 503;
+                    /** @constant */
+                    code: "database_unavailable";
                 };
             };
         };
@@ -1973,6 +2035,25 @@ export interface components {
                 };
             };
         };
+        /** @description The hub cannot serve this now, and nothing was stored: its database is unreachable (`database_unavailable`), or it is compiling as many large configurations as it can hold, or this one's compile ran out of its memory ceiling (`server_busy`). Retry after `Retry-After` seconds. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @enum {unknown} */
+                    title: "Database unavailable" | "Server busy";
+                    /** @constant */
+                    status: 503;
+                    /** @enum {unknown} */
+                    code: "database_unavailable" | "server_busy";
+                };
+            };
+        };
         /** @description The trigger is invalid, or names resources the organization does not have: see `issues`. */
         InvalidTrigger: {
             headers: {
@@ -2015,6 +2096,8 @@ export interface components {
         EnrollmentTokenInvalid: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2257,6 +2340,8 @@ export interface components {
         DaemonUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2341,6 +2426,8 @@ export interface components {
         AdminUnauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
             };
@@ -2537,8 +2624,14 @@ export interface components {
     headers: {
         /** @description The request's id: the client's own X-Request-Id when it sent a UUID, otherwise a new one. Equal to a problem's `requestId`. */
         "X-Request-Id": string;
+        /** @description The state of the limit this answer counted against (draft-ietf-httpapi-ratelimit-headers): the policy's name, `r` the failures still allowed in the window, `t` the seconds until it frees a slot. For example `"auth-address";r=0;t=42`. The hub counts failures only: a valid credential is always served and is not counted. */
+        RateLimit: string;
+        /** @description The limit this answer counted against (draft-ietf-httpapi-ratelimit-headers): its name, `q` the failures allowed and `w` the window in seconds. For example `"auth-address";q=30;w=300`. */
+        "RateLimit-Policy": string;
         /** @description The authentication scheme the operation takes: `Bearer realm="hub"` (an API key), `Bearer realm="hub-admin"` (the admin token, on the operator API) or `Hub-Signature realm="hub"` (a signed daemon request). */
         "WWW-Authenticate": "Bearer realm=\"hub\"" | "Bearer realm=\"hub-admin\"" | "Hub-Signature realm=\"hub\"";
+        /** @description How many seconds to wait before sending the request again (RFC 9110, 10.2.3). */
+        "Retry-After": number;
         /** @description `no-store`: answers that carry or concern a secret are never cached (RFC 6749, section 5.1). */
         "Cache-Control-No-Store": "no-store";
     };
@@ -2578,7 +2671,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     validateConfiguration: {
@@ -2617,7 +2712,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidConfiguration"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     installConfiguration: {
@@ -2658,7 +2755,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidConfiguration"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     validateTrigger: {
@@ -2696,7 +2795,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidTrigger"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     installTrigger: {
@@ -2737,7 +2838,9 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidTrigger"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     issueEnrollmentToken: {
@@ -2774,7 +2877,9 @@ export interface operations {
             403: components["responses"]["InsufficientScope"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     enrollDaemon: {
@@ -2811,7 +2916,9 @@ export interface operations {
             409: components["responses"]["DaemonNameTaken"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     dispatchManualRunA: {
@@ -2926,7 +3033,9 @@ export interface operations {
             409: components["responses"]["DispatchConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     dispatchManualRunB: {
@@ -2970,7 +3079,9 @@ export interface operations {
             409: components["responses"]["DispatchConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listRuns: {
@@ -3041,7 +3152,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRun: {
@@ -3100,7 +3213,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["RunNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     cancelRun: {
@@ -3166,7 +3281,9 @@ export interface operations {
             409: components["responses"]["RunFinished"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getRunExecutionOutput: {
@@ -3212,7 +3329,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["ExecutionNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getExecution: {
@@ -3258,7 +3377,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["ExecutionNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getExecutionOutput: {
@@ -3302,7 +3423,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["ExecutionNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listAuditEvents: {
@@ -3371,7 +3494,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getCredential: {
@@ -3423,7 +3548,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getAuthorizationServerMetadata: {
@@ -3516,7 +3643,9 @@ export interface operations {
             };
             400: components["responses"]["OAuthError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     requestToken: {
@@ -3559,7 +3688,9 @@ export interface operations {
             };
             400: components["responses"]["OAuthError"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeToken: {
@@ -3594,6 +3725,7 @@ export interface operations {
             400: components["responses"]["OAuthError"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     daemonHeartbeat: {
@@ -3628,7 +3760,9 @@ export interface operations {
             401: components["responses"]["DaemonUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     nextAssignment: {
@@ -3686,7 +3820,9 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["DaemonUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     reportExecutionStatus: {
@@ -3727,7 +3863,9 @@ export interface operations {
             409: components["responses"]["ExecutionFinished"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     appendExecutionOutput: {
@@ -3767,7 +3905,9 @@ export interface operations {
             404: components["responses"]["ExecutionNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     daemonOffline: {
@@ -3795,7 +3935,9 @@ export interface operations {
             401: components["responses"]["DaemonUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     health: {
@@ -3920,7 +4062,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["AdminUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createOrganization: {
@@ -3958,7 +4102,9 @@ export interface operations {
             409: components["responses"]["OrganizationExists"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listOrganizationProjects: {
@@ -3998,7 +4144,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createProject: {
@@ -4040,7 +4188,9 @@ export interface operations {
             409: components["responses"]["ProjectExists"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     deactivateProject: {
@@ -4078,7 +4228,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["OperatorNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     listApiKeys: {
@@ -4124,7 +4276,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     createApiKey: {
@@ -4171,7 +4325,9 @@ export interface operations {
             404: components["responses"]["OrganizationNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     revokeApiKey: {
@@ -4207,7 +4363,9 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["OperatorNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
         };
     };
     getReference: {
