@@ -105,9 +105,17 @@ export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'
   const head = [title, detail].filter((part) => part !== undefined).join(': ');
   const lines = [`${head} (${status}${text(body.code) === undefined ? '' : `, ${text(body.code)}`})`];
   if (Array.isArray(body.issues)) lines.push(...body.issues.filter(isObject).map((issue) => renderIssue(issue, context.file)));
+  const retryAfter = retryAfterSeconds(answer.headers);
+  if (retryAfter !== undefined) lines.push(`Try again in ${retryAfter} s.`);
   const requestId = text(body.requestId);
   if (requestId !== undefined) lines.push(`Request id: ${requestId}`);
   return lines.join('\n');
+}
+
+/** Retry-After in seconds (RFC 9110, 10.2.3), when the answer carries it as a number of seconds. */
+export function retryAfterSeconds(headers: Headers | undefined): number | undefined {
+  const value = headers?.get('retry-after')?.trim();
+  return value !== undefined && /^[0-9]{1,9}$/.test(value) ? Number(value) : undefined;
 }
 
 function renderIssue(issue: Unread<FieldIssue>, contextFile: string | undefined): string {

@@ -53,6 +53,19 @@ describe('renderProblem', () => {
     expect(renderProblem(answer(status, body, text ?? JSON.stringify(body)))).toBe(expected);
   });
 
+  it('says when to try again when the hub answers with Retry-After (a 429 or a 503)', () => {
+    const body = { title: 'Too many requests', status: 429, detail: 'Too many failed authentications from this address.', code: 'too_many_requests', requestId: 'b4bcc6cf-cb8a-454d-bea5-e28c12a1451d' };
+    const throttled = { status: 429, headers: new Headers({ 'retry-after': '42' }), body, text: JSON.stringify(body) };
+    expect(renderProblem(throttled).split('\n')).toEqual([
+      'Too many requests: Too many failed authentications from this address. (HTTP 429 Too Many Requests, too_many_requests)',
+      'Try again in 42 s.',
+      'Request id: b4bcc6cf-cb8a-454d-bea5-e28c12a1451d',
+    ]);
+    // An HTTP date is not a number of seconds: left out rather than misread.
+    const dated = { ...throttled, headers: new Headers({ 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' }) };
+    expect(renderProblem(dated)).not.toContain('Try again');
+  });
+
   it('points at where a redirect leads', () => {
     const redirect = { status: 301, headers: new Headers({ location: 'https://hub.example.com/api/v1/projects' }), body: undefined, text: '' };
     expect(renderProblem(redirect)).toBe('The hub answered HTTP 301 Moved Permanently, a redirect to https://hub.example.com/api/v1/projects: give the origin it redirects to.');
