@@ -3,7 +3,7 @@
 // endpoint until the person approves or denies in the browser, or the code expires.
 import { sleep } from '@hub/daemon';
 import { CliError, Interrupted } from './errors.js';
-import { exchange, isObject, printable, renderProblem, type HubAnswer } from './hub-client.js';
+import { exchange, isObject, printable, renderProblem, retryAfterSeconds, type HubAnswer } from './hub-client.js';
 
 /** The hub's public client: no secret, as RFC 8628 expects of a CLI. */
 export const CLIENT_ID = 'hub-cli';
@@ -82,9 +82,13 @@ export async function pollForCredential(
 ): Promise<string> {
   const expiresAt = Date.now() + code.expiresInS * 1_000;
   let intervalS = code.intervalS;
+  // A hub that is briefly unable to answer (503, its database away) or throttling (429) asks for a
+  // longer pause with Retry-After: the login waits it out instead of failing.
+  let pauseS = intervalS;
   for (;;) {
     // Never past the code's expiry: then the CLI stops on its own, whatever the hub says.
-    if (!(await wait(Math.min(intervalS * 1_000, Math.max(0, expiresAt - Date.now())), stop))) throw new Interrupted(stop.reason);
+    if (!(await wait(Math.min(pauseS * 1_000, Math.max(0, expiresAt - Date.now())), stop))) throw new Interrupted(stop.reason);
+    pauseS = intervalS;
     if (Date.now() >= expiresAt) throw expired();
     const answer = await postForm(endpoints.token, { grant_type: DEVICE_GRANT, device_code: code.deviceCode, client_id: CLIENT_ID }, stop);
     const error = isObject(answer.body) ? answer.body.error : undefined;
@@ -92,6 +96,11 @@ export async function pollForCredential(
     if (answer.status === 400 && error === 'authorization_pending') continue;
     if (answer.status === 400 && error === 'slow_down') {
       intervalS += SLOW_DOWN_S;
+      pauseS = intervalS;
+      continue;
+    }
+    if (answer.status === 429 || answer.status === 503) {
+      pauseS = Math.max(intervalS, retryAfterSeconds(answer.headers) ?? 0);
       continue;
     }
     throw refusal(answer);

@@ -11,7 +11,7 @@ import { Interrupted } from '../dist/errors.js';
 
 const TOKEN = 'hub_cli_0123456789abcdefghijklmnopqrstuvAbCdEf';
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 let server: Server;
 let origin: string;
 let answers: Answer[];
@@ -24,8 +24,8 @@ beforeEach(async () => {
     let text = '';
     for await (const chunk of req) text += chunk;
     requests.push({ method: req.method ?? '', path: req.url ?? '', type: req.headers['content-type'], form: Object.fromEntries(new URLSearchParams(text)) });
-    const { status, body } = answers.shift() ?? { status: 500, body: 'no answer scripted' };
-    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
+    const { status, body, headers } = answers.shift() ?? { status: 500, body: 'no answer scripted' };
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -116,6 +116,19 @@ describe('pollForCredential', () => {
     expect(requests.map((request) => request.form)).toEqual(
       Array(5).fill({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'device-code-1', client_id: 'hub-cli' }),
     );
+  });
+
+  it('waits out a hub that cannot answer now (503) or throttles (429): Retry-After when longer than the interval', async () => {
+    const unavailable = { title: 'Database unavailable', status: 503, code: 'database_unavailable' };
+    answers.push(
+      { status: 503, body: unavailable, headers: { 'retry-after': '7' } },
+      { status: 429, body: { title: 'Too many requests', status: 429, code: 'too_many_requests' } },
+      error('authorization_pending'),
+      { status: 200, body: { access_token: TOKEN, token_type: 'Bearer' } },
+    );
+    const { waits, wait } = recorder();
+    expect(await pollForCredential(endpoints(), code(), stop(), wait)).toBe(TOKEN);
+    expect(waits).toEqual([1_000, 7_000, 1_000, 1_000]);
   });
 
   it.each([
