@@ -32,6 +32,8 @@ export function createApp(hub: Hub): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Unset, req.ip is the socket's peer: throttling counts what the hub itself sees.
+  if (hub.options.trustProxy !== undefined) app.set('trust proxy', hub.options.trustProxy);
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
   const operations = mountOperations(app, hub, document, new ContractValidator(document), {

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
+import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies } from './auth/throttle.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 import { DEFAULT_DEVICE_LOGIN } from './routes/oauth.js';
 
@@ -22,6 +24,10 @@ export interface Config {
   sweepEveryMs: number;
   /** `hub login`'s device codes: at most 10 minutes of life, 5 s between polls; shorter ones are for tests. */
   deviceLogin: { lifetimeSeconds: number; intervalSeconds: number };
+  /** HUB_THROTTLE_*: each policy's failures allowed per window (docs/decisions.md, Throttling). */
+  throttle: ThrottlePolicies;
+  /** HUB_TRUST_PROXY: Express's `trust proxy`; unset, a request's address is its socket's peer. */
+  trustProxy: number | string | undefined;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -47,7 +53,51 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', DEFAULT_DEVICE_LOGIN.lifetimeSeconds, 600),
       intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', DEFAULT_DEVICE_LOGIN.intervalSeconds, 60),
     },
+    throttle: Object.fromEntries(
+      (Object.keys(DEFAULT_THROTTLE) as PolicyName[]).map((policy) => [policy, rate(env, THROTTLE_ENV[policy], DEFAULT_THROTTLE[policy])]),
+    ) as ThrottlePolicies,
+    trustProxy: trustProxy(env.HUB_TRUST_PROXY),
   };
+}
+
+/** `<limit>/<window seconds>`, e.g. `30/300`: at most 30 counted in 300 s. */
+function rate(env: NodeJS.ProcessEnv, name: string, fallback: { limit: number; windowSeconds: number }) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d{1,7})\/(\d{1,5})$/.exec(raw.trim());
+  const limit = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (match === null || limit < 1 || limit > 1_000_000 || windowSeconds < 1 || windowSeconds > 86_400) {
+    throw new Error(`${name} must be <limit>/<window seconds> (a limit from 1 to 1000000, a window from 1 to 86400 s), such as ${fallback.limit}/${fallback.windowSeconds}, not "${raw}"`);
+  }
+  return { limit, windowSeconds };
+}
+
+/**
+ * HUB_TRUST_PROXY, for a hub behind reverse proxies: how many there are, or their addresses and
+ * subnets (comma-separated; also loopback, linklocal, uniquelocal). Trusting every address is
+ * refused: any client could then pick the address it is throttled as.
+ */
+function trustProxy(raw: string | undefined): number | string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = raw.trim();
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1 && hops <= 16) return hops;
+  } else {
+    const entries = value.split(',').map((entry) => entry.trim());
+    const valid = (entry: string) => {
+      if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+      const [address = '', bits, extra] = entry.split('/');
+      const family = isIP(address);
+      if (family === 0 || extra !== undefined) return false;
+      return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    };
+    if (entries.every(valid)) return entries.join(',');
+  }
+  throw new Error(
+    `HUB_TRUST_PROXY must be the number of reverse proxies in front of the hub (1 to 16) or their addresses and subnets, comma-separated (such as loopback or 10.0.0.0/8), not "${raw}"`,
+  );
 }
 
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {

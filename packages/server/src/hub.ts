@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
+import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
 import { AccountRepository } from './db/accounts.js';
 import { ApiKeyRepository } from './db/api-keys.js';
 import { DaemonRepository } from './db/daemons.js';
@@ -7,6 +8,7 @@ import { OrganizationRepository } from './db/organizations.js';
 import { RevisionRepository, TriggerRepository } from './db/revisions.js';
 import { ExecutionRepository } from './db/executions.js';
 import { RunRepository } from './db/runs.js';
+import { ThrottleRepository } from './db/throttle.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 import type { Wakeups } from './dispatch/wakeups.js';
 import type { Logger } from './http/logger.js';
@@ -26,6 +28,10 @@ export interface HubOptions {
   timing?: DispatchTiming;
   /** `hub login`'s device codes: their lifetime and poll interval (RFC 8628); 600 s and 5 s unless tuned (tests shorten them). */
   deviceLogin?: { lifetimeSeconds: number; intervalSeconds: number };
+  /** Throttling's limits (HUB_THROTTLE_*); DEFAULT_THROTTLE unless tuned. */
+  throttle?: ThrottlePolicies;
+  /** HUB_TRUST_PROXY: Express's `trust proxy` (hops, or the proxies' addresses); unset, the socket's peer is the client. */
+  trustProxy?: number | string;
 }
 
 /** Everything a route needs: the database's repositories, the compiler, the log, the options. */
@@ -39,6 +45,8 @@ export class Hub {
   readonly executions: ExecutionRepository;
   /** People: accounts, memberships, the setup link (the dashboard's store is accounts/store.ts). */
   readonly accounts: AccountRepository;
+  /** Failures counted in PostgreSQL (with `authSql`), across instances. */
+  readonly throttle: Throttle;
 
   /**
    * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the
@@ -68,5 +76,6 @@ export class Hub {
     this.triggers = new TriggerRepository(sql);
     this.daemons = new DaemonRepository(sql);
     this.accounts = new AccountRepository(sql);
+    this.throttle = new Throttle(new ThrottleRepository(this.authSql), options.throttle ?? DEFAULT_THROTTLE);
   }
 }

@@ -115,6 +115,8 @@ async function main(): Promise<void> {
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
       timing: config.timing,
       deviceLogin: config.deviceLogin,
+      throttle: config.throttle,
+      trustProxy: config.trustProxy,
     },
     authSql,
     wakeups,

@@ -2,7 +2,8 @@ import type { Request, RequestHandler } from 'express';
 import type { Fragment, Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
-import { digest, isWellFormed } from './secrets.js';
+import { digest, displayPrefix, isWellFormed } from './secrets.js';
+import type { Throttle } from './throttle.js';
 
 export const SCOPES = [
   'projects:read',
@@ -18,9 +19,10 @@ export type Scope = (typeof SCOPES)[number];
 /** The scopes of a CLI credential (`hub login`): those of the CLI's operations (all but audit:read). */
 export const CLI_SCOPES = ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read', 'daemons:enroll'] as const satisfies readonly Scope[];
 
-const unauthorized = () =>
+/** The one 401 of bearer operations: also a key revoked while its request was being served. */
+export const unauthorized = (headers: Record<string, string> = {}) =>
   new HttpProblem('unauthorized', 'Send a valid, unrevoked API key or CLI credential as Authorization: Bearer <credential>.', {
-    headers: { 'WWW-Authenticate': 'Bearer realm="hub"' },
+    headers: { 'WWW-Authenticate': 'Bearer realm="hub"', ...headers },
   });
 
 /**
@@ -36,11 +38,18 @@ export type Prefetch = (sql: Sql, req: Request) => Fragment;
  * same 401; a valid key without the scope gets a 403 naming it. On success the
  * key's lastUsedAt is set in the same statement that checks it (to the second), and revocation
  * takes effect on the very next request on every instance: nothing is cached.
+ *
+ * With a `throttle`, each credential refused is counted against the client's address and, when it
+ * is well formed, its key prefix (a request without one is not counted): the 401 carries the
+ * RateLimit headers, and past a limit the answer is 429 instead. The valid key's path is unchanged.
  */
-export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Prefetch): RequestHandler {
+export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Prefetch, throttle?: Throttle): RequestHandler {
+  const refuse = async (req: Request, keyPrefix?: string) => unauthorized(await throttle?.failedAuthentication(req, keyPrefix));
   return async (req, _res, next) => {
     const token = bearer(req.get('authorization'));
-    if (token === undefined || !(isWellFormed(token, 'pk') || isWellFormed(token, 'cli'))) throw unauthorized();
+    if (token === undefined) throw unauthorized();
+    const kind = isWellFormed(token, 'pk') ? 'pk' : isWellFormed(token, 'cli') ? 'cli' : undefined;
+    if (kind === undefined) throw await refuse(req);
     const key = digest(token);
     // The scope is a parameter, null for "any": one statement text for every route (a nested
     // fragment instead cost the projects list about a sixth of its throughput in bench:http).
@@ -67,7 +76,7 @@ export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Pref
       return;
     }
     const [exists] = await sql`select 1 from api_keys where digest = ${key} and revoked_at is null`;
-    if (exists === undefined) throw unauthorized();
+    if (exists === undefined) throw await refuse(req, displayPrefix(token, kind));
     throw new HttpProblem('insufficient_scope', `This credential lacks the scope ${scope}.`, { extensions: { requiredScope: scope } });
   };
 }

@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import { invalidJson, isJsonType, notJson, tooLarge } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
+import type { Throttle } from './throttle.js';
 
 /** How far a signed request's timestamp may be from the hub's clock (DECISIONS.md, Daemons). */
 export const SIGNATURE_WINDOW_MS = 60_000;
@@ -13,10 +14,10 @@ const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
 const TIMESTAMP = /^\d{1,15}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
 
-const refused = (why: string) =>
-  new HttpProblem('unauthorized', `The daemon request is not signed acceptably: ${why}.`, {
-    headers: { 'WWW-Authenticate': 'Hub-Signature realm="hub"' },
-  });
+/** A refusal of the signature check: a 401 once counted (see `requireDaemon`). */
+class Refused extends Error {}
+
+const refused = (why: string) => new Refused(`The daemon request is not signed acceptably: ${why}.`);
 
 /** The string a daemon signs: method, path with query, timestamp, nonce, and the body's SHA-256. */
 export function signedString(method: string, pathWithQuery: string, timestamp: string, nonce: string, body: Buffer): string {
@@ -29,10 +30,26 @@ export function signedString(method: string, pathWithQuery: string, timestamp: s
  * (the signature covers its bytes; `req.body` is then the parsed JSON, or undefined). Refused
  * with 401: a missing or malformed header, a timestamp outside ±60 s, an unknown or retired
  * daemon, a bad signature, or a nonce seen before on any instance. The nonce is recorded, and the
- * daemon's presence moved on, in one statement after the signature is verified.
+ * daemon's presence moved on, in one statement after the signature is verified. With a
+ * `throttle`, each refusal counts against the client's address: the 401 carries the RateLimit
+ * headers, and past the limit the answer is 429 instead.
  */
-export function requireDaemon(sql: Sql, maxBodyBytes: number): RequestHandler {
+export function requireDaemon(sql: Sql, maxBodyBytes: number, throttle?: Throttle): RequestHandler {
+  const check = authenticate(sql, maxBodyBytes);
   return async (req, _res, next) => {
+    try {
+      await check(req);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      const headers = await throttle?.failedAuthentication(req);
+      throw new HttpProblem('unauthorized', error.message, { headers: { 'WWW-Authenticate': 'Hub-Signature realm="hub"', ...headers } });
+    }
+    next();
+  };
+}
+
+function authenticate(sql: Sql, maxBodyBytes: number): (req: Request) => Promise<void> {
+  return async (req) => {
     const daemonId = req.get('hub-daemon');
     const timestamp = req.get('hub-timestamp');
     const nonce = req.get('hub-nonce');
@@ -65,7 +82,6 @@ export function requireDaemon(sql: Sql, maxBodyBytes: number): RequestHandler {
     if (fresh === undefined) throw refused('the nonce was used before');
     contextOf(req).daemon = { daemonId, organizationId: daemon.organizationId };
     req.body = parseBody(req.get('content-type'), body);
-    next();
   };
 }
 

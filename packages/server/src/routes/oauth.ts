@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Response } from 'express';
 import { CLI_SCOPES } from '../auth/api-key.js';
 import { digest, displayPrefix, generateToken, isWellFormed } from '../auth/secrets.js';
+import { clientAddress } from '../auth/throttle.js';
 import { DeviceAuthorizationRepository } from '../db/device-authorizations.js';
 import type { Hub } from '../hub.js';
 import { handle, type Handlers } from '../http/operation.js';
@@ -77,6 +78,8 @@ export function oauthHandlers(hub: Hub): Handlers {
         checkClient(form);
         const scopes = scopesOf(parameter(form, 'scope'));
         const host = hostOf(parameter(form, 'hostname'));
+        // Every start stores a request, unauthenticated: each counts against the address (429 past the limit).
+        res.set(await hub.throttle.count([{ policy: 'device-address', subject: clientAddress(req) }]));
         const deviceCode = randomBytes(32).toString('base64url');
         await devices.prune();
         // A user code already taken by an unsettled request is drawn again; with 2.6 × 10^10
@@ -111,6 +114,8 @@ export function oauthHandlers(hub: Hub): Handlers {
         if (deviceCode === undefined) throw new OAuthError('invalid_request', 'device_code is required.');
         const token = generateToken('cli');
         const outcome = await devices.poll(digest(deviceCode), CLI_CLIENT_ID, { digest: digest(token), prefix: displayPrefix(token, 'cli') });
+        // An unknown device code is a failed credential: counted, and 429 past the limit.
+        if (outcome.kind === 'invalid_grant') res.set(await hub.throttle.failedAuthentication(req));
         if (outcome.kind !== 'issued') throw new OAuthError(outcome.kind, DESCRIPTIONS[outcome.kind]);
         return { access_token: token, token_type: 'Bearer', scope: outcome.scopes.join(' ') };
       }),

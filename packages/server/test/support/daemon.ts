@@ -11,6 +11,8 @@ export interface SignOverrides {
   daemonId?: string;
   /** Sign this body, but send `body`. */
   signedBody?: string;
+  /** Sent besides the signature's (X-Forwarded-For, say). */
+  headers?: Record<string, string>;
 }
 
 export class TestDaemon {
@@ -42,6 +44,11 @@ export class TestDaemon {
     return new TestDaemon(hub, enrolled.body.daemonId, name, pair.privateKey);
   }
 
+  /** The same daemon talking to another hub instance. */
+  at(hub: Pick<RunningHub, 'url'>): TestDaemon {
+    return new TestDaemon(hub, this.id, this.name, this.privateKey);
+  }
+
   /** A signed request; `overrides` break one part of it on purpose. */
   async signed(method: string, pathWithQuery: string, body?: unknown, overrides: SignOverrides = {}): Promise<Answer> {
     const raw = body === undefined ? '' : JSON.stringify(body);
@@ -51,7 +58,7 @@ export class TestDaemon {
     const digest = createHash('sha256').update(signedBody).digest('base64url');
     const message = `${method}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${digest}`;
     const signature = overrides.signature ?? sign(null, Buffer.from(message), this.privateKey).toString('base64url');
-    const headers = { 'hub-daemon': overrides.daemonId ?? this.id, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature };
+    const headers = { ...overrides.headers, 'hub-daemon': overrides.daemonId ?? this.id, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature };
     return call(this.hub, method, pathWithQuery, body === undefined ? { headers } : { headers, raw });
   }
 
