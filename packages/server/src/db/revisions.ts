@@ -1,5 +1,30 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import { AuditRepository } from './audit.js';
+
+/** Rolls an install back: its key was revoked before it could commit. */
+class KeyRevoked extends Error {}
+
+/**
+ * The last statement of an install's transaction: the installing key, unrevoked, locked FOR KEY
+ * SHARE until the commit. A revocation (which locks the row FOR UPDATE) that committed first is
+ * seen, one in flight is waited for and then seen, and one that comes later waits for this
+ * commit: either the install commits before the revocation, or it stores nothing. KEY SHARE,
+ * not SHARE, so that the key check's lastUsedAt update on other requests does not wait for it.
+ */
+async function keyStillValid(tx: TransactionSql, apiKeyId: string): Promise<void> {
+  const [key] = await tx`select 1 from api_keys where id = ${apiKeyId} and revoked_at is null for key share`;
+  if (key === undefined) throw new KeyRevoked();
+}
+
+/** Runs an install's transaction; `key_revoked` when `keyStillValid` rolled it back. */
+async function unlessRevoked<T>(install: Promise<T>): Promise<T | 'key_revoked'> {
+  try {
+    return await install;
+  } catch (error) {
+    if (error instanceof KeyRevoked) return 'key_revoked';
+    throw error;
+  }
+}
 
 export type AuthoredConfiguration =
   | { shape: 'configuration'; yaml: string; partials: { path: string; content: string }[] }
@@ -19,7 +44,8 @@ export class RevisionRepository {
    * (and an id for each trigger name that is new to the project),
    * and makes it the project's active revision. Concurrent installs to one project queue on the
    * project row; a failure anywhere rolls everything back, version counter included.
-   * Undefined when the project is no longer active.
+   * Undefined when the project is no longer active; `key_revoked` (nothing stored) when the key
+   * was revoked before the commit.
    */
   async install(
     organizationId: string,
@@ -27,8 +53,8 @@ export class RevisionRepository {
     authored: AuthoredConfiguration,
     compiled: { model: string; triggerNames: string[] },
     apiKeyId: string,
-  ): Promise<InstalledRevision | undefined> {
-    return this.sql.begin(async (tx) => {
+  ): Promise<InstalledRevision | undefined | 'key_revoked'> {
+    return unlessRevoked(this.sql.begin(async (tx) => {
       const [project] = await tx<{ id: string; version: number }[]>`
         update projects set last_version = last_version + 1
         where organization_id = ${organizationId} and slug = ${projectSlug} and active
@@ -56,8 +82,9 @@ export class RevisionRepository {
         version: project.version,
         revisionId: versionId,
       });
+      await keyStillValid(tx, apiKeyId);
       return { versionId, version: project.version };
-    });
+    }));
   }
 }
 
@@ -72,8 +99,9 @@ export interface InstalledTrigger {
 export class TriggerRepository {
   constructor(private readonly sql: Sql) {}
 
-  async install(organizationId: string, name: string, yaml: string, model: string, apiKeyId: string): Promise<InstalledTrigger> {
-    return this.sql.begin(async (tx) => {
+  /** Like a configuration's install: `key_revoked` (nothing stored) when the key was revoked before the commit. */
+  async install(organizationId: string, name: string, yaml: string, model: string, apiKeyId: string): Promise<InstalledTrigger | 'key_revoked'> {
+    return unlessRevoked(this.sql.begin(async (tx) => {
       const [trigger] = await tx<{ id: string; version: number }[]>`
         insert into triggers (organization_id, name, last_version) values (${organizationId}, ${name}, 1)
         on conflict (organization_id, name) do update set last_version = triggers.last_version + 1
@@ -86,7 +114,8 @@ export class TriggerRepository {
         returning id`;
       const revisionId = (revision as { id: string }).id;
       await new AuditRepository(tx).record(organizationId, 'trigger.installed', { kind: 'key', id: apiKeyId }, { triggerId: id, trigger: name, version, revisionId });
+      await keyStillValid(tx, apiKeyId);
       return { triggerId: id, name, revisionId, version };
-    });
+    }));
   }
 }

@@ -109,6 +109,13 @@ export class RunRepository {
           where t.organization_id = key.organization_id and t.name = ${request.trigger})))`;
   }
 
+  /** `lookupColumn`'s read on its own, for a dispatch whose key was checked before its body was read. */
+  async lookup(organizationId: string, request: { projectSlug: string; trigger: string; deliveryKey: string }): Promise<unknown> {
+    const [row] = await this.sql<{ found: unknown }[]>`
+      select ${RunRepository.lookupColumn(this.sql, request)} as found from (select ${organizationId}::uuid as organization_id) as key`;
+    return row?.found;
+  }
+
   static lookupOf(value: unknown): { earlier?: Delivery; found: FoundTrigger | 'project_not_found' | 'trigger_not_found' } {
     const result = value as LookupRow;
     const earlier = result.delivery === null ? undefined : deliveryOf(result.delivery);
@@ -134,7 +141,9 @@ export class RunRepository {
    * Starts a run and its first execution in one statement, when the first step's daemon is
    * online, and wakes that daemon's long-poll (NOTIFY, delivered on commit). The delivery key is
    * unique per organization: of concurrent dispatches with one key, on any instance, one inserts
-   * and the others wait for it and insert nothing (`taken`).
+   * and the others wait for it and insert nothing (`taken`). The API key is read again in the
+   * same statement, unrevoked and locked FOR KEY SHARE until it commits (as an install's is, see
+   * db/revisions.ts): a key revoked before then starts nothing (`key_revoked`).
    */
   async dispatch(run: {
     triggerRunId: string;
@@ -150,11 +159,13 @@ export class RunRepository {
     /** The first step's, for the first execution. */
     assignment: Assignment;
     apiKeyId: string;
-  }): Promise<{ outcome: 'dispatched'; daemonId: string; receiptId: string } | { outcome: 'not_enrolled' | 'offline' | 'taken' }> {
+  }): Promise<{ outcome: 'dispatched'; daemonId: string; receiptId: string } | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }> {
     const { found, triggerRunId, executionId, assignment, triggerId } = run;
     const first = run.plan[0] as PlannedStep;
-    const [row] = await this.sql<{ daemonId: string | null; online: boolean | null; receiptId: string | null }[]>`
-      with daemon as (
+    const [row] = await this.sql<{ keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]>`
+      with key as (
+        select id from api_keys where id = ${run.apiKeyId} and revoked_at is null for key share
+      ), daemon as (
         select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
         from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
       ), run as (
@@ -163,7 +174,7 @@ export class RunRepository {
         select ${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
           ${found.source === 'configuration' ? found.revisionId : null}::uuid, ${found.source === 'trigger' ? found.revisionId : null}::uuid,
           ${triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId}
-        from daemon where daemon.online
+        from daemon where daemon.online and exists (select from key)
         on conflict (organization_id, delivery_key) do nothing
         returning receipt_id
       ), execution as (
@@ -178,9 +189,10 @@ export class RunRepository {
             'projectSlug', (select slug from projects where id = ${found.projectId}), 'daemon', ${first.daemon}::text)
         from run
       )
-      select (select id from daemon) as "daemonId", (select online from daemon) as online, (select receipt_id from run) as "receiptId",
-        (select pg_notify(${ASSIGNMENT_CHANNEL}, daemon_id::text) from execution) as notified`;
-    const result = row as { daemonId: string | null; online: boolean | null; receiptId: string | null };
+      select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
+        (select receipt_id from run) as "receiptId", (select pg_notify(${ASSIGNMENT_CHANNEL}, daemon_id::text) from execution) as notified`;
+    const result = row as { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null };
+    if (!result.keyValid) return { outcome: 'key_revoked' };
     if (result.daemonId === null) return { outcome: 'not_enrolled' };
     if (result.online !== true) return { outcome: 'offline' };
     if (result.receiptId === null) return { outcome: 'taken' };

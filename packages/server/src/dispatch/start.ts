@@ -1,4 +1,5 @@
 import { parseManualInput } from '@hub/compiler';
+import { unauthorized } from '../auth/api-key.js';
 import { RunRepository, type Delivery, type Dispatched } from '../db/runs.js';
 import { HttpProblem } from '../problems/problem.js';
 import { assignmentOf, planSteps } from './plan.js';
@@ -8,8 +9,8 @@ import { digestOf, type DispatchRequest } from './request.js';
  * A dispatch's decisions, in the order the API promises them (DECISIONS.md, Dispatch): a replay
  * of the delivery key's earlier dispatch (or 409 for a different request), the project and the
  * trigger, enabled, the expected version, the actor, the input, then one write that starts the
- * run when the first step's daemon is online. `prefetched` is what the key check read with
- * `RunRepository.lookupColumn`. Refusals are thrown as problems.
+ * run when the key is still unrevoked and the first step's daemon is online. `prefetched` is
+ * what the key check read with `RunRepository.lookupColumn`. Refusals are thrown as problems.
  */
 export async function startRun(
   runs: RunRepository,
@@ -69,6 +70,8 @@ export async function startRun(
     assignment,
     apiKeyId,
   });
+  // Revoked since the key check: nothing started, and the key's 401 (ahead of every other refusal of the write).
+  if (result.outcome === 'key_revoked') throw unauthorized();
   if (result.outcome === 'dispatched') {
     const { daemonId, receiptId } = result;
     const dispatched = { deliveryKey: request.deliveryKey, triggerRunId, receiptId, triggerId, triggerName: trigger.name, executionId, daemonId, agentId: first.agent.provider };

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { unauthorized } from '../auth/api-key.js';
 import type { CompileTask } from '../compile/tasks.js';
 import type { AuthoredConfiguration } from '../db/revisions.js';
 import type { Hub } from '../hub.js';
@@ -34,6 +35,7 @@ export function configurationHandlers(hub: Hub): Handlers {
       const { projectSlug, authored, model, triggerNames } = await compile(req, body);
       const { organizationId, keyId } = authOf(req);
       const revision = await hub.revisions.install(organizationId, projectSlug, authored, { model, triggerNames }, keyId);
+      if (revision === 'key_revoked') throw unauthorized();
       if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
       res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
     }),

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { unauthorized } from '../auth/api-key.js';
 import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
@@ -20,6 +21,7 @@ export function triggerHandlers(hub: Hub): Handlers {
       const { model, name } = await compile(req, body.yaml);
       const { organizationId, keyId } = authOf(req);
       const installed = await hub.triggers.install(organizationId, name, body.yaml, model, keyId);
+      if (installed === 'key_revoked') throw unauthorized();
       res.status(201).json({ ...installed, active: true });
     }),
   };
