@@ -51,7 +51,7 @@ export interface SetupOrganization {
 }
 
 export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'token_invalid' | 'organization_exists' | 'invalid_input' };
-export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
+export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
 export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort {

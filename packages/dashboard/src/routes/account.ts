@@ -58,11 +58,11 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     const email = field(req.body, 'email').trim();
     const next = safeNext(field(req.body, 'next'));
     const result = await store.signIn(email, field(req.body, 'password'), clientAddress(req));
-    if (!result.ok) {
-      const throttled = result.reason === 'throttled';
-      const message = throttled ? 'Too many failed sign-ins: wait a few minutes, then try again.' : 'The e-mail address or the password is wrong.';
-      return sendPage(res, throttled ? 429 : 401, signInPage({ email, next, message }));
+    if (!result.ok && result.reason === 'throttled') {
+      res.set('Retry-After', String(result.retryAfterSeconds));
+      return sendPage(res, 429, signInPage({ email, next, message: 'Too many failed sign-ins: wait a few minutes, then try again.' }));
     }
+    if (!result.ok) return sendPage(res, 401, signInPage({ email, next, message: 'The e-mail address or the password is wrong.' }));
     // A session that was open in this browser ends with the new one.
     const previous = sessionSecret(req);
     if (previous !== undefined) await store.signOut(previous);

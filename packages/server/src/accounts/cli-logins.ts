@@ -28,14 +28,14 @@ export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): Cli
       const since = new Date(at.getTime() - THROTTLE_WINDOW_MS);
       // Counted before the look-up, as sign-ins are: concurrent guesses cannot slip past the limit.
       const attempt = await failures.recordUnlessOver([{ key: `device:${accountId}`, limit: USER_CODE_GUESSES }], at, since);
-      if (attempt === undefined) return { ok: false, reason: 'throttled' };
+      if ('retryAt' in attempt) return { ok: false, reason: 'throttled' };
       const code = parseUserCode(userCode);
       const request = code === undefined ? undefined : await devices.pending(code);
       if (request === undefined) {
         await failures.prune(since);
         return { ok: false, reason: 'not_found' };
       }
-      await failures.forget(attempt);
+      await failures.forget(attempt.ids);
       return { ok: true, request: { ...request, userCode: displayUserCode(request.userCode) } };
     },
 

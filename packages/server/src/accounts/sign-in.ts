@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { Sql } from 'postgres';
+import { addressKey as throttledAddress } from '../auth/throttle.js';
 import { AccountRepository } from '../db/accounts.js';
 import { AuditRepository } from '../db/audit.js';
 import { SessionRepository } from '../db/sessions.js';
@@ -15,7 +16,7 @@ export const THROTTLE_PER_ACCOUNT = 5;
 /** ...and after this many from one address (shared addresses make it larger than the account's). */
 export const THROTTLE_PER_ADDRESS = 20;
 
-export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' | 'throttled' };
+export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 /**
  * Checks an e-mail and password. A wrong e-mail and a wrong password answer alike and take as
@@ -28,7 +29,8 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
   const normalized = normalizeEmail(email);
   const accountKey = `account:${normalized}`;
   const from = normalizeAddress(address);
-  const addressKey = `address:${from}`;
+  // Counted as the hub's other throttles count an address (IPv6 by its /64); recorded in full.
+  const addressKey = `address:${throttledAddress(address)}`;
   const now = sessions.now();
   const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
   const attempt = await failures.recordUnlessOver(
@@ -40,7 +42,7 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
     since,
   );
   // Refused unchecked, and not recorded: the throttle lifts a window after the last real failure.
-  if (attempt === undefined) return { ok: false, reason: 'throttled' };
+  if ('retryAt' in attempt) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)) };
   const account = await accounts.byEmail(normalized);
   const right =
     [...password].length <= PASSWORD_LENGTH.max &&
@@ -50,7 +52,7 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
     return { ok: false, reason: 'invalid' };
   }
   await failures.clear(accountKey);
-  await failures.forget(attempt);
+  await failures.forget(attempt.ids);
   const organization = (await accounts.memberships(account.id))[0];
   // The session and its sign-in event (in each of the account's organizations) commit together.
   const sessionSecret = await sql.begin(async (tx) => {

@@ -12,23 +12,27 @@ export class SignInFailureRepository {
 
   /**
    * Records an attempt under each key before its password is checked, unless a key already
-   * has `limit` rows since `since`: then nothing is recorded and the answer is undefined. The
-   * keys are locked (advisory, in name order) for the count and the insert, so concurrent
-   * attempts on any instance are counted one after the other and no more than `limit` pass.
+   * has `limit` rows since `since`: then nothing is recorded and the answer is when the first
+   * of them leaves the window (the earliest another attempt can pass). The keys are locked
+   * (advisory, in name order) for the count and the insert, so concurrent attempts on any
+   * instance are counted one after the other and no more than `limit` pass.
    */
-  async recordUnlessOver(keys: { key: string; limit: number }[], at: Date, since: Date): Promise<string[] | undefined> {
+  async recordUnlessOver(keys: { key: string; limit: number }[], at: Date, since: Date): Promise<{ ids: string[] } | { retryAt: Date }> {
     const names = keys.map(({ key }) => key).sort();
     return this.sql.begin(async (tx) => {
       for (const key of names) await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${key}))`;
-      const counts = await tx<{ key: string; count: number }[]>`
-        select key, count(*)::int as count from sign_in_failures
+      const counts = await tx<{ key: string; count: number; oldest: Date }[]>`
+        select key, count(*)::int as count, min(failed_at) as oldest from sign_in_failures
         where key = any(${names}::text[]) and failed_at > ${since}
         group by key`;
-      const over = keys.some(({ key, limit }) => (counts.find((row) => row.key === key)?.count ?? 0) >= limit);
-      if (over) return undefined;
+      const over = counts.filter((row) => row.count >= (keys.find(({ key }) => key === row.key)?.limit ?? Infinity));
+      if (over.length > 0) {
+        const windowMs = at.getTime() - since.getTime();
+        return { retryAt: new Date(Math.max(...over.map((row) => row.oldest.getTime() + windowMs))) };
+      }
       const rows = await tx<{ id: string }[]>`
         insert into sign_in_failures (key, failed_at) select unnest(${names}::text[]), ${at} returning id`;
-      return rows.map((row) => String(row.id));
+      return { ids: rows.map((row) => String(row.id)) };
     });
   }
 
