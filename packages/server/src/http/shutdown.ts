@@ -1,0 +1,45 @@
+// Stopping the HTTP server without waiting on idle keep-alive connections: Node's server.close()
+// waits for every connection to close, and a client's idle keep-alive socket stays open for
+// seconds after its last answer.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+
+export interface Drain {
+  /** Stops accepting connections; from now on each answer closes its connection, and idle ones close. */
+  stopAccepting(): void;
+  /** Resolves once every connection has closed: requests in flight answered, or cut after `graceMs`. */
+  drained(graceMs: number, onCut: (inFlight: number) => void): Promise<void>;
+}
+
+/** Call before the app's request listener is added: it must see each request first. */
+export function drainable(server: Server): Drain {
+  const inFlight = new Set<ServerResponse>();
+  let closed: Promise<unknown> | undefined;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    // Answers given while stopping close their connection, so clients do not reuse it.
+    if (closed !== undefined) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.on('close', () => {
+      inFlight.delete(res);
+      // A stream whose headers went out before the stop leaves its connection idle once it ends.
+      if (closed !== undefined) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  const stopAccepting = () => {
+    if (closed !== undefined) return closed;
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+    closed = new Promise((resolveClose) => server.close(resolveClose));
+    server.closeIdleConnections();
+    return closed;
+  };
+  return {
+    stopAccepting: () => void stopAccepting(),
+    drained: async (graceMs, onCut) => {
+      const timer = setTimeout(() => {
+        onCut(inFlight.size);
+        server.closeAllConnections();
+      }, graceMs);
+      await stopAccepting();
+      clearTimeout(timer);
+    },
+  };
+}
