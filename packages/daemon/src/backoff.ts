@@ -3,18 +3,27 @@ import { setTimeout as delay } from 'node:timers/promises';
 
 const FIRST_MS = 500;
 const MAX_MS = 30_000;
+/**
+ * The largest step after an answer with Retry-After: the hub is up and says when to come back
+ * (its database is away, it is busy, or it throttles), so it is asked at least this often.
+ */
+const ANSWERED_MAX_MS = 8_000;
 
 /**
- * Exponential backoff, 0.5 s doubling to 30 s. Each wait is drawn between half and all of the
- * current step, so that daemons cut off by one outage do not all come back in the same instant.
+ * Exponential backoff, 0.5 s doubling to 30 s (8 s while the hub answers with Retry-After). Each
+ * wait is drawn between half and all of the current step, so that daemons cut off by one outage
+ * do not all come back in the same instant; and it is never shorter than the hub's Retry-After,
+ * itself spread by up to half again.
  */
 export class Backoff {
   private attempt = 0;
 
-  next(): number {
-    const step = Math.min(MAX_MS, FIRST_MS * 2 ** this.attempt);
+  /** The next wait in ms; `floorMs` is the answer's Retry-After (0 without one). */
+  next(floorMs = 0): number {
+    const step = Math.min(floorMs > 0 ? ANSWERED_MAX_MS : MAX_MS, FIRST_MS * 2 ** this.attempt);
     this.attempt = Math.min(this.attempt + 1, 16);
-    return step / 2 + Math.random() * (step / 2);
+    const wait = step / 2 + Math.random() * (step / 2);
+    return Math.max(wait, floorMs + Math.random() * (floorMs / 2));
   }
 
   reset(): void {

@@ -26,6 +26,8 @@ export class HubError extends Error {
     readonly problem: HubProblem,
     /** The hub's clock from the Date header, in Unix ms: a 401 may come from a wrong clock here. */
     readonly serverDate: number | undefined,
+    /** Retry-After in ms (a 503 or a 429): the least a retry should wait. */
+    readonly retryAfterMs?: number,
   ) {
     super(`${status}${problem.code === undefined ? '' : ` ${problem.code}`}: ${problem.detail ?? problem.title ?? 'no detail'}`);
   }
@@ -33,6 +35,20 @@ export class HubError extends Error {
 
 /** No answer: the connection failed, broke, or took too long. */
 export class HubUnreachable extends Error {}
+
+/** How long the hub asked to wait before trying again (Retry-After), in ms; 0 when it did not say. */
+export function retryAfterMs(error: unknown): number {
+  return error instanceof HubError ? (error.retryAfterMs ?? 0) : 0;
+}
+
+/** Retry-After (RFC 9110, 10.2.3): delay seconds or an HTTP date, in ms from now; at most 5 minutes. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === '') return undefined;
+  // An HTTP date starts with its day's name (IMF-fixdate, RFC 850, asctime); anything else is no date.
+  const ms = /^\d+$/.test(text) ? Number(text) * 1_000 : /^[A-Za-z]{3,9},?\s/.test(text) ? Date.parse(text) - now : NaN;
+  return Number.isNaN(ms) ? undefined : Math.min(Math.max(ms, 0), 300_000);
+}
 
 /** Worth trying again later: the hub is down, restarting, or overloaded. */
 export function isTransient(error: unknown): boolean {
@@ -132,7 +148,7 @@ export class HubClient {
     const parsed = parseJson(text);
     if (!response.ok) {
       const date = Date.parse(response.headers.get('date') ?? '');
-      throw new HubError(response.status, readProblem(parsed, text), Number.isNaN(date) ? undefined : date);
+      throw new HubError(response.status, readProblem(parsed, text), Number.isNaN(date) ? undefined : date, parseRetryAfter(response.headers.get('retry-after')));
     }
     return { status: response.status, body: parsed };
   }

@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import type { Assignment, StatusReport } from '@hub/schemas';
 import { MalformedAssignment } from './assignment.js';
 import { Backoff, Outage, sleep } from './backoff.js';
-import { HubError, type HubClient, type PollAnswer } from './client.js';
+import { HubError, retryAfterMs, type HubClient, type PollAnswer } from './client.js';
 import { runtimesOf, type DaemonConfig } from './config.js';
 import { OutputShipper, type OutputLimits } from './output.js';
 import { StatusReporter } from './reporter.js';
@@ -141,7 +141,7 @@ class Daemon {
           continue;
         }
         this.failed(error);
-        await sleep(backoff.next(), this.stopping.signal);
+        await sleep(backoff.next(retryAfterMs(error)), this.stopping.signal);
         continue;
       }
       if (answer.cancel !== undefined) {

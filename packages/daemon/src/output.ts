@@ -2,7 +2,7 @@
 // chunks, batched, one request at a time, retried with the same numbers until the hub has them,
 // so that none is lost, stored twice or out of order across outages (DECISIONS.md, issue 13).
 import { Backoff, sleep, type Outage } from './backoff.js';
-import { isTransient, type HubClient, type OutputChunk } from './client.js';
+import { isTransient, retryAfterMs, type HubClient, type OutputChunk } from './client.js';
 import { LineCutter } from './lines.js';
 import { OutputQueue } from './output-queue.js';
 
@@ -149,7 +149,7 @@ export class OutputShipper {
           return this.halt();
         }
         this.outage.failed((error as Error).message);
-        if (!(await sleep(backoff.next(), this.stopped.signal))) return;
+        if (!(await sleep(backoff.next(retryAfterMs(error)), this.stopped.signal))) return;
       }
     }
     this.sending = undefined;

@@ -2,7 +2,7 @@
 // that a final status survives a hub restart.
 import type { StatusReport } from '@hub/schemas';
 import { Backoff, sleep, type Outage } from './backoff.js';
-import { HubError, isTransient, type HubClient } from './client.js';
+import { HubError, isTransient, retryAfterMs, type HubClient } from './client.js';
 
 export class StatusReporter {
   /** The last report queued for each execution: the next one goes after it, so `running` never lands after `succeeded`. */
@@ -48,7 +48,7 @@ export class StatusReporter {
           return;
         }
         this.outage.failed((error as Error).message);
-        if (!(await sleep(backoff.next(), this.giveUp.signal))) break;
+        if (!(await sleep(backoff.next(retryAfterMs(error)), this.giveUp.signal))) break;
       }
     }
     this.log(`Execution ${executionId}: gave up reporting status ${report.status}: the hub did not answer before the daemon stopped.`);

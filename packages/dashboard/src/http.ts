@@ -1,5 +1,5 @@
 import express from 'express';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { clearedSessionCookie, readCookie, SESSION_COOKIE } from './cookies.js';
 import { messagePage } from './pages/index.js';
 import type { MessagePageProps } from './pages/index.js';
@@ -17,6 +17,8 @@ export interface DashboardOptions {
   log?: DashboardLog | undefined;
   /** The scopes an API key can hold, as the hub's API defines them: the checkboxes of a new key. */
   scopes: readonly string[];
+  /** Whether an error thrown by the store means the database is away: a 503 page then, not the server's 500. */
+  unavailable?: ((error: unknown) => boolean) | undefined;
 }
 
 /** Form bodies, parsed on the POST routes only, after the origin check. */
@@ -29,6 +31,18 @@ export function sendPage(res: Response, status: number, html: string): void {
 
 export function sendMessage(res: Response, status: number, props: MessagePageProps): void {
   sendPage(res, status, messagePage(props));
+}
+
+/** Last on the router: a page whose database is away is a 503 page with Retry-After; other errors go on to the server's handler. */
+export function unavailablePage(options: DashboardOptions): ErrorRequestHandler {
+  return (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent || options.unavailable?.(error) !== true) return next(error);
+    res.set('Retry-After', '1');
+    sendMessage(res, 503, {
+      title: 'Unavailable for a moment',
+      message: 'The hub cannot reach its database right now, so nothing was changed. Try again in a moment.',
+    });
+  };
 }
 
 /** A redirect after a form (or to sign in): 303, so the browser follows with GET. */

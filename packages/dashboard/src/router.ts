@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Router } from 'express';
 import { assetRoutes } from './assets.js';
-import type { DashboardOptions } from './http.js';
+import { unavailablePage, type DashboardOptions } from './http.js';
 import { accountRoutes } from './routes/account.js';
 import { keyRoutes } from './routes/keys.js';
 import { invitationRoutes } from './routes/invitations.js';
@@ -30,5 +30,6 @@ export function dashboardRouter(options: DashboardOptions): Router {
   runRoutes(router, options);
   auditRoutes(router, options);
   deviceRoutes(router, options);
+  router.use(unavailablePage(options));
   return router;
 }

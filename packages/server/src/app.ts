@@ -2,6 +2,7 @@ import { dashboardRouter } from '@hub/dashboard';
 import express, { type Express } from 'express';
 import { dashboardStore } from './accounts/store.js';
 import { SCOPES } from './auth/api-key.js';
+import { apiNeedsDatabase, databaseUnavailable } from './db/health.js';
 import type { Hub } from './hub.js';
 import { mountFallback, mountOperations } from './http/mount.js';
 import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
@@ -36,6 +37,8 @@ export function createApp(hub: Hub): Express {
   if (hub.options.trustProxy !== undefined) app.set('trust proxy', hub.options.trustProxy);
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
+  // While the database is known to be away, the API answers 503 at once instead of trying it.
+  if (hub.health !== undefined) app.use(hub.health.gate(apiNeedsDatabase));
   const operations = mountOperations(app, hub, document, new ContractValidator(document), {
     ...projectHandlers(),
     ...configurationHandlers(hub),
@@ -57,9 +60,13 @@ export function createApp(hub: Hub): Express {
       publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
       scopes: SCOPES,
       log: hub.log,
+      unavailable: (error) => {
+        hub.health?.report(error);
+        return databaseUnavailable(error);
+      },
     }),
   );
   mountFallback(app, operations);
-  app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log }));
+  app.use(problemHandler({ problemBase: hub.options.problemBase, log: hub.log, health: hub.health }));
   return app;
 }

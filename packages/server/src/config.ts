@@ -4,6 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js';
 import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies } from './auth/throttle.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 import { DEFAULT_DEVICE_LOGIN } from './routes/oauth.js';
@@ -12,6 +13,8 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string | undefined;
+  /** HUB_DB_CONNECT_TIMEOUT_MS, HUB_DB_STATEMENT_TIMEOUT_MS, HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS (docs/decisions.md, Database faults). */
+  database: DatabaseTimeouts;
   dataDir: string;
   /** HUB_PUBLIC_URL; unset means http://HOST:PORT with the port actually bound. */
   publicUrl: string | undefined;
@@ -39,6 +42,11 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
+    database: {
+      connectTimeoutMs: milliseconds(env, 'HUB_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs),
+      statementTimeoutMs: milliseconds(env, 'HUB_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs),
+      idleInTransactionTimeoutMs: milliseconds(env, 'HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs),
+    },
     dataDir: resolve(env.HUB_DATA_DIR || '.hub-data'),
     publicUrl: env.HUB_PUBLIC_URL ? env.HUB_PUBLIC_URL.replace(/\/+$/, '') : undefined,
     problemBase: env.HUB_PROBLEM_BASE ? env.HUB_PROBLEM_BASE.replace(/\/+$/, '') : undefined,

@@ -7,6 +7,7 @@ import { DaemonRepository } from './db/daemons.js';
 import { OrganizationRepository } from './db/organizations.js';
 import { RevisionRepository, TriggerRepository } from './db/revisions.js';
 import { ExecutionRepository } from './db/executions.js';
+import type { DatabaseHealth } from './db/health.js';
 import { RunRepository } from './db/runs.js';
 import { ThrottleRepository } from './db/throttle.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
@@ -65,6 +66,8 @@ export class Hub {
     readonly wakeups?: Wakeups,
     /** Wakes output streams when their execution has new output or ends; absent, streams look every few seconds. */
     readonly outputWakeups?: Wakeups,
+    /** This instance's view of its database (db/health.ts): 503 at once while it is down; absent, every request tries it. */
+    readonly health?: DatabaseHealth,
   ) {
     this.authSql = authSql ?? sql;
     const timing = options.timing ?? DEFAULT_TIMING;

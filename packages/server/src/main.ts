@@ -7,13 +7,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { dashboardStore } from './accounts/store.js';
 import type { DashboardStore } from './accounts/types.js';
 import { createApp, Hub } from './app.js';
 import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
+import { connectDatabase } from './db/connect.js';
 import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
+import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
 import { startSweeper } from './dispatch/sweeper.js';
 import { OUTPUT_CHANNEL } from './db/channels.js';
@@ -109,10 +110,13 @@ async function main(): Promise<void> {
     // For operators (psql "$(cat .hub-data/database-url)") and tests; the port changes each start.
     await writeFile(join(config.dataDir, 'database-url'), `${url}\n`, { mode: 0o600 });
   }
-  const sql = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'hub' } });
+  const sql = connectDatabase(url, { max: 10, name: 'hub', timeouts: config.database });
   started('database connections', () => sql.end({ timeout: 5 }));
-  const authSql = postgres(url, { max: 2, onnotice: () => {}, connection: { application_name: 'hub-auth', synchronous_commit: 'off' } });
+  const authSql = connectDatabase(url, { max: 2, name: 'hub-auth', timeouts: config.database, parameters: { synchronous_commit: 'off' } });
   started('key-check connections', () => authSql.end({ timeout: 5 }));
+  // Watches the database from here on: while it is away, requests that need it answer 503 at once.
+  const health = await DatabaseHealth.start(url, config.database, log);
+  started('database health', () => health.close());
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
 
@@ -133,6 +137,10 @@ async function main(): Promise<void> {
   // Likewise for output streams: each ends (with its client to reconnect elsewhere) as the hub stops.
   const outputWakeups = await Wakeups.listen(sql, OUTPUT_CHANNEL);
   started('output wake-ups', () => outputWakeups.close());
+  // A database that goes away ends the long-polls and streams waiting on it (503; streams end).
+  health.onChange((down) => {
+    if (down) for (const waiting of [wakeups, outputWakeups]) waiting.wakeAll();
+  });
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(sql, pool.compile, log, {
@@ -149,9 +157,10 @@ async function main(): Promise<void> {
     authSql,
     wakeups,
     outputWakeups,
+    health,
   );
   server.on('request', createApp(hub));
-  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs);
+  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs, health);
   started('sweeper', () => sweeper.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());

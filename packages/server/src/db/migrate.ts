@@ -13,6 +13,9 @@ const LOCK = 7_311_0001;
 export async function migrate(sql: Sql): Promise<string[]> {
   const files = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
   return sql.begin(async (tx) => {
+    // A migration may rewrite a large table, and may wait for another instance's: not bounded by
+    // the hub's statement_timeout (db/connect.ts).
+    await tx`set local statement_timeout = 0`;
     await tx`select pg_advisory_xact_lock(${LOCK})`;
     await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
     const done = new Set((await tx<{ name: string }[]>`select name from schema_migrations`).map((row) => row.name));

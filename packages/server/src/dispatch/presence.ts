@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import type { DaemonRepository } from '../db/daemons.js';
 import type { ExecutionRepository } from '../db/executions.js';
+import { unavailableProblem, type DatabaseHealth } from '../db/health.js';
 import type { Assignment } from '../db/runs.js';
 import { takeCancellations } from './cancel.js';
 import type { Wakeups } from './wakeups.js';
@@ -28,10 +29,11 @@ export const PRESENCE_REFRESH_MS = 10_000;
  * cancellations: answers at once if there is one, else sleeps until a NOTIFY names this daemon,
  * an offered assignment becomes due again, or the time is up, keeping the daemon present
  * meanwhile. Ends early (nothing) when `closed` aborts (the client
- * went) or the hub stops. Without wake-ups, it answers after one look.
+ * went) or the hub stops, and with 503 database_unavailable when the database goes away (the
+ * health wakes every wait). Without wake-ups, it answers after one look.
  */
 export async function nextAssignment(
-  hub: { sql: Sql; executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups },
+  hub: { sql: Sql; executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups | undefined; health?: DatabaseHealth | undefined },
   daemonId: string,
   request: { waitS: number; capacity: number },
   closed: AbortSignal,
@@ -54,6 +56,7 @@ export async function nextAssignment(
       const due = request.capacity > 0 ? await hub.executions.untilRedelivery(daemonId) : undefined;
       await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
       if (closed.aborted || stopping()) return undefined;
+      if (hub.health?.down === true) throw unavailableProblem();
       await hub.daemons.touch(daemonId);
     }
   } finally {

@@ -23,10 +23,22 @@ export class Wakeups {
   private closed = false;
   private unlisten: (() => Promise<void>) | undefined;
 
-  /** Listens on `channel`, whose payloads name what to wake (a daemon's id; an execution's id on OUTPUT_CHANNEL). */
+  /**
+   * Listens on `channel`, whose payloads name what to wake (a daemon's id; an execution's id on
+   * OUTPUT_CHANNEL). When the LISTEN connection is lost, postgres.js listens again once it can
+   * reconnect; a NOTIFY sent in between reached nobody, so every waiter then looks again.
+   */
   static async listen(sql: Sql, channel: string = ASSIGNMENT_CHANNEL): Promise<Wakeups> {
     const wakeups = new Wakeups();
-    const { unlisten } = await sql.listen(channel, (id) => wakeups.wake(id));
+    let first = true;
+    const { unlisten } = await sql.listen(
+      channel,
+      (id) => wakeups.wake(id),
+      () => {
+        if (!first) wakeups.wakeAll();
+        first = false;
+      },
+    );
     wakeups.unlisten = unlisten;
     return wakeups;
   }
@@ -69,6 +81,11 @@ export class Wakeups {
 
   private wake(daemonId: string): void {
     for (const state of this.watching.get(daemonId) ?? []) fire(state);
+  }
+
+  /** Ends every wait now (each looks again, or sees that the database went away), without stopping. */
+  wakeAll(): void {
+    for (const states of this.watching.values()) for (const state of states) fire(state);
   }
 
   /** Ends every wait at once (their long-polls answer), and stops listening. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
+import { databaseUnavailable, lostDatabase, unavailableProblem, type DatabaseHealth } from '../db/health.js';
 import { HttpProblem, toProblem } from '../problems/problem.js';
 import { contextOf, setContext } from './context.js';
 import type { Logger } from './logger.js';
@@ -102,12 +103,28 @@ export function formBody(limit: number): RequestHandler {
   };
 }
 
-/** Renders every error as a problem document; anything unexpected is a 500 that leaks nothing. */
-export function problemHandler(options: { problemBase: string; log: Logger }): ErrorRequestHandler {
+/**
+ * Renders every error as a problem document; anything unexpected is a 500 that leaks nothing. A
+ * database that went away is a 503 (and news for `health`), logged once by the health, not here.
+ */
+export function problemHandler(options: { problemBase: string; log: Logger; health?: DatabaseHealth | undefined }): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const problem = asProblem(error);
     const { requestId } = contextOf(req);
-    if (problem.status >= 500) options.log.error('request failed', { requestId, error: describe(error) });
+    if (lostDatabase(error)) {
+      options.health?.report(error);
+      options.log.debug('request failed: database unavailable', { requestId, error: describe(error) });
+    } else if (problem.code === 'database_unavailable' && !(error instanceof HttpProblem)) {
+      options.log.warn('request failed: a database bound', { requestId, error: describe(error) });
+    } else if (problem.status >= 500 && !(error instanceof HttpProblem && problem.status === 503)) {
+      // A 503 the hub chose (not ready, busy, the database away) is an answer, not a failure.
+      options.log.error('request failed', { requestId, error: describe(error) });
+    }
+    // A body already under way (an output stream) cannot become a problem: cut it, the client sees it end short.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
     // Shape A's dispatch answers its 400 and its actor 403 with the specification's own bodies,
     // and titles its 401 "Unauthorized" (DECISIONS.md, One hub, both shapes).
@@ -124,6 +141,7 @@ export function problemHandler(options: { problemBase: string; log: Logger }): E
 
 function asProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (databaseUnavailable(error)) return unavailableProblem();
   const status = (error as { status?: unknown; type?: unknown } | null)?.status;
   const type = (error as { type?: unknown } | null)?.type;
   if (status === 413 || type === 'entity.too.large') return tooLarge();

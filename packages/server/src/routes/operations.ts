@@ -8,9 +8,12 @@ export function operationHandlers(hub: Hub): Handlers {
   return {
     health: handle(({ res }) => void res.json({ status: 'ok' })),
     readiness: handle(async ({ res }) => {
+      // Known down: say so at once (the health checks again every quarter second meanwhile).
+      if (hub.health?.down === true) throw new HttpProblem('not_ready', 'The database does not answer.');
       try {
         await hub.sql`select 1`;
-      } catch {
+      } catch (error) {
+        hub.health?.report(error);
         throw new HttpProblem('not_ready', 'The database does not answer.');
       }
       res.json({ status: 'ready' });

@@ -2,6 +2,7 @@
 // any hub instance serves (woken by the NOTIFY that migration 007's triggers send).
 import { once } from 'node:events';
 import type { Request, Response } from 'express';
+import { databaseUnavailable } from '../db/health.js';
 import { OutputRepository, type OutputState, type StoredChunk } from '../db/output.js';
 import { isFinal } from '../dispatch/states.js';
 import type { ExecutionStatus } from '../db/executions.js';
@@ -72,7 +73,13 @@ async function stream(hub: Hub, output: OutputRepository, req: Request, res: Res
       if (hub.outputWakeups?.stopping === true) break;
       if (watch === undefined) await pause(POLL_MS, closed);
       else if (!(await watch.wait(KEEP_ALIVE_MS))) await write(res, ': keep-alive\n\n', closed);
+      // So does a database that went away (the health woke the wait): the client resumes once it is back.
+      if (hub.health?.down === true) break;
     }
+  } catch (error) {
+    // Mid-stream, a lost database ends the stream the same way; anything else is the hub's fault.
+    if (!databaseUnavailable(error)) throw error;
+    hub.health?.report(error);
   } finally {
     watch?.close();
     res.end();

@@ -1,0 +1,107 @@
+// The hub's PostgreSQL clients (db/connect.ts) against a real PostgreSQL: the errors of a database
+// that is away or of the hub's own bounds are recognised (db/health.ts), and a connection that
+// PostgreSQL ends under a transaction neither crashes the process nor lets the transaction's
+// statements run anywhere else (the postgres.js patch in patches/).
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Sql } from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, DEFAULT_DATABASE_TIMEOUTS } from '../dist/db/connect.js';
+import { databaseUnavailable, lostDatabase } from '../dist/db/health.js';
+import { freshDatabase } from './support/hub.js';
+
+const caught = async (work: Promise<unknown>): Promise<unknown> => work.then(() => undefined, (error: unknown) => error);
+
+describe('database errors', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let sql: Sql;
+  let admin: Sql;
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    sql = connectDatabase(database.url, { max: 2, name: 'hub-test', timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 300, idleInTransactionTimeoutMs: 300 } });
+    admin = connectDatabase(database.url, { max: 1, name: 'hub-test-admin', timeouts: DEFAULT_DATABASE_TIMEOUTS });
+    await admin`create table marks (name text primary key)`;
+  });
+  afterAll(async () => {
+    await sql?.end();
+    await admin?.end();
+    await database?.drop();
+  });
+
+  it('takes a refused connection for a database that is away', async () => {
+    const port = await closedPort();
+    const nowhere = connectDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, name: 'hub-test', timeouts: DEFAULT_DATABASE_TIMEOUTS });
+    const error = await caught(nowhere`select 1`);
+    await nowhere.end();
+    expect(error).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(lostDatabase(error)).toBe(true);
+    expect(databaseUnavailable(error)).toBe(true);
+  });
+
+  it('takes a statement past statement_timeout for a 503, not for a database that went away', async () => {
+    const error = await caught(sql`select pg_sleep(2)`);
+    expect(error).toMatchObject({ code: '57014' });
+    expect(databaseUnavailable(error)).toBe(true);
+    expect(lostDatabase(error)).toBe(false);
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+  });
+
+  it('takes an error of the query itself for neither', async () => {
+    const error = await caught(sql`select * from no_such_table`);
+    expect(error).toMatchObject({ code: '42P01' });
+    expect(databaseUnavailable(error)).toBe(false);
+  });
+
+  it('ends a transaction whose session PostgreSQL terminates: it rejects, stores nothing, and the process and the client go on', async () => {
+    let pid: number | undefined;
+    const transaction = sql.begin(async (tx) => {
+      await tx`insert into marks values ('terminated')`;
+      pid = (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]?.pid;
+      await tx`select pg_sleep(0.25)`;
+      // The rollback postgres.js sends after the failure, and this, would reach no session (or another one).
+      await tx`insert into marks values ('after the end')`;
+    });
+    while (pid === undefined) await sleep(10);
+    await admin`select pg_terminate_backend(${pid})`;
+    const error = await caught(transaction);
+    expect(lostDatabase(error)).toBe(true);
+    // A write scheduled for the closed connection used to throw from a timer and end the process.
+    await sleep(100);
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+    expect(await admin`select name from marks where name in ('terminated', 'after the end')`).toEqual([]);
+  });
+
+  it('ends a transaction idle past idle_in_transaction_session_timeout: nothing of it is stored, nor run in the next one', async () => {
+    let later: Promise<unknown> | undefined;
+    const idle = sql.begin(async (tx) => {
+      await tx`insert into marks values ('idle')`;
+      await sleep(1_000);
+      later = caught(tx`insert into marks values ('idle, later')`);
+      await later;
+    });
+    const error = await caught(idle);
+    expect(databaseUnavailable(error)).toBe(true);
+    // Another transaction is open (on the same connection, reconnected, or the other) when the
+    // dead one's callback goes on: its statement is refused, not run in this one.
+    await sql.begin(async (tx) => {
+      await tx`insert into marks values ('next')`;
+      // Busy, not idle, meanwhile: its own statements keep it inside the bound.
+      while (later === undefined) await tx`select pg_sleep(0.02)`;
+      expect(lostDatabase(await later)).toBe(true);
+    });
+    expect((await admin<{ name: string }[]>`select name from marks where name like 'idle%' or name = 'next' order by name`).map((row) => row.name)).toEqual(['next']);
+  });
+});
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
