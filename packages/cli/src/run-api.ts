@@ -3,7 +3,7 @@
 // overloaded is told apart (HubUnavailable), so that following a run can wait for it.
 import type { Execution, Run } from '@hub/schemas';
 import { CliError, Interrupted, UsageError } from './errors.js';
-import { hubRequest, isObject, printable, renderProblem, type HubAnswer } from './hub-client.js';
+import { hubRequest, isObject, printable, renderProblem, retryAfterSeconds, type HubAnswer } from './hub-client.js';
 import type { Unread } from './unread.js';
 
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,8 +15,16 @@ export interface Session {
   stop: AbortSignal;
 }
 
-/** The hub could not answer now (unreachable, 5xx, 429): worth asking again later. */
-export class HubUnavailable extends CliError {}
+/** The hub could not answer now (unreachable, 5xx, 429): worth asking again later, not before its Retry-After. */
+export class HubUnavailable extends CliError {
+  constructor(
+    message: string,
+    /** The answer's Retry-After, in seconds, when it had one. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
 
 /** The RUN argument: a run id as `hub run` and `hub runs` print it. */
 export function runIdArgument(value: string | undefined, command: string): string {
@@ -50,7 +58,7 @@ export async function ask(session: Session, method: string, path: string, body?:
 
 /** A refusal as an error to show: HubUnavailable when asking again later may help. */
 export function failure(answer: HubAnswer): CliError {
-  return transient(answer.status) ? new HubUnavailable(renderProblem(answer)) : new CliError(renderProblem(answer));
+  return transient(answer.status) ? new HubUnavailable(renderProblem(answer), retryAfterSeconds(answer.headers)) : new CliError(renderProblem(answer));
 }
 
 function transient(status: number): boolean {

@@ -125,7 +125,8 @@ async function pause(ms: number, stop: AbortSignal): Promise<void> {
 
 /**
  * Waits out a hub that is unavailable: tries again with growing delays (from the stream's
- * `retry`, else 1 s, doubling to 15 s), says so once per outage on standard error, and gives up
+ * `retry`, else 1 s, doubling to 15 s; never sooner than the answer's Retry-After), says so once
+ * per outage on standard error, and gives up
  * after 5 minutes without reaching it. An outage ends when a request is answered.
  */
 class Retry {
@@ -161,7 +162,7 @@ class Retry {
     } else if (now - this.outageSince > GIVE_UP_MS) {
       throw new CliError(`${error.message}. Gave up after ${GIVE_UP_MS / 60_000} minutes; the run goes on: "hub logs ${this.runId} --follow" follows it again.`);
     }
-    await pause(Math.min(firstDelayMs * 2 ** this.attempts, MAX_RETRY_MS), this.session.stop);
+    await pause(Math.max(Math.min(firstDelayMs * 2 ** this.attempts, MAX_RETRY_MS), (error.retryAfterSeconds ?? 0) * 1_000), this.session.stop);
     this.attempts += 1;
   }
 }
