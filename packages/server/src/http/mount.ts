@@ -1,4 +1,4 @@
-import type { Express, RequestHandler } from 'express';
+import { Router, type Express, type Request, type RequestHandler } from 'express';
 import { requireAdmin } from '../auth/admin.js';
 import { requireScope, type Scope } from '../auth/api-key.js';
 import { requireDaemon } from '../auth/daemon-signature.js';
@@ -7,11 +7,58 @@ import { operationsOf, type Node, type OperationSpec } from '../openapi/contract
 import type { ContractValidator } from '../openapi/validator.js';
 import { HttpProblem, toProblem } from '../problems/problem.js';
 import { contextOf } from './context.js';
-import { formBody, jsonBody } from './middleware.js';
+import { closeUnreadBody, formBody, jsonBody, tooLarge } from './middleware.js';
 import type { Handler, Handlers, OperationId } from './operation.js';
 
-/** The OAuth forms hold a few short parameters. */
-const FORM_LIMIT_BYTES = 16 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * The largest body each operation that takes one reads, in bytes; a larger one is refused with
+ * 413 before any of it is parsed (and, announced by Content-Length, before any of it is read).
+ * Every operation with a body must be here: the hub refuses to start otherwise. See
+ * docs/decisions.md, "Bodies and compiles under abuse", for how each figure was reached.
+ */
+const BODY_LIMITS: Record<string, number | 'largest'> = {
+  // Without a credential, or read before it is checked: a few KB. The largest enrollment the
+  // reference daemon sends is well under 4 KB; a token can be 4,096 characters.
+  enrollDaemon: 16 * KiB,
+  // The OAuth forms: a client id, a scope list of at most 512 characters, a host name of at most
+  // 255 (up to 9 bytes each percent-encoded), or a device code or a token.
+  requestDeviceAuthorization: 4 * KiB,
+  requestToken: 4 * KiB,
+  revokeToken: 4 * KiB,
+  // Signed daemon requests (their body is read before the signature can be checked): a runtime
+  // list like enrollment's, a status with a message of at most 4,000 characters, nothing.
+  daemonHeartbeat: 64 * KiB,
+  reportExecutionStatus: 64 * KiB,
+  daemonOffline: 64 * KiB,
+  // A batch of output: the daemon sends at most 64 KiB of text in at most 1,000 chunks; as JSON,
+  // with every character escaped (\u001b is 6 bytes) and each chunk's seq, stream and time, < 1 MiB.
+  appendExecutionOutput: MiB,
+  // A dispatch's input is at most 1,048,576 characters (up to 3 bytes each in UTF-8), its other
+  // fields 255 each. Small dispatches are read before the key check, larger ones after it (`bodyFirst`).
+  dispatchManualRunA: 4 * MiB,
+  dispatchManualRunB: 4 * MiB,
+  // Documents: the hub's largest (HubOptions.maxBodyBytes, 16 MiB), after the key check.
+  validateConfiguration: 'largest',
+  installConfiguration: 'largest',
+  validateTrigger: 'largest',
+  installTrigger: 'largest',
+  // Bodies of a few fields, after the key or operator token check.
+  issueEnrollmentToken: 64 * KiB,
+  cancelRun: 64 * KiB,
+  createOrganization: 64 * KiB,
+  createProject: 64 * KiB,
+  createApiKey: 64 * KiB,
+};
+
+/** The largest body `operation` reads; an operation with a body but no limit stops the hub. */
+export function bodyLimit(operation: OperationSpec, largest: number): number {
+  const limit = BODY_LIMITS[operation.operationId];
+  if (limit === undefined) throw new Error(`${operation.operationId} takes a body but has no limit in BODY_LIMITS (http/mount.ts)`);
+  return limit === 'largest' ? largest : Math.min(limit, largest);
+}
 
 /**
  * Mounts every operation of the document on its handler, by operationId: an operation without a
@@ -36,13 +83,18 @@ export function mountOperations(app: Express, hub: Hub, document: Node, validato
 
 function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec, handler: Handler<OperationId>): RequestHandler[] {
   const { security } = operation;
+  const takesBody = operation.body !== undefined || operation.form === true;
+  const limit = takesBody ? bodyLimit(operation, hub.options.maxBodyBytes) : 0;
+  const scope = security.kind === 'bearer' ? (security.scope as Scope | undefined) : undefined;
+  const bearer = (prefetch: Handler<OperationId>['prefetch']) => requireScope(hub.authSql, scope, prefetch, hub.throttle);
   const auth: RequestHandler[] =
     security.kind === 'bearer'
-      ? [requireScope(hub.authSql, security.scope as Scope | undefined, handler.prefetch)]
+      ? [bearer(handler.prefetch)]
       : security.kind === 'admin'
-        ? [requireAdmin(hub.options.adminToken)]
+        ? [requireAdmin(hub.options.adminToken, hub.throttle)]
         : security.kind === 'daemon'
-          ? [requireDaemon(hub.sql, hub.options.maxBodyBytes)]
+          ? // A body announced larger than the limit is refused before the signature check reads it.
+            [refuseDeclaredOver(limit), requireDaemon(hub.sql, limit, hub.throttle)]
           : [];
   const takesInput = operation.body !== undefined || operation.parameters.length > 0;
   const request = takesInput ? validator.request(operation) : undefined;
@@ -52,17 +104,43 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
   };
   let checks: RequestHandler[];
   // The OAuth endpoints check their own form (their errors are OAuth errors, not problems).
-  if (operation.form === true) checks = [...auth, formBody(FORM_LIMIT_BYTES)];
+  if (operation.form === true) checks = [...auth, formBody(limit)];
   // A signed daemon request's body is read by the signature check, which covers its bytes.
   else if (operation.body === undefined || security.kind === 'daemon') checks = [...auth, validate];
-  // Parsed and validated before the key check, for its prefetch; refusals answered after it.
-  else if (handler.bodyFirst !== undefined) checks = [deferErrors(jsonBody(handler.bodyFirst)), deferErrors(validate), ...auth, raiseDeferred];
-  else checks = [...auth, jsonBody(hub.options.maxBodyBytes), validate];
+  // A small body (announced by Content-Length) is parsed and validated before the key check, for
+  // its prefetch, its refusals answered after it; a larger one is read only once the key passed.
+  else if (handler.bodyFirst !== undefined) {
+    const small = handler.bodyFirst;
+    const first = chain([deferErrors(jsonBody(small)), deferErrors(validate), ...auth, raiseDeferred]);
+    const after = chain([bearer(undefined), jsonBody(limit), validate]);
+    checks = [(req, res, next) => (announcedUpTo(req, small) ? first : after)(req, res, next)];
+  } else checks = [...auth, jsonBody(limit), validate];
   const run: RequestHandler = async (req, res) => {
     const input = contextOf(req).input ?? { body: undefined, params: {}, query: {} };
     await handler.handle({ req, res, ...(input as object) } as never);
   };
-  return [...checks, run];
+  return [...(takesBody ? [closeUnreadBody()] : []), ...checks, run];
+}
+
+/** Whether a request's body is announced (Content-Length, not chunked) at most `bytes` long; no body is. */
+function announcedUpTo(req: Request, bytes: number): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) <= bytes);
+}
+
+/** 413 at once for a body whose Content-Length is over `limit`: nothing of it is read. */
+function refuseDeclaredOver(limit: number): RequestHandler {
+  return (req, _res, next) => {
+    const length = req.headers['content-length'];
+    next(length !== undefined && Number(length) > limit ? tooLarge() : undefined);
+  };
+}
+
+/** Handlers run in turn as one (an Express router of their own). */
+function chain(handlers: RequestHandler[]): RequestHandler {
+  const router = Router();
+  router.use(handlers);
+  return router;
 }
 
 /**
@@ -83,7 +161,8 @@ function deferErrors(check: RequestHandler): RequestHandler {
       next();
     };
     try {
-      void check(req, res, done);
+      const result: unknown = check(req, res, done);
+      if (result instanceof Promise) result.catch(done);
     } catch (error) {
       done(error);
     }

@@ -28,8 +28,10 @@ export interface Handler<Id extends OperationId> {
   /** A read done in the key check's own statement (bearer operations; see `Prefetch`). */
   prefetch?: Prefetch;
   /**
-   * Parse the body, up to this many bytes, before the key check, so that `prefetch` can use it;
-   * a refused body is answered once the key has passed, keeping 401 and 403 ahead of 400.
+   * Parse a body announced (Content-Length) at most this many bytes long before the key check, so
+   * that `prefetch` can use it; a refused body is answered once the key has passed, keeping 401 and
+   * 403 ahead of 400. A larger or chunked body is read after the key check, which then runs
+   * without `prefetch` (the context's `prefetched` is null): the handler reads it itself.
    */
   bodyFirst?: number;
 }

@@ -15,10 +15,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * A dispatch is two statements: the key check, which also reads the trigger and any earlier
- * dispatch with the delivery key (so the body is parsed first, up to 1 MiB), and one write.
+ * dispatch with the delivery key, and one write. For that, a body announced at most 16 KiB long
+ * (a dispatch is typically 150 to 500 bytes; a long prompt in `input` may be more) is parsed
+ * before the key check; a larger or chunked one only after it, and the trigger is then read on its
+ * own (`RunRepository.lookup`): a client without a key makes the hub parse no more than 16 KiB.
  */
 const early = {
-  bodyFirst: 1024 * 1024,
+  bodyFirst: 16 * 1024,
   prefetch: (sql: Sql, req: Request) => {
     const body = (typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
@@ -30,7 +33,8 @@ const early = {
 export function runHandlers(hub: Hub): Handlers {
   const dispatch = async ({ req, res, body }: Call<'dispatchManualRunA' | 'dispatchManualRunB'>) => {
     const { organizationId, keyId } = authOf(req);
-    const result = await startRun(hub.runs, { organizationId, apiKeyId: keyId, request: body, prefetched: contextOf(req).prefetched });
+    const prefetched = contextOf(req).prefetched ?? (await hub.runs.lookup(organizationId, body));
+    const result = await startRun(hub.runs, { organizationId, apiKeyId: keyId, request: body, prefetched });
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.dispatched;
   };
