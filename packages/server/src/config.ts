@@ -4,6 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { generateToken } from './auth/secrets.js';
+import { DEFAULT_COMPILE_MEMORY_MB } from './compile/pool.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js';
 import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies } from './auth/throttle.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
@@ -31,6 +32,8 @@ export interface Config {
   throttle: ThrottlePolicies;
   /** HUB_TRUST_PROXY: Express's `trust proxy`; unset, a request's address is its socket's peer. */
   trustProxy: number | string | undefined;
+  /** HUB_COMPILE_MEMORY_MB, HUB_COMPILE_QUEUE_CHARACTERS: each compile worker's heap, and the documents compiling or waiting (docs/decisions.md, Bodies and compiles under abuse). */
+  compile: { memoryMb: number; queueCharacters: number | undefined };
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -65,6 +68,13 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       (Object.keys(DEFAULT_THROTTLE) as PolicyName[]).map((policy) => [policy, rate(env, THROTTLE_ENV[policy], DEFAULT_THROTTLE[policy])]),
     ) as ThrottlePolicies,
     trustProxy: trustProxy(env.HUB_TRUST_PROXY),
+    compile: {
+      memoryMb: whole(env, 'HUB_COMPILE_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 16, 65_536, 'a whole number of megabytes'),
+      queueCharacters:
+        env.HUB_COMPILE_QUEUE_CHARACTERS === undefined || env.HUB_COMPILE_QUEUE_CHARACTERS === ''
+          ? undefined
+          : whole(env, 'HUB_COMPILE_QUEUE_CHARACTERS', 0, 0, 1_000_000_000, 'a whole number of characters'),
+    },
   };
 }
 
@@ -106,6 +116,14 @@ function trustProxy(raw: string | undefined): number | string | undefined {
   throw new Error(
     `HUB_TRUST_PROXY must be the number of reverse proxies in front of the hub (1 to 16) or their addresses and subnets, comma-separated (such as loopback or 10.0.0.0/8), not "${raw}"`,
   );
+}
+
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, what: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`${name} must be ${what} from ${min} to ${max}, not "${raw}"`);
+  return value;
 }
 
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {

@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
 
-  const pool = createCompilePool();
+  const pool = createCompilePool({ memoryMb: config.compile.memoryMb, queueCharacters: config.compile.queueCharacters, log });
   started('compile pool', pool.close);
 
   // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.

@@ -1,9 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReclaimer } from '../dist/compile/reclaim.js';
 import type { TaskResult } from '../dist/compile/tasks.js';
+import { call, expectProblem, setUp } from './support/client.js';
 import { configurationPartials, configurationYaml } from './support/documents.js';
+import { hubOn } from './support/hub.js';
+
+/**
+ * A configuration of 90,000 top-level keys in 990,000 characters (within the 1,000,000 a document
+ * may have): invalid (422), and over 100 MB of heap to compile; more than a worker capped at 32 MB has.
+ */
+const manyKeysOf = (): string => Array.from({ length: 90_000 }, (_, i) => `k${String(i).padStart(6, '0')}: 1\n`).join('');
+const manyKeys = manyKeysOf();
+/** The example configuration, padded with a comment past the size that compiles inline (64 K characters): a worker's, and small for it. */
+const paddedExample = `${configurationYaml}\n# ${'padding '.repeat(10_000)}\n`;
 
 const catalog = { daemons: [{ name: 'dev-box', runtimes: [{ provider: 'claude' }] }] };
 
@@ -16,6 +27,8 @@ function inNode(body: string): unknown {
   const pool = new URL('../dist/compile/pool.js', import.meta.url).href;
   const script = `import { createCompilePool } from ${JSON.stringify(pool)};
     const yaml = ${JSON.stringify(configurationYaml)}, partials = ${JSON.stringify(configurationPartials)}, catalog = ${JSON.stringify(catalog)};
+    const manyKeys = (${manyKeysOf.toString()})();
+    const outcome = (settled) => settled.status === 'fulfilled' ? { ok: settled.value.ok } : { code: settled.reason.code, retryAfter: settled.reason.headers?.['Retry-After'], message: String(settled.reason.message) };
     const { readdirSync, readFileSync } = await import('node:fs');
     const niceness = () => readdirSync('/proc/self/task').map((tid) => Number(readFileSync('/proc/self/task/' + tid + '/stat', 'utf8').split(') ')[1].split(' ')[16]));
     const result = await (async () => { ${body} })();
@@ -58,6 +71,74 @@ describe('the compile pool', () => {
     expect(valid).toMatchObject({ ok: true, triggerNames: expect.arrayContaining([expect.any(String)]) });
     expect(unresolved).toMatchObject({ ok: false, stage: 'resources' });
     expect(broken).toMatchObject({ ok: false, stage: 'compile' });
+  });
+});
+
+describe('the compile pool under load', () => {
+  it('refuses a large compile past the queue at once with server_busy and a Retry-After, and compiles the ones it took', () => {
+    const { first, later } = inNode(`
+      const { taskSize } = await import(${JSON.stringify(new URL('../dist/compile/tasks.js', import.meta.url).href)});
+      const task = { kind: 'configuration', input: { yaml, partials }, catalog };
+      const pool = createCompilePool({ inlineBelow: 0, threads: 1, queueCharacters: 2 * taskSize(task) });
+      const first = (await Promise.allSettled([1, 2, 3, 4].map(() => pool.compile(task)))).map(outcome);
+      const later = outcome((await Promise.allSettled([pool.compile(task)]))[0]);
+      await pool.close();
+      return { first, later };`) as { first: { ok?: boolean; code?: string; retryAfter?: string }[]; later: { ok?: boolean } };
+    // Room for two: one running and one waiting are taken; the two past them are refused without waiting.
+    expect(first.slice(0, 2)).toEqual([{ ok: true }, { ok: true }]);
+    for (const refused of first.slice(2)) {
+      expect(refused).toMatchObject({ code: 'server_busy' });
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+    expect(later).toEqual({ ok: true });
+  });
+
+  it('answers server_busy for a compile that outgrows its worker\'s memory, replaces the worker, and compiles what waited behind it', () => {
+    const { big, behind, after } = inNode(`
+      const pool = createCompilePool({ inlineBelow: 0, threads: 1, memoryMb: 32 });
+      const [big, behind] = (await Promise.allSettled([
+        pool.compile({ kind: 'configuration', input: { yaml: manyKeys }, catalog }),
+        pool.compile({ kind: 'configuration', input: { yaml, partials }, catalog }),
+      ])).map(outcome);
+      const after = outcome((await Promise.allSettled([pool.compile({ kind: 'configuration', input: { yaml, partials }, catalog })]))[0]);
+      await pool.close();
+      return { big, behind, after };`) as { big: { code?: string; retryAfter?: string; message?: string }; behind: { ok?: boolean }; after: { ok?: boolean } };
+    expect(big).toMatchObject({ code: 'server_busy', message: expect.stringContaining('32 MB') });
+    expect(Number(big.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(behind).toEqual({ ok: true });
+    expect(after).toEqual({ ok: true });
+  });
+});
+
+describe('a hub whose compiles may use 32 MB', () => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  let key: string;
+  let project: string;
+
+  beforeAll(async () => {
+    hub = await hubOn('external', { HUB_COMPILE_MEMORY_MB: '32' });
+    ({ key, project } = await setUp(hub));
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  it('answers 503 server_busy with Retry-After for a document that needs more, and goes on compiling the rest', async () => {
+    const busy = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: manyKeys } });
+    expectProblem(busy, 503, 'server_busy');
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const installBusy = await call(hub, 'POST', '/api/v1/configurations/install', { token: key, body: { projectSlug: project, yaml: manyKeys } });
+    expectProblem(installBusy, 503, 'server_busy');
+    // A large document that fits goes to a new worker; a small one compiles inline.
+    const large = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: paddedExample, partials: configurationPartials } });
+    expect(large.status).toBe(422); // the example's daemons are not enrolled in this organization
+    expect(large.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'resource.unknown_daemon' })]));
+    expect(paddedExample.length).toBeGreaterThan(64 * 1024);
+    const small = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: configurationYaml, partials: configurationPartials } });
+    expect(small.status).toBe(422);
+    // Nothing was installed by the refused install.
+    const [row] = await hub.sql`select count(*)::int as n from configuration_revisions`;
+    expect(row?.n).toBe(0);
   });
 });
 

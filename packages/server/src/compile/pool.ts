@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import type { Logger } from '../http/logger.js';
+import { HttpProblem } from '../problems/problem.js';
 import { createReclaimer } from './reclaim.js';
 import { runTask, taskSize, type CompileTask, type TaskResult } from './tasks.js';
 
@@ -10,15 +12,52 @@ export interface CompilePool {
   close(): Promise<void>;
 }
 
+export interface CompilePoolOptions {
+  /** Documents of fewer characters compile inline, on the calling thread. */
+  inlineBelow?: number;
+  /** Worker threads; (cores − 1), at least 1, unless given. */
+  threads?: number;
+  /** A worker idle this long is ended, and the thread that serves requests collects its garbage. */
+  quietMs?: number;
+  /** Each worker's old generation at most (HUB_COMPILE_MEMORY_MB): a compile that needs more ends its worker. */
+  memoryMb?: number;
+  /**
+   * Characters of large documents that may be in the pool at once, compiling or waiting
+   * (HUB_COMPILE_QUEUE_CHARACTERS); 2,000,000 per thread unless given. A compile's time grows with
+   * its size, so this bounds how long one waits. A document larger than this is taken when the
+   * pool is empty.
+   */
+  queueCharacters?: number;
+  log?: Logger;
+}
+
+/** A compile's old generation may grow to this unless configured: see docs/decisions.md, "Bodies and compiles under abuse". */
+export const DEFAULT_COMPILE_MEMORY_MB = 256;
+/**
+ * Characters queued per compile thread unless configured: a 1,000,000-character document takes
+ * 1 to 4 s to compile on a loaded 2-core machine, so one waits for about one compile ahead of it.
+ */
+export const QUEUE_CHARACTERS_PER_THREAD = 2_000_000;
+/** The young generation of a worker, besides `memoryMb`: V8's default semi-space (16 MB) once more for headroom. */
+const YOUNG_GENERATION_MB = 32;
+
 /**
  * Compiles large documents in worker threads, so that a 1,000,000-character install never
  * stalls the requests served meanwhile, and small ones inline: a worker round trip would cost
  * them more than compiling, and they must not queue behind large ones.
+ *
+ * A worker's heap is capped (`memoryMb`): a document that needs more ends its worker, which is
+ * replaced, and its request is answered 503 `server_busy`. Large documents of at most
+ * `queueCharacters` in all are in the pool at once, compiling or waiting their turn; one more is
+ * refused at once with 503 `server_busy` and a Retry-After from the recent compile times, never
+ * left to wait without end.
  */
-export function createCompilePool(options: { inlineBelow?: number; threads?: number; quietMs?: number } = {}): CompilePool {
+export function createCompilePool(options: CompilePoolOptions = {}): CompilePool {
   const inlineBelow = options.inlineBelow ?? 64 * 1024;
   const threads = options.threads ?? Math.max(1, availableParallelism() - 1);
   const quietMs = options.quietMs ?? 2_000;
+  const memoryMb = options.memoryMb ?? DEFAULT_COMPILE_MEMORY_MB;
+  const queueCharacters = options.queueCharacters ?? QUEUE_CHARACTERS_PER_THREAD * threads;
   const pool = new Piscina({
     filename: new URL('./worker.js', import.meta.url).href,
     // A worker that compiled a large document holds a heap of hundreds of MB: one idle for
@@ -26,14 +65,51 @@ export function createCompilePool(options: { inlineBelow?: number; threads?: num
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: quietMs,
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
+  // A worker that fails with no task of its own has no request to answer (piscina replaces it on
+  // the next task); without a listener, piscina's 'error' event would end the hub.
+  pool.on('error', (error: unknown) => options.log?.error('compile worker failed', { error: String(error) }));
   const reclaimer = createReclaimer(quietMs);
+  // The waiting is done here, not in piscina's queue: a task queued there when its worker dies
+  // (out of memory) waits for a new worker that, with minThreads 0, nothing starts. Here piscina
+  // gets at most one task per thread, and each run() starts a worker when there are fewer than
+  // `threads`.
+  let running = 0;
+  let charactersInPool = 0;
+  const waiting: (() => void)[] = [];
+  const turn = async () => {
+    if (running < threads) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  const done = () => {
+    const next = waiting.shift();
+    if (next === undefined) running--;
+    else next(); // the finished compile's turn passes to it
+  };
+  /** Recent large compiles' time from arrival to answer, smoothed: about what one refused now would have waited. */
+  let typicalMs = 1_000;
+  const retryAfter = () => String(Math.min(60, Math.max(1, Math.ceil(typicalMs / 1000))));
   return {
     compile: async (task) => {
-      if (taskSize(task) < inlineBelow) return runTask(task);
+      const size = taskSize(task);
+      if (size < inlineBelow) return runTask(task);
+      const inPool = running + waiting.length;
+      if (inPool > 0 && charactersInPool + size > queueCharacters) {
+        throw new HttpProblem('server_busy', `${inPool} large documents are being compiled or waiting; try again shortly.`, { headers: { 'Retry-After': retryAfter() } });
+      }
+      charactersInPool += size;
+      const arrived = performance.now();
+      await turn();
       try {
-        return await pool.run(task);
+        const result = (await pool.run(task)) as TaskResult;
+        typicalMs = 0.7 * typicalMs + 0.3 * (performance.now() - arrived);
+        return result;
+      } catch (error) {
+        throw busyOr(error, memoryMb, retryAfter);
       } finally {
+        charactersInPool -= size;
+        done();
         reclaimer.afterLargeWork();
       }
     },
@@ -42,4 +118,28 @@ export function createCompilePool(options: { inlineBelow?: number; threads?: num
       await pool.close();
     },
   };
+}
+
+/**
+ * Piscina's failures that are the pool's state rather than the document's as 503 `server_busy`:
+ * a full queue, a worker that ran out of memory or exited (it is replaced), a pool closing as the
+ * hub stops. Anything else (a bug in the compiler) is left to be a 500.
+ */
+function busyOr(error: unknown, memoryMb: number, retryAfter: () => string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  const headers = { 'Retry-After': retryAfter() };
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new HttpProblem('server_busy', `Compiling the document took more memory than a compile may use (${memoryMb} MB); try again later, or with a smaller document.`, { headers });
+  }
+  if (
+    /^worker exited with code/.test(message) ||
+    message === 'Terminating worker thread' ||
+    message === 'Task queue is at limit' ||
+    message === 'No task queue available and all Workers are busy' ||
+    (error instanceof Error && error.name === 'AbortError')
+  ) {
+    return new HttpProblem('server_busy', 'The compile could not finish on the hub just now; try again shortly.', { headers });
+  }
+  return error;
 }
