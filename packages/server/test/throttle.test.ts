@@ -2,9 +2,12 @@
 // valid credential is always served, and past a limit the answer is 429 with Retry-After and the
 // RateLimit headers. Requests name their client address with X-Forwarded-For (the hubs trust the
 // loopback proxy), so each test counts against addresses of its own.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp, type Answer } from './support/client.js';
@@ -242,6 +245,35 @@ describe.each(databases)('throttling across two hub instances on the %s database
       const html = await throttled.text();
       expect(html).toContain('action="/sign-in"');
       expect(html).toContain('Too many failed sign-ins');
+    }
+  });
+});
+
+describe('throttling settings', () => {
+  it.each([
+    ['HUB_THROTTLE_AUTH_ADDRESS', '30'],
+    ['HUB_THROTTLE_AUTH_KEY', '0/300'],
+    ['HUB_THROTTLE_ENROLL_ADDRESS', '10/86401'],
+    ['HUB_THROTTLE_DEVICE_ADDRESS', 'ten/60'],
+    ['HUB_TRUST_PROXY', 'true'],
+    ['HUB_TRUST_PROXY', '10.0.0.0/33'],
+    ['HUB_TRUST_PROXY', '17'],
+  ])('refuses %s=%s at start, naming the variable', async (name, value) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hub-throttle-'));
+    try {
+      const child = spawn(process.execPath, [fileURLToPath(new URL('../dist/main.js', import.meta.url))], {
+        env: { PATH: process.env.PATH ?? '', PORT: '0', HUB_DATA_DIR: dataDir, [name]: value },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      // 'close': everything it printed has been read.
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+      expect(output).toContain(`${name} must be`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
