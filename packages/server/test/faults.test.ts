@@ -317,7 +317,7 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
       call(B, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: 'killed', yaml: big } }).then(
         (answer) => {
           if (answer.status === 201) installs.push({ project: 'killed', version: answer.body.version, versionId: answer.body.versionId });
-          return answer.status;
+          return answer.status === 503 ? `503 ${answer.body?.code}` : answer.status;
         },
         () => 0,
       ),
@@ -335,10 +335,11 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
       onA.push((await call(A, 'POST', '/api/v1/configurations/validate', { token: ctx.key, body: { projectSlug: 'killed', yaml: small(n) } })).status);
     }
     expect(onA).toEqual([201, 200, 201, 200, 201, 200, 201, 200]);
-    // B's answers, if any came before the kill, were successes; the rest got none.
+    // B's answers, if any came before the kill, were successes (or its compile queue was full:
+    // nothing stored); the rest got none.
     const answeredByB = await Promise.all(onB);
     console.log(`database faults: hub B killed with its large installs answered ${JSON.stringify(answeredByB)} (0: none)`);
-    for (const status of answeredByB) expect([0, 201]).toContain(status);
+    for (const status of answeredByB) expect([0, 201, '503 server_busy']).toContain(status);
     await expectStored();
   }, 60_000);
 
