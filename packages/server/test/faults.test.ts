@@ -219,6 +219,7 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
     const outages: Outage[] = [];
     const ended: { what: string; outage: number; end: number; status?: number }[] = [];
     const waiters: Promise<unknown>[] = [];
+    const relistened: number[] = [];
     try {
       await sleep(2_000);
       for (const mode of ['fast', 'immediate'] as const) {
@@ -242,6 +243,9 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
           while (!samples.some((s) => s.client === `probe ${hub}` && s.start >= ready && s.status === 200) && Date.now() < ready + 20_000) await sleep(50);
         }
         await sleep(2_000);
+        // Each hub's LISTEN connection, lost with the others, is back.
+        while ((await listening()) < 2 && Date.now() < ready + 20_000) await sleep(50);
+        relistened.push(await listening());
       }
     } finally {
       finish();
@@ -289,6 +293,7 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
       expect(recovery.A, `hub A's first success after the ${outage.mode} stop`).toBeLessThanOrEqual(RECOVERY_MS);
       expect(recovery.B, `hub B's first success after the ${outage.mode} stop`).toBeLessThanOrEqual(RECOVERY_MS);
     }
+    expect(relistened).toEqual([2, 2]);
     // The load went on after the outages on both hubs.
     const last = outages.at(-1) as Outage;
     for (const client of ['install first', 'install second', 'dispatch', 'validate', 'heartbeat']) {
@@ -342,6 +347,13 @@ describe.skipIf(bin === undefined)(`database faults${bin === undefined ? ' (skip
     for (const status of answeredByB) expect([0, 201, '503 server_busy']).toContain(status);
     await expectStored();
   }, 60_000);
+
+  /** Sessions of hubs whose last statement was a LISTEN: each hub's wake-up connection. */
+  async function listening(): Promise<number> {
+    const [row] = await sql<{ count: number }[]>`
+      select count(*)::int as count from pg_stat_activity where application_name = 'hub' and query ~ '^listen "hub_'`;
+    return row?.count ?? 0;
+  }
 
   async function nonceCount(daemonId: string): Promise<number> {
     const [row] = await sql<{ count: number }[]>`select count(*)::int as count from daemon_nonces where daemon_id = ${daemonId}`;
