@@ -48,8 +48,18 @@ export async function sleep(ms: number, signal?: AbortSignal): Promise<boolean> 
  */
 export class Outage {
   private since: number | undefined;
+  private recovery = new AbortController();
 
   constructor(private readonly log: (message: string) => void) {}
+
+  /**
+   * Aborts when a request succeeds after an outage: a retry waiting out its backoff goes at once,
+   * instead of up to 30 s after the hub is back (by which time an execution's status would have
+   * gone before its output). Each daemon's requests are spread already, so no crowd comes back at once.
+   */
+  get recovered(): AbortSignal {
+    return this.recovery.signal;
+  }
 
   failed(reason: string): void {
     if (this.since !== undefined) return;
@@ -61,5 +71,7 @@ export class Outage {
     if (this.since === undefined) return;
     this.log(`The hub answers again after ${Math.round((Date.now() - this.since) / 1_000)} s.`);
     this.since = undefined;
+    this.recovery.abort();
+    this.recovery = new AbortController();
   }
 }

@@ -149,7 +149,8 @@ export class OutputShipper {
           return this.halt();
         }
         this.outage.failed((error as Error).message);
-        if (!(await sleep(backoff.next(retryAfterMs(error)), this.stopped.signal))) return;
+        await sleep(backoff.next(retryAfterMs(error)), AbortSignal.any([this.stopped.signal, this.outage.recovered]));
+        if (this.halted) return;
       }
     }
     this.sending = undefined;

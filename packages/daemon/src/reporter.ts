@@ -48,7 +48,8 @@ export class StatusReporter {
           return;
         }
         this.outage.failed((error as Error).message);
-        if (!(await sleep(backoff.next(retryAfterMs(error)), this.giveUp.signal))) break;
+        await sleep(backoff.next(retryAfterMs(error)), AbortSignal.any([this.giveUp.signal, this.outage.recovered]));
+        if (this.giveUp.signal.aborted) break;
       }
     }
     this.log(`Execution ${executionId}: gave up reporting status ${report.status}: the hub did not answer before the daemon stopped.`);

@@ -1,7 +1,7 @@
 // Waiting out a hub that is down, busy or without its database: the backoff's jittered steps and
 // the hub's Retry-After as their floor.
 import { describe, expect, it } from 'vitest';
-import { Backoff } from '../dist/backoff.js';
+import { Backoff, Outage, sleep } from '../dist/backoff.js';
 import { HubError, parseRetryAfter, retryAfterMs } from '../dist/client.js';
 
 describe('Backoff', () => {
@@ -27,6 +27,25 @@ describe('Backoff', () => {
     const long = new Backoff().next(20_000);
     expect(long).toBeGreaterThanOrEqual(20_000);
     expect(long).toBeLessThanOrEqual(30_000);
+  });
+});
+
+describe('Outage', () => {
+  it('is logged once and its end once, and its end wakes the retries waiting out their backoff', async () => {
+    const logs: string[] = [];
+    const outage = new Outage((message) => logs.push(message));
+    const signal = outage.recovered;
+    outage.succeeded();
+    expect(signal.aborted).toBe(false);
+    outage.failed('cannot reach the hub');
+    outage.failed('cannot reach the hub');
+    // A retry 30 s away: the test's own timeout ends it unless the hub's answer wakes it.
+    const waiting = sleep(30_000, outage.recovered);
+    outage.succeeded();
+    expect(await waiting).toBe(false);
+    expect(signal.aborted).toBe(true);
+    expect(outage.recovered.aborted).toBe(false);
+    expect(logs).toEqual(['The hub is unavailable (cannot reach the hub); retrying with backoff until it answers.', 'The hub answers again after 0 s.']);
   });
 });
 
