@@ -128,9 +128,15 @@ describe('hub daemon run', () => {
   it('backs off when long polls come back empty at once, instead of spinning', async () => {
     fake.maxWaitMs = 0;
     await startDaemon();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(fake.polls().length).toBeGreaterThanOrEqual(2);
-    expect(fake.polls().length).toBeLessThanOrEqual(6);
+    await until('four polls', () => fake.polls().length >= 4);
+    // After each empty answer the daemon waits at least half the backoff's step (0.5 s, 1 s, 2 s),
+    // however loaded the machine (which only makes the waits longer); a daemon that spun would ask
+    // again within milliseconds. A little under those halves, for the timers' millisecond rounding.
+    const at = fake.polls().map((poll) => poll.at);
+    const gaps = [at[1]! - at[0]!, at[2]! - at[1]!, at[3]! - at[2]!];
+    expect(gaps[0]).toBeGreaterThanOrEqual(200);
+    expect(gaps[1]).toBeGreaterThanOrEqual(450);
+    expect(gaps[2]).toBeGreaterThanOrEqual(950);
   });
 
   it('with concurrency 1, asks for the next assignment only once the running one is done, and meanwhile polls without capacity', async () => {
