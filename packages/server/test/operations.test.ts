@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,13 +99,25 @@ describe('the hub process', () => {
     const hub = await hubOn('external');
     const ctx = await setUp(hub);
     const yaml = `${configurationYaml}# ${'x'.repeat(900_000)}\n`;
-    const installing = call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, body: { projectSlug: ctx.project, yaml, partials: configurationPartials } });
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    hub.process.kill('SIGTERM');
-    const answer = await installing.catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${hub.output()}`);
+    const body = JSON.stringify({ projectSlug: ctx.project, yaml, partials: configurationPartials });
+    // In flight for certain: the hub has read the request's head (it says "100 Continue") before
+    // the signal, and its body comes after. (A fixed pause before the signal raced the hub's accept.)
+    const validating = request(`${hub.url}/api/v1/configurations/validate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
     });
-    expect([200, 422]).toContain(answer.status);
+    const answered = new Promise<number>((resolve, reject) => {
+      validating.on('response', (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      validating.on('error', (error) => reject(new Error(`${String(error)}\n${hub.output()}`)));
+    });
+    validating.flushHeaders();
+    await once(validating, 'continue');
+    hub.process.kill('SIGTERM');
+    validating.end(body);
+    expect([200, 422]).toContain(await answered);
     expect(await hub.stop()).toBe(0);
     await hub.close();
   }, 120_000);
