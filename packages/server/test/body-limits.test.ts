@@ -161,6 +161,20 @@ triggers:
     expect(await call(hub, 'POST', DISPATCH, { token: ctx.key, body: { ...dispatch, input: 'x'.repeat(4 * 1024 * KiB) } })).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
   });
 
+  it('lets a client that sends all of a refused body read its answer, not a reset (a lingering close)', async () => {
+    // The hub answers at once and closes; had it closed with the body still arriving, the kernel
+    // would reset the connection, and fetch would fail with EPIPE instead of showing the 413 or 401.
+    const body = `{"token":"${'x'.repeat(17 * 1024 * KiB)}"}`;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const enroll = await fetch(`${hub.url}${ENROLL}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(enroll.status).toBe(413);
+      expect(((await enroll.json()) as { detail: string }).detail).toBe('The body is larger than this operation accepts: at most 16 KiB.');
+      const install = await fetch(`${hub.url}/api/v1/configurations/install`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer hub_pk_wrong' }, body });
+      expect(install.status).toBe(401);
+      await install.text();
+    }
+  });
+
   it('reads JSON as UTF-8 only, uncompressed, with or without a byte order mark', async () => {
     const body = JSON.stringify({ slug: 'bom-org', name: 'BOM' });
     const admin = { token: hub.adminToken };

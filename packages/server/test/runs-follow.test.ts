@@ -158,10 +158,10 @@ describe.each(databases)('following runs on the %s database', (kind) => {
   it('keeps the first and the last 5 MiB of an execution, and says where it cut', async () => {
     const { executionId } = await started();
     const line = `${'x'.repeat(1023)}\n`;
-    // 12 MiB in 12 requests of 1 MiB (64 chunks of 16 KiB).
+    // 12 MiB in 48 requests of 256 KiB (16 chunks of 16 KiB): a batch's body is at most 1 MiB.
     let seq = 0;
-    for (let request = 0; request < 12; request++) {
-      const chunks = Array.from({ length: 64 }, () => chunk(seq++, `${String(seq).padStart(8, '0')}:${line.repeat(16).slice(9)}`));
+    for (let request = 0; request < 48; request++) {
+      const chunks = Array.from({ length: 16 }, () => chunk(seq++, `${String(seq).padStart(8, '0')}:${line.repeat(16).slice(9)}`));
       expect((await send(executionId, chunks)).status).toBe(200);
     }
     const text = (await call(hub, 'GET', `/api/v1/executions/${executionId}/output`, { token: ctx.key })).text;

@@ -1941,7 +1941,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body is larger than the largest request the hub accepts (16 MiB). */
+        /** @description The body is larger than this operation reads (its request body's description says how large it may be: 16 MiB for configurations and triggers, a few KiB where no credential comes first). Refused before the body is parsed. */
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1953,7 +1953,7 @@ export interface components {
                  *       "type": "http://localhost:8080/problems/payload_too_large",
                  *       "title": "Payload too large",
                  *       "status": 413,
-                 *       "detail": "The body is larger than the largest request the hub accepts (16 MiB).",
+                 *       "detail": "The body is larger than this operation accepts (16 KiB).",
                  *       "code": "payload_too_large",
                  *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
                  *     }
@@ -2324,6 +2324,8 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2683,6 +2685,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 16 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConfigurationRequest"] | components["schemas"]["LegacyConfigurationRequest"];
@@ -2724,6 +2727,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 16 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConfigurationRequest"] | components["schemas"]["LegacyConfigurationRequest"];
@@ -2767,6 +2771,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 16 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TriggerRequest"];
@@ -2807,6 +2812,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 16 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TriggerRequest"];
@@ -2850,6 +2856,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["EnrollmentTokenRequest"];
@@ -2889,6 +2896,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 16 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. It is read without a credential, so it is kept small: a real enrollment is well under 4 KiB. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["EnrollRequest"];
@@ -2928,6 +2936,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 4 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. A body announced at most 16 KiB is read before the key check; a larger or chunked one only after it (401 and 403 come first either way). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ManualRunRequest"];
@@ -3045,6 +3054,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 4 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. A body announced at most 16 KiB is read before the key check; a larger or chunked one only after it (401 and 403 come first either way). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ManualRunRequest"];
@@ -3228,6 +3238,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
@@ -3608,6 +3619,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 4 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 /**
@@ -3625,6 +3637,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,6 +3669,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 4 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 /**
@@ -3700,6 +3715,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 4 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 /**
@@ -3735,6 +3751,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["Heartbeat"];
@@ -3835,6 +3852,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["StatusReport"];
@@ -3878,6 +3896,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The body is at most 1 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. The reference daemon sends at most 64 KiB of text per batch, under 0.5 MiB of JSON even with every character escaped. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OutputRequest"];
@@ -3917,6 +3936,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody?: {
             content: {
                 "application/json": Record<string, never>;
@@ -4074,6 +4094,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SlugAndName"];
@@ -4159,6 +4180,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SlugAndName"];
@@ -4291,6 +4313,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ApiKeyRequest"];

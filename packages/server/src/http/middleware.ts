@@ -57,7 +57,16 @@ export function isJsonType(type: string | undefined): boolean {
 }
 
 export const notJson = () => new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
-export const tooLarge = () => new HttpProblem('payload_too_large', 'The body is larger than the largest request the hub accepts.');
+/** 413; with the operation's limit when it is known, so the client learns how large a body may be. */
+export const tooLarge = (limit?: number) =>
+  new HttpProblem('payload_too_large', limit === undefined ? 'The body is larger than this operation accepts.' : `The body is larger than this operation accepts: at most ${sizeOf(limit)}.`);
+
+/** A byte count as people read it: 16 KiB, 1 MiB, 1,500 bytes. */
+function sizeOf(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes.toLocaleString('en-US')} bytes`;
+}
 export const invalidJson = () =>
   new HttpProblem('invalid_request', 'The body is not valid JSON.', {
     issues: [{ pointer: '', code: 'request.json', message: 'The body is not valid JSON.' }],
@@ -87,11 +96,52 @@ export function closeUnreadBody(): RequestHandler {
       const large = length === undefined || !(Number(length) <= DRAIN_AT_MOST);
       const writeHead = res.writeHead;
       res.writeHead = function (this: Response, ...args: unknown[]) {
-        if (large && !req.complete) this.setHeader('Connection', 'close');
+        if (large && !req.complete) {
+          this.setHeader('Connection', 'close');
+          lingerOnClose(req);
+        }
         return (writeHead as (...args: unknown[]) => Response).apply(this, args);
       } as Response['writeHead'];
     }
     next();
+  };
+}
+
+/** How much of a refused body's rest is read off, and for how long, before its connection is closed. */
+const LINGER_BYTES = 1024 * 1024;
+const LINGER_MS = 2_000;
+
+/**
+ * A lingering close (as web servers do after an early answer): closing a connection whose peer is
+ * still sending makes the kernel answer its next bytes with a reset, which may destroy the answer
+ * before the client has read it (fetch then fails with EPIPE instead of showing the 413 or 401).
+ * So once the answer is sent, the rest of the body is read off and dropped, up to LINGER_BYTES or
+ * LINGER_MS, whichever comes first, and the connection is closed when it ends or either bound is
+ * reached: a client sending a body of a few MB sees its answer, a flood costs at most 1 MiB of
+ * reading per request.
+ */
+function lingerOnClose(req: Request): void {
+  const socket = req.socket;
+  const destroySoon = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    if (req.complete || socket.destroyed) {
+      destroySoon();
+      return;
+    }
+    let read = 0;
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    req.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > LINGER_BYTES) close();
+    });
+    req.once('end', close);
+    req.once('error', close);
+    req.resume();
   };
 }
 
@@ -104,7 +154,7 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limit) {
-      reject(tooLarge());
+      reject(tooLarge(limit));
       return;
     }
     const chunks: Buffer[] = [];
@@ -122,7 +172,7 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) done(tooLarge());
+      if (size > limit) done(tooLarge(limit));
       else chunks.push(chunk);
     };
     const onEnd = () => done(undefined, Buffer.concat(chunks, size));

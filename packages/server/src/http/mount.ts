@@ -132,7 +132,7 @@ function announcedUpTo(req: Request, bytes: number): boolean {
 function refuseDeclaredOver(limit: number): RequestHandler {
   return (req, _res, next) => {
     const length = req.headers['content-length'];
-    next(length !== undefined && Number(length) > limit ? tooLarge() : undefined);
+    next(length !== undefined && Number(length) > limit ? tooLarge(limit) : undefined);
   };
 }
 

@@ -159,7 +159,7 @@ export const problemCatalog = {
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
-    meaning: 'The request body is larger than the largest request the hub accepts: 16 MiB by default.',
+    meaning: 'The request body is larger than this operation accepts: 16 MiB for configurations and triggers, 16 KiB for a daemon\'s enrollment, 4 KiB for the OAuth forms (each operation\'s request body says). A body announced larger is refused before any of it is read.',
     action: 'Send a smaller body: fewer or smaller partials or files.',
   },
   unsupported_media_type: {
