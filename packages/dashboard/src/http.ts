@@ -21,8 +21,23 @@ export interface DashboardOptions {
   unavailable?: ((error: unknown) => boolean) | undefined;
 }
 
-/** Form bodies, parsed on the POST routes only, after the origin check. */
-export const formBody: RequestHandler = express.urlencoded({ extended: false, limit: '64kb' });
+/** The largest form the dashboard reads: its forms hold a few short fields. */
+const FORM_LIMIT_BYTES = 64 * 1024;
+const parseForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
+
+/**
+ * Form bodies, parsed on the POST routes only, after the origin check. A body announced larger
+ * than the limit, or of unknown length (browsers always announce a form's), is refused with a 413
+ * page before any of it is read: the parser would read all of it before answering.
+ */
+export const formBody: RequestHandler = (req, res, next) => {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= FORM_LIMIT_BYTES))) {
+    sendMessage(res, 413, { title: 'Form too large', message: 'The hub reads forms of at most 64 KB, and this one is larger, so nothing was changed. Go back and shorten what you typed.' });
+    return;
+  }
+  parseForm(req, res, next);
+};
 
 /** An HTML answer (a page from pages/) with the dashboard's headers. */
 export function sendPage(res: Response, status: number, html: string): void {

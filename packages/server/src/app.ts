@@ -5,7 +5,7 @@ import { SCOPES } from './auth/api-key.js';
 import { apiNeedsDatabase, databaseUnavailable } from './db/health.js';
 import type { Hub } from './hub.js';
 import { mountFallback, mountOperations } from './http/mount.js';
-import { problemHandler, requestContext, securityHeaders } from './http/middleware.js';
+import { closeUnreadBody, problemHandler, requestContext, securityHeaders } from './http/middleware.js';
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
@@ -53,6 +53,9 @@ export function createApp(hub: Hub): Express {
     ...operationHandlers(hub),
     ...documentationHandlers(),
   });
+  // What the operations did not answer (pages, and the 404 and 405 after them): a body left unread
+  // when the answer starts is not read to its end, as on the operations.
+  app.use(closeUnreadBody());
   // The human side: pages, not API operations, so not in the document.
   app.use(
     dashboardRouter({

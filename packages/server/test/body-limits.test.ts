@@ -39,7 +39,7 @@ function unfinished(url: string, method: string, path: string, headers: Record<s
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (data: string) => (text += data));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as RawAnswer['body']), closed }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' || !/json/.test(res.headers['content-type'] ?? '') ? undefined : (JSON.parse(text) as RawAnswer['body']), closed }));
     });
     req.flushHeaders();
     for (const chunk of chunks) req.write(chunk);
@@ -173,6 +173,20 @@ triggers:
       expect(install.status).toBe(401);
       await install.text();
     }
+  });
+
+  it('refuses a dashboard form over 64 KB with a 413 page, before reading it', async () => {
+    const origin = new URL(hub.url).origin;
+    const announced = await unfinished(hub.url, 'POST', '/sign-in', { 'content-type': 'application/x-www-form-urlencoded', origin, 'content-length': String(14_000_000) });
+    expect(announced.status).toBe(413);
+    expect(announced.headers['content-type']).toMatch(/^text\/html/);
+    expect(announced.headers.connection).toBe('close');
+    const chunked = await unfinished(hub.url, 'POST', '/sign-in', { 'content-type': 'application/x-www-form-urlencoded', origin, 'transfer-encoding': 'chunked' }, [Buffer.from('email=')]);
+    expect(chunked.status).toBe(413);
+    // Sent whole, it is refused all the same, and the answer is read, not reset.
+    const whole = await fetch(`${hub.url}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: `email=${'a'.repeat(4 * 1024 * KiB)}` });
+    expect(whole.status).toBe(413);
+    expect(await whole.text()).toContain('Form too large');
   });
 
   it('reads JSON as UTF-8 only, uncompressed, with or without a byte order mark', async () => {
