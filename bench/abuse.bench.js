@@ -10,7 +10,7 @@
  *
  * HUB_BENCH_ROOT=<another checkout> runs that checkout's built hub instead (for a before/after).
  */
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createDatabase } from './database.js';
+import { startProcess } from './process.js';
 import { check, cleanupOnExit, quantile, table } from './report.js';
 
 /** Victim requests timed per row: for at least this long, and at least MIN_SAMPLES of them (at most MAX_ROW_MS). */
@@ -298,50 +299,14 @@ async function main() {
  * @param {string} adminToken
  * @param {string | undefined} databaseUrl
  */
-async function startHub(dataDir, adminToken, databaseUrl) {
-  const child = spawn(process.execPath, [join(root, 'packages/server/dist/main.js')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HUB_DATA_DIR: dataDir,
-      HUB_ADMIN_TOKEN: adminToken,
-      HUB_LOG_LEVEL: 'warn',
-      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await closed;
-    clearTimeout(timer);
-  };
-  const url = await new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening on (http:\/\/\S+)/i.exec(output);
-      if (match) {
-        clearInterval(timer);
-        clearTimeout(timeout);
-        resolve(match[1]);
-      }
-    }, 20);
-    const timeout = setTimeout(() => reject(new Error(`the hub did not start within 60 s:\n${output}`)), 60_000);
-    child.on('exit', (code) => {
-      clearInterval(timer);
-      clearTimeout(timeout);
-      reject(new Error(`the hub exited with ${code}:\n${output}`));
-    });
-  }).catch(async (error) => {
-    await stop();
-    throw error;
-  });
-  return { child, url: /** @type {string} */ (url), output: () => output, stop };
+function startHub(dataDir, adminToken, databaseUrl) {
+  return startProcess([join(root, 'packages/server/dist/main.js')], {
+    PORT: '0',
+    HUB_DATA_DIR: dataDir,
+    HUB_ADMIN_TOKEN: adminToken,
+    HUB_LOG_LEVEL: 'warn',
+    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+  }, { cwd: root });
 }
 
 /**

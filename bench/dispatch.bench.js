@@ -6,7 +6,6 @@
  * PostgreSQL. Bounded (about a minute); prints; never fails on a missed target. See
  * bench/README.md.
  */
-import { spawn } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { createDatabase } from './database.js';
+import { startProcess as startChild } from './process.js';
 import { cleanupOnExit } from './report.js';
 
 const CONNECTIONS = 16;
@@ -58,49 +58,14 @@ triggers:
 const processes = [];
 
 /**
- * Starts a node process and resolves with it and the URL it prints; `stop()` sends SIGTERM and
- * waits for it to exit (SIGKILL after 15 s).
+ * Starts a node process in the checkout (bench/process.js), kept for the report and the cleanup.
  * @param {string[]} args
  * @param {Record<string, string>} env
- * @returns {Promise<Started>}
  */
 async function startProcess(args, env) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await closed;
-    clearTimeout(timer);
-  };
-  try {
-    const url = await new Promise((resolve, reject) => {
-      const timer = setInterval(() => {
-        const match = /listening on (http:\/\/\S+)/i.exec(output);
-        if (match) {
-          clearInterval(timer);
-          clearTimeout(timeout);
-          resolve(match[1]);
-        }
-      }, 20);
-      const timeout = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 60 s:\n${output}`)), 60_000);
-      child.on('exit', (code) => {
-        clearInterval(timer);
-        clearTimeout(timeout);
-        reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
-      });
-    });
-    const started = { child, url: /** @type {string} */ (url), output: () => output, stop };
-    processes.push([args.join(' '), started]);
-    return started;
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const started = await startChild(args, env, { cwd: root });
+  processes.push([args.join(' '), started]);
+  return started;
 }
 
 /**

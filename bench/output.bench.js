@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HubClient } from '../packages/daemon/dist/index.js';
 import { createDatabase } from './database.js';
+import { stopperOf } from './process.js';
 import { check, cleanupOnExit, quantile, table } from './report.js';
 
 /** Lines per second of the steady part, and for how long. */
@@ -121,14 +122,7 @@ async function startProcess(name, args, env, log, ready) {
   const fd = openSync(log, 'a');
   const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await closed;
-    clearTimeout(timer);
-  };
+  const stop = stopperOf(child);
   processes.push({ name, child, log });
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -8,20 +8,11 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageBinaries } from '../dist/db/embedded-access.js';
 import { startEmbedded } from '../dist/db/embedded.js';
-import { startHub } from './support/hub.js';
+import { processAlive, startHub } from './support/hub.js';
 
 const AS_ROOT = process.getuid?.() === 0;
 const MINUTE = 60_000;
 const NOT_ROOT = 'only as root does PostgreSQL run as another account (postgres); otherwise it runs as the hub does and reaches what the hub reaches';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const postmasterPid = (cluster: string) => Number(readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')[0]);
 
@@ -90,10 +81,10 @@ describe('the embedded PostgreSQL', () => {
     first.process.kill('SIGKILL');
     await first.stop();
     // In a session of its own, PostgreSQL outlives a hub killed outright.
-    expect(alive(orphan)).toBe(true);
+    expect(processAlive(orphan)).toBe(true);
     const second = await startHub({ dataDir });
     try {
-      expect(alive(orphan)).toBe(false);
+      expect(processAlive(orphan)).toBe(false);
       expect(second.output()).toContain('"message":"stopping the embedded PostgreSQL left running by a hub that has gone"');
       expect(postmasterPid(join(dataDir, 'postgres'))).not.toBe(orphan);
     } finally {

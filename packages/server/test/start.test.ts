@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
+import { processAlive } from './support/hub.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const AS_ROOT = process.getuid?.() === 0;
@@ -112,15 +113,6 @@ async function pnpmStart(dataDir: string, options: { expectFailure?: boolean } =
 /** The postmaster's pid from its pid file, while it runs. */
 function postmasterPid(cluster: string): number {
   return Number(readFileSync(join(cluster, 'postmaster.pid'), 'utf8').split('\n')[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Processes whose command line names `cluster` (a postmaster started with -D cluster). */
@@ -242,7 +234,7 @@ describe('pnpm start', () => {
       expect(hub.output()).not.toMatch(/ELIFECYCLE|Command failed|"level":"error"/);
       expect(hub.output()).toMatch(/"message":"stopped"/);
       expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
-      expect(alive(postmaster)).toBe(false);
+      expect(processAlive(postmaster)).toBe(false);
       expect(processesOn(cluster)).toEqual([]);
     },
     5 * MINUTE,
@@ -263,7 +255,7 @@ describe('pnpm start', () => {
     console.log(`pnpm start: SIGINT, then SIGINT again → exit ${end.code ?? end.signal} after ${end.ms} ms`);
     expect(hub.output()).toMatch(/stopping at once \(SIG(INT|TERM) again\)/);
     await expect(enroll.answer).rejects.toThrow();
-    expect(alive(postmaster)).toBe(false);
+    expect(processAlive(postmaster)).toBe(false);
     expect(processesOn(cluster)).toEqual([]);
     // An immediate shutdown: the next start recovers and serves.
     const again = await pnpmStart(dataDir);

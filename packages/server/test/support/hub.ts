@@ -120,3 +120,13 @@ export async function hubOn(kind: DatabaseKind, env: Record<string, string> = {}
     },
   };
 }
+
+/** Whether a process with this pid exists (one of another account's answers EPERM to a signal 0). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
