@@ -107,18 +107,17 @@ export function closeUnreadBody(): RequestHandler {
   };
 }
 
-/** How much of a refused body's rest is read off, and for how long, before its connection is closed. */
-const LINGER_BYTES = 1024 * 1024;
-const LINGER_MS = 2_000;
+/** How long a refused body's connection stays open after the answer, for the client to read it. */
+const LINGER_MS = 1_000;
 
 /**
- * A lingering close (as web servers do after an early answer): closing a connection whose peer is
- * still sending makes the kernel answer its next bytes with a reset, which may destroy the answer
- * before the client has read it (fetch then fails with EPIPE instead of showing the 413 or 401).
- * So once the answer is sent, the rest of the body is read off and dropped, up to LINGER_BYTES or
- * LINGER_MS, whichever comes first, and the connection is closed when it ends or either bound is
- * reached: a client sending a body of a few MB sees its answer, a flood costs at most 1 MiB of
- * reading per request.
+ * A lingering close, without reading: closing a connection whose peer is still sending makes the
+ * kernel answer its next bytes with a reset, which may destroy the answer before the client has
+ * read it (fetch then fails with EPIPE instead of showing its 413 or 401). So once the answer is
+ * sent, the hub closes its side (the client sees the answer whole, then the end), stops reading,
+ * and lets the connection go LINGER_MS later. Not reading costs nothing while the client's
+ * unread bytes wait in the kernel's buffers (TCP then holds the client back), so a flood of large
+ * refused bodies costs no more than their answers.
  */
 function lingerOnClose(req: Request): void {
   const socket = req.socket;
@@ -128,20 +127,12 @@ function lingerOnClose(req: Request): void {
       destroySoon();
       return;
     }
-    let read = 0;
-    const close = () => {
-      clearTimeout(timer);
-      socket.destroy();
-    };
-    const timer = setTimeout(close, LINGER_MS);
+    req.pause();
+    socket.pause();
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     timer.unref();
-    req.on('data', (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > LINGER_BYTES) close();
-    });
-    req.once('end', close);
-    req.once('error', close);
-    req.resume();
+    socket.once('close', () => clearTimeout(timer));
   };
 }
 
