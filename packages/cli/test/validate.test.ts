@@ -108,12 +108,11 @@ describe('discovery', () => {
     expect(includesOf(aliased, 'configuration')).toEqual(['shared.md', 'own.md']);
     expect(includesOf('steps:\n  - prompt:\n      - include: partials/a.md\n  - prompt: [ { include: b.md', 'workflow')).toContain('partials/a.md');
     expect(includesOf('steps: [ { prompt: [ { include: 7 }, { text: hi } ] } ]', 'workflow')).toEqual([]);
-    // 2,000 triggers sharing 2,000 steps sharing 2,000 prompt items: 8e9 visits if walked naively.
+    // 2,000 triggers sharing 2,000 steps sharing 2,000 prompt items: 8e9 visits if walked naively,
+    // hours of work that the test's timeout ends; each shared node is walked once.
     const many = (text: string) => `[ ${Array.from({ length: 2_000 }, () => text).join(', ')} ]`;
     const shared = `defs:\n  - &item { include: x.md }\n  - &prompt ${many('*item')}\n  - &step { prompt: *prompt }\n  - &steps ${many('*step')}\n  - &trigger { steps: *steps }\ntriggers: ${many('*trigger')}\n`;
-    const started = Date.now();
     expect(includesOf(shared, 'configuration')).toEqual(['x.md']);
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
 

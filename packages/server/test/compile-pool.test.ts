@@ -155,9 +155,10 @@ describe('the reclaimer', () => {
       reclaimer.afterLargeWork();
       await new Promise((resolve) => setTimeout(resolve, 100));
       reclaimer.afterLargeWork(); // more large work: the quiet period starts again
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const late = majors.filter((time) => time >= started + 290);
-      expect(late.length).toBeGreaterThanOrEqual(1);
+      // The collection comes 200 ms after the last large work at the soonest; a loaded machine
+      // only makes it later, so wait for it (the test's timeout ends a reclaimer that never runs).
+      while (!majors.some((time) => time >= started + 290)) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(majors.filter((time) => time >= started + 290).length).toBeGreaterThanOrEqual(1);
     } finally {
       reclaimer.close();
       observer.disconnect();
