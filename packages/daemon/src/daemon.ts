@@ -141,7 +141,8 @@ class Daemon {
           continue;
         }
         this.failed(error);
-        await sleep(backoff.next(retryAfterMs(error)), this.stopping.signal);
+        // Another request (a heartbeat, a status) that gets through ends the wait: new work is taken at once.
+        await sleep(backoff.next(retryAfterMs(error)), AbortSignal.any([this.stopping.signal, this.outage.recovered]));
         continue;
       }
       if (answer.cancel !== undefined) {
