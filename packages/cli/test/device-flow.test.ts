@@ -148,7 +148,14 @@ describe('pollForCredential', () => {
     answers.push(error('authorization_pending'));
     const waits: number[] = [];
     // The first pause is cut to what is left of 0.05 s; the wait sleeps it, then no poll is sent.
-    const wait = async (ms: number) => (waits.push(ms), await new Promise((resolve) => setTimeout(resolve, ms)), true);
+    // It sleeps until the clock has moved on by `ms`: a timer may fire a millisecond early by
+    // Date.now(), which would leave the code a moment of life and let a poll go.
+    const wait = async (ms: number) => {
+      waits.push(ms);
+      const until = Date.now() + ms;
+      while (Date.now() < until) await new Promise((resolve) => setTimeout(resolve, Math.max(1, until - Date.now())));
+      return true;
+    };
     await expect(pollForCredential(endpoints(), code({ expiresInS: 0.05, intervalS: 5 }), stop(), wait)).rejects.toThrow(/The code expired before it was approved/);
     expect(waits[0]).toBeLessThanOrEqual(50);
     expect(requests).toHaveLength(0);
