@@ -2,12 +2,12 @@
 // that is away or of the hub's own bounds are recognised (db/health.ts), and a connection that
 // PostgreSQL ends under a transaction neither crashes the process nor lets the transaction's
 // statements run anywhere else (the postgres.js patch in patches/).
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, DEFAULT_DATABASE_TIMEOUTS } from '../dist/db/connect.js';
 import { databaseUnavailable, lostDatabase } from '../dist/db/health.js';
+import { freePort } from './support/cluster.js';
 import { freshDatabase } from './support/hub.js';
 
 const caught = async (work: Promise<unknown>): Promise<unknown> => work.then(() => undefined, (error: unknown) => error);
@@ -30,7 +30,7 @@ describe('database errors', () => {
   });
 
   it('takes a refused connection for a database that is away', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const nowhere = connectDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, name: 'hub-test', timeouts: DEFAULT_DATABASE_TIMEOUTS });
     const error = await caught(nowhere`select 1`);
     await nowhere.end();
@@ -134,15 +134,3 @@ describe('database errors', () => {
     expect((await admin<{ name: string }[]>`select name from marks where name like 'idle%' or name = 'next' order by name`).map((row) => row.name)).toEqual(['next']);
   });
 });
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}

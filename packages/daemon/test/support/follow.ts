@@ -4,7 +4,7 @@
 // Last-Event-ID after a drop. The first hub listens on a port chosen here, so that it can stop
 // and come back on the same URL while the daemon goes on talking to it.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { call, setUp } from '../../../server/test/support/client.js';
 import { freshDatabase, startHub, type RunningHub } from '../../../server/test/support/hub.js';
 import { HubClient, runDaemon, sleep, type HubError } from '../../dist/index.js';
-import { line, until, type Run } from './rig.js';
+import { agentFiles, line, until, type Run } from './rig.js';
 
 /** Prints `line N é😀 ` (as rig.ts's `line`) for N = 1..lines, `every` ms apart; after each line in `gates`, waits for the test to open that gate; then stays silent for `silence` seconds. */
 const AGENT = `import { existsSync, writeFileSync } from 'node:fs';
@@ -131,17 +131,7 @@ export async function twoHubs() {
     /** Reads the execution's output as Server-Sent Events from the second hub. */
     follow: (executionId: string, options: FollowOptions = {}) => follow(two.url, ctx.key, executionId, options),
 
-    /** Lets the agent of `executionId` go on after line `n`. */
-    open(executionId: string, n: number): void {
-      writeFileSync(join(dir, `${executionId}-${n}`), '');
-    },
-
-    /** The pid of the agent of `executionId`, once it has started. */
-    async agentPid(executionId: string): Promise<number> {
-      const file = join(dir, `${executionId}.pid`);
-      await until(`the agent of ${executionId}`, () => existsSync(file));
-      return Number(readFileSync(file, 'utf8'));
-    },
+    ...agentFiles(dir),
 
     async close(): Promise<void> {
       await Promise.all(daemons.map((daemon) => daemon.stop()));

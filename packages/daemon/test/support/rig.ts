@@ -145,17 +145,7 @@ export async function rig() {
       return hub.sql`select seq, stream, text from execution_output where execution_id = ${executionId} order by seq`;
     },
 
-    /** Lets the agent of `executionId` go on after line `n`. */
-    open(executionId: string, n: number): void {
-      writeFileSync(join(dir, `${executionId}-${n}`), '');
-    },
-
-    /** The pid of the agent of `executionId`, once it has started. */
-    async agentPid(executionId: string): Promise<number> {
-      const file = join(dir, `${executionId}.pid`);
-      await until(`the agent of ${executionId}`, () => existsSync(file));
-      return Number(readFileSync(file, 'utf8'));
-    },
+    ...agentFiles(dir),
 
     async close(): Promise<void> {
       await Promise.all(running.map((daemon) => daemon.stop()));
@@ -173,4 +163,21 @@ export async function until(what: string, condition: () => boolean | Promise<boo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The files through which a test agent in `dir` is held and seen: its go-ahead after a line, its pid. */
+export function agentFiles(dir: string) {
+  return {
+    /** Lets the agent of `executionId` go on after line `n`. */
+    open(executionId: string, n: number): void {
+      writeFileSync(join(dir, `${executionId}-${n}`), '');
+    },
+
+    /** The pid of the agent of `executionId`, once it has started. */
+    async agentPid(executionId: string): Promise<number> {
+      const file = join(dir, `${executionId}.pid`);
+      await until(`the agent of ${executionId}`, () => existsSync(file));
+      return Number(readFileSync(file, 'utf8'));
+    },
+  };
 }

@@ -100,7 +100,8 @@ export async function startCluster(bin: string): Promise<Cluster> {
   };
 }
 
-function freePort(): Promise<number> {
+/** A loopback port nothing listens on (once free, given back). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
