@@ -1,31 +1,24 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import {
-  configurationSchema,
-  legacyHubSchema,
-  legacyWorkflowSchema,
-  triggerSchema,
-  type JsonSchema,
-} from '@hub/schemas';
+import type { ErrorObject } from 'ajv';
+import { configuration, legacyHub, legacyWorkflow, trigger } from './generated/validators.js';
 
 export type DocumentKind = 'configuration' | 'trigger' | 'legacy-hub' | 'legacy-workflow';
 
-const schemas: Record<DocumentKind, JsonSchema> = {
-  configuration: configurationSchema,
-  trigger: triggerSchema,
-  'legacy-hub': legacyHubSchema,
-  'legacy-workflow': legacyWorkflowSchema,
+/**
+ * A schema's validator as ajv's standalone code makes it: ajv's ValidateFunction without the
+ * compiled schema (`schema`, `schemaEnv`), which nothing here reads.
+ */
+export type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+// Compiled at build time from @hub/schemas by scripts/generate-validators.js, with the options
+// strict, allErrors, allowUnionTypes, verbose and messages: false; nothing is compiled at start.
+const validators: Record<DocumentKind, Validator> = {
+  configuration,
+  trigger,
+  'legacy-hub': legacyHub,
+  'legacy-workflow': legacyWorkflow,
 };
 
-let ajv: Ajv2020 | undefined;
-const compiled = new Map<DocumentKind, ValidateFunction>();
-
-/** The schema's validator, compiled on first use and kept. */
-export function validatorFor(kind: DocumentKind): ValidateFunction {
-  let validate = compiled.get(kind);
-  if (validate === undefined) {
-    ajv ??= new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, verbose: true, messages: false });
-    validate = ajv.compile(schemas[kind]);
-    compiled.set(kind, validate);
-  }
-  return validate;
+/** The schema's validator. */
+export function validatorFor(kind: DocumentKind): Validator {
+  return validators[kind];
 }
