@@ -40,7 +40,7 @@ export function createApp(hub: Hub): Express {
   // While the database is known to be away, the API answers 503 at once instead of trying it.
   if (hub.health !== undefined) app.use(hub.health.gate(apiNeedsDatabase));
   const operations = mountOperations(app, hub, document, new ContractValidator(document), {
-    ...projectHandlers(),
+    ...projectHandlers(hub),
     ...configurationHandlers(hub),
     ...triggerHandlers(hub),
     ...runHandlers(hub),

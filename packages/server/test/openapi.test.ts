@@ -82,7 +82,7 @@ describe('the OpenAPI document', () => {
   it('documents each status each operation answers, problems as application/problem+json, and X-Request-Id on every response', () => {
     const problems = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'];
     const statuses = (operationId: string) => Object.keys(byId(operationId).responses as Json);
-    expect(statuses('listProjects')).toEqual(['200', '401', '403', '429', '500', '503']);
+    expect(statuses('listProjects')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     for (const operationId of ['validateConfiguration', 'installConfiguration']) {
       expect(statuses(operationId)).toEqual([operationId.startsWith('validate') ? '200' : '201', '400', '401', '403', '404', '413', '415', '422', '429', '500', '503']);
     }
@@ -371,9 +371,16 @@ describe('a hub answers as its OpenAPI document says', () => {
     }
   });
 
-  it('GET /api/v1/projects: 200', async () => {
+  it('GET /api/v1/projects: 200 whole or a page, 400 for a limit or cursor it would not give', async () => {
     const answer = await send('GET', '/api/v1/projects', { token: ctx.key }, 200);
-    expect(answer.body.projects).toEqual([expect.objectContaining({ slug: ctx.project })]);
+    expect(answer.body).toEqual({ projects: [expect.objectContaining({ slug: ctx.project })] });
+    const page = await send('GET', '/api/v1/projects?limit=1', { token: ctx.key }, 200);
+    expect(page.body).toEqual({ projects: answer.body.projects, nextCursor: null });
+    // A GET's 400 is about its query, which checkRequest (bodies) does not judge: checked here.
+    for (const query of ['limit=0', 'cursor=AAAA']) {
+      const refused = await call(hub, 'GET', `/api/v1/projects?${query}`, { token: ctx.key });
+      expect({ status: refused.status, errors: checker.checkAnswer('GET', '/api/v1/projects', refused) }, query).toEqual({ status: 400, errors: [] });
+    }
   });
 
   it.each(CONFIGURATIONS)('POST %s: 200 or 201 in both shapes, 400 (with issues), 404, 413, 415, 422 (with issues)', async (path) => {

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List projects
-         * @description The active projects of the API key's organization, ordered by slug.
+         * @description The active projects of the API key's organization, ordered by slug. Without `limit` and `cursor`, the whole list (the specification's answer). With either, a page: up to `limit` projects (all the rest without it) after the one `cursor` names, and `nextCursor`, the cursor of the next page (null on the last). The cursor names a slug, not a position, so projects created or deactivated meanwhile neither shift nor repeat a page; a cursor this hub did not give is 400.
          */
         get: operations["listProjects"];
         put?: never;
@@ -1619,7 +1619,10 @@ export interface components {
             name: string;
         };
         ProjectList: {
+            /** @description By slug: all the active projects, or a page of at most `limit`. */
             projects: components["schemas"]["Project"][];
+            /** @description Only when `limit` or `cursor` was given: pass as `cursor` for the next page; null on the last page. */
+            nextCursor?: string | null;
         };
         Readiness: {
             /** @constant */
@@ -1730,6 +1733,41 @@ export interface components {
         };
     };
     responses: {
+        /** @description The body is not JSON, or not what the operation takes: `issues` has a `request.*` issue per field. */
+        InvalidRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/invalid_request",
+                 *       "title": "Invalid request",
+                 *       "status": 400,
+                 *       "detail": "The body is not JSON, or not what the operation takes: `issues` has a `request.*` issue per field.",
+                 *       "code": "invalid_request",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                 *       "issues": [
+                 *         {
+                 *           "pointer": "/projectSlug",
+                 *           "code": "request.required",
+                 *           "message": "The field \"projectSlug\" is required."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Invalid request";
+                    /** @constant */
+                    status: 400;
+                    /** @constant */
+                    code: "invalid_request";
+                };
+            };
+        };
         /** @description No API key, or a malformed, unknown or revoked one: send a valid key as `Authorization: Bearer <key>`. */
         Unauthorized: {
             headers: {
@@ -1875,41 +1913,6 @@ export interface components {
                     status: 503;
                     /** @constant */
                     code: "database_unavailable";
-                };
-            };
-        };
-        /** @description The body is not JSON, or not what the operation takes: `issues` has a `request.*` issue per field. */
-        InvalidRequest: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "http://localhost:8080/problems/invalid_request",
-                 *       "title": "Invalid request",
-                 *       "status": 400,
-                 *       "detail": "The body is not JSON, or not what the operation takes: `issues` has a `request.*` issue per field.",
-                 *       "code": "invalid_request",
-                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
-                 *       "issues": [
-                 *         {
-                 *           "pointer": "/projectSlug",
-                 *           "code": "request.required",
-                 *           "message": "The field \"projectSlug\" is required."
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    type: unknown;
-                    /** @constant */
-                    title: "Invalid request";
-                    /** @constant */
-                    status: 400;
-                    /** @constant */
-                    code: "invalid_request";
                 };
             };
         };
@@ -2643,34 +2646,29 @@ export type $defs = Record<string, never>;
 export interface operations {
     listProjects: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Projects per page. Without it (and without `cursor`), the whole list. */
+                limit?: number;
+                /** @description `nextCursor` from the previous page's answer: an opaque string. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The active projects. */
+            /** @description The active projects, or a page of them and the cursor of the next. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "projects": [
-                     *         {
-                     *           "id": "9d3b6f0a-2c4e-4a8b-b7d1-5e6f0a9c3b28",
-                     *           "slug": "app",
-                     *           "name": "App"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["ProjectList"];
                 };
             };
+            400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["InsufficientScope"];
             429: components["responses"]["TooManyRequests"];

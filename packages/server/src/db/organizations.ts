@@ -1,4 +1,4 @@
-import type { Fragment, Sql } from 'postgres';
+import type { Sql } from 'postgres';
 
 export interface Organization {
   id: string;
@@ -61,16 +61,6 @@ export class OrganizationRepository {
       update projects set active = true where organization_id = ${organizationId} and slug = ${slug}
       returning id, slug, name, active`;
     return row;
-  }
-
-  /**
-   * The active projects of the organization `key.organization_id`, as a JSON array ordered by
-   * slug: a column for the key check's statement, so that listing projects is one round trip.
-   */
-  static activeProjectsOfKey(sql: Sql): Fragment {
-    return sql`coalesce((
-      select json_agg(json_build_object('id', p.id, 'slug', p.slug, 'name', p.name) order by p.slug)
-      from projects p where p.organization_id = key.organization_id and p.active), '[]'::json)`;
   }
 
   async activeProject(organizationId: string, slug: string): Promise<Omit<Project, 'active'> | undefined> {
