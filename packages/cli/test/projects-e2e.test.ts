@@ -2,6 +2,8 @@
 // origin argument > HUB_URL > the active stored login > http://localhost:8080, and
 // --api-key > HUB_API_KEY > the credential stored for that exact origin.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -182,5 +184,72 @@ describe('which credential a command uses', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(/with space|line\sbreak|0123456789/);
+  });
+});
+
+/**
+ * A real HTTP hop in front of the hub that records the paths asked for; with `oldHub`, it drops
+ * the query as a hub from before pagination did (it ignored unknown query parameters).
+ */
+async function recordingProxy(target: string, options: { oldHub?: boolean } = {}): Promise<{ url: string; paths: string[]; close(): Promise<void> }> {
+  const paths: string[] = [];
+  const server: Server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    const path = options.oldHub === true ? (req.url ?? '').split('?')[0] : req.url;
+    void fetch(`${target}${path}`, { headers: { authorization: req.headers.authorization ?? '' } }).then(async (answer) => {
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('hub projects with more projects than a page', () => {
+  const MANY = 2_345;
+  let many: Awaited<ReturnType<typeof setUp>>;
+  let whole: { id: string; slug: string; name: string }[];
+
+  beforeAll(async () => {
+    many = await setUp(hub, { project: 'p-0000' });
+    await hub.sql`
+      insert into projects (organization_id, slug, name)
+      select o.id, 'p-' || lpad(i::text, 4, '0'), 'Project ' || i from organizations o, generate_series(1, ${MANY - 1}) i where o.slug = ${many.org}`;
+    const answer = await call(hub, 'GET', '/api/v1/projects', { token: many.key });
+    whole = answer.body.projects;
+    expect(whole.length).toBe(MANY);
+  }, 60_000);
+
+  it('reads the list a page of 1,000 at a time, following nextCursor, and prints all of it in order', async () => {
+    const proxy = await recordingProxy(hub.url);
+    try {
+      const json = await projects([proxy.url, '--json'], { HUB_API_KEY: many.key });
+      expect(json.stderr).toBe('');
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual({ origin: proxy.url, projects: whole });
+      expect(proxy.paths.length).toBe(3);
+      expect(proxy.paths[0]).toBe('/api/v1/projects?limit=1000');
+      expect(proxy.paths.slice(1).every((path) => /^\/api\/v1\/projects\?limit=1000&cursor=[A-Za-z0-9_-]+$/.test(path))).toBe(true);
+      const table = await projects([proxy.url], { HUB_API_KEY: many.key });
+      expect(table.code).toBe(0);
+      const lines = table.stdout.trimEnd().split('\n');
+      expect(lines.length).toBe(MANY + 1);
+      expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(whole.map((project) => project.slug));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('takes the whole list from a hub that does not page (no nextCursor): one request', async () => {
+    const proxy = await recordingProxy(hub.url, { oldHub: true });
+    try {
+      const json = await projects([proxy.url, '--json'], { HUB_API_KEY: many.key });
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout).projects).toEqual(whole);
+      expect(proxy.paths).toEqual(['/api/v1/projects?limit=1000']);
+    } finally {
+      await proxy.close();
+    }
   });
 });

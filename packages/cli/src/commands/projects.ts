@@ -8,13 +8,16 @@ import { hubRequest, printable, renderProblem, resolveCredential, resolveOrigin 
 import type { Unread } from '../unread.js';
 
 const COMMAND = 'hub projects';
+/** Projects asked for per request (the hub's largest page). */
+const PAGE = 1000;
 
 const help = `${COMMAND}: list the active projects of the organization.
 
 Usage: ${COMMAND} [origin] [--api-key KEY] [--json]
 
-The organization is the credential's. For people, a table of slug, name and id; with --json,
-one object that names the hub even when the list is empty:
+The organization is the credential's. The list is read a page of ${PAGE} at a time, by slug.
+For people, a table of slug, name and id; with --json, one object that names the hub even when
+the list is empty:
 
   { "origin": "https://hub.example.com", "projects": [ { "id": "...", "slug": "app", "name": "App" } ] }
 
@@ -46,20 +49,42 @@ export const projects: Command = {
     }
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
-    const answer = await hubRequest(origin, token, 'GET', '/api/v1/projects');
-    if (answer.status !== 200) throw new CliError(renderProblem(answer));
-    const list = projectsOf(answer.body);
-    if (list === undefined) throw new CliError(`The hub at ${origin} answered with something other than a project list.`);
+    const list = await allProjects(origin, token);
     io.stdout.write(values.json ? `${JSON.stringify({ origin, projects: list }, null, 2)}\n` : table(list));
     return 0;
   },
 };
 
-function projectsOf(body: unknown): Project[] | undefined {
-  const list = (body as Unread<WireSchema<'ProjectList'>> | undefined)?.projects;
+/**
+ * Every page of the list, `PAGE` at a time, following `nextCursor`. A hub from before pagination
+ * ignores the query and answers the whole list without a cursor, which ends the walk too.
+ */
+async function allProjects(origin: string, token: string): Promise<Project[]> {
+  const list: Project[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const query = `?limit=${PAGE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const answer = await hubRequest(origin, token, 'GET', `/api/v1/projects${query}`);
+    if (answer.status !== 200) throw new CliError(renderProblem(answer));
+    const page = pageOf(answer.body);
+    if (page === undefined) throw new CliError(`The hub at ${origin} answered with something other than a project list.`);
+    list.push(...page.projects);
+    cursor = page.nextCursor;
+    if (cursor !== undefined && seen.has(cursor)) throw new CliError(`The hub at ${origin} gave the same page cursor twice; the listing would never end.`);
+    if (cursor !== undefined) seen.add(cursor);
+  } while (cursor !== undefined);
+  return list;
+}
+
+function pageOf(body: unknown): { projects: Project[]; nextCursor: string | undefined } | undefined {
+  const answer = body as Unread<WireSchema<'ProjectList'>> | undefined;
+  const list = answer?.projects;
   if (!Array.isArray(list)) return undefined;
   const valid = list.every((item) => typeof item === 'object' && item !== null && ['id', 'slug', 'name'].every((key) => typeof item[key] === 'string'));
-  return valid ? (list as Project[]) : undefined;
+  const next = answer?.nextCursor;
+  if (!valid || (next !== undefined && next !== null && typeof next !== 'string')) return undefined;
+  return { projects: list as Project[], nextCursor: typeof next === 'string' ? next : undefined };
 }
 
 function table(list: Project[]): string {
