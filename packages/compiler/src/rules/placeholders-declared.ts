@@ -1,7 +1,6 @@
-import { isScalar } from 'yaml';
 import { didYouMean, listSome } from '../issues/suggest.js';
 import { entries, field, type DraftTrigger } from '../model/draft.js';
-import { locateNode } from '../source/locate.js';
+import { locateSpan } from '../source/locate.js';
 import { reportAt, type RuleContext } from './context.js';
 
 /** A placeholder: {{ name }} where name is an identifier with dots, such as inputs.branch. */
@@ -26,8 +25,8 @@ export function placeholdersDeclared(context: RuleContext): void {
         if (part.kind === 'text' && typeof part.field.value === 'string') {
           // The scalar's source is searched forward, match by match: where the text is written
           // as it reads, each placeholder is found at its own column.
-          const node = locateNode(part.field.doc, part.field.pointer);
-          const range = isScalar(node) ? node.range : undefined;
+          const span = locateSpan(part.field.doc, part.field.pointer);
+          const range = span?.end === undefined ? undefined : [span.start, span.end];
           const written = range ? part.field.doc.source.text.slice(range[0], range[1]) : '';
           let from = 0;
           for (const match of part.field.value.matchAll(PLACEHOLDER)) {
@@ -40,7 +39,7 @@ export function placeholdersDeclared(context: RuleContext): void {
               context.issues.add('template.unknown_placeholder', unknown(name), part.field.pointer, {
                 file: part.field.doc.file,
                 source: part.field.doc.source,
-                offset: range[0] + found,
+                offset: (range[0] as number) + found,
               });
             }
           }

@@ -1,6 +1,7 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { splitPointer } from '../issues/issue.js';
 import type { Where } from '../issues/collect.js';
+import type { Locator, NodeSpan } from './cst.js';
 import type { ParsedDocument } from './yaml.js';
 
 /**
@@ -8,31 +9,50 @@ import type { ParsedDocument } from './yaml.js';
  * that holds it. A pointer that leaves the document stops at the deepest node it reaches.
  */
 export function locate(parsed: ParsedDocument, pointer: string, options: { key?: boolean } = {}): Where {
-  const target = locateNode(parsed, pointer, options);
-  return { file: parsed.file, source: parsed.source, offset: target?.range?.[0] ?? 0 };
+  const span = parsed.locator.find(pointer, options.key === true);
+  return { file: parsed.file, source: parsed.source, offset: span?.start ?? 0 };
 }
 
-export function locateNode(parsed: ParsedDocument, pointer: string, options: { key?: boolean } = {}): Node | null {
-  const { doc } = parsed;
-  let node = doc.contents as Node | null;
-  let keyNode: Node | null = null;
-  for (const segment of splitPointer(pointer)) {
-    while (isAlias(node)) node = parsed.aliases.get(node) ?? null;
-    let next: Node | null | undefined;
-    keyNode = null;
-    if (isMap(node)) {
-      const pair = pairsOf(node).get(segment);
-      if (pair !== undefined) {
-        keyNode = pair.key as Node;
-        next = (pair.value as Node | null) ?? keyNode;
-      }
-    } else if (isSeq(node) && /^\d+$/.test(segment)) {
-      next = node.items[Number(segment)] as Node | undefined;
-    }
-    if (next === undefined || next === null) break;
-    node = next;
+/** The node's start and, for a scalar, the end of its written value. */
+export function locateSpan(parsed: ParsedDocument, pointer: string): NodeSpan | null {
+  return parsed.locator.find(pointer, false);
+}
+
+/** Pointers into a composed Document, aliases followed as the walk resolved them. */
+export class DocumentLocator implements Locator {
+  constructor(
+    private readonly doc: Document.Parsed,
+    private readonly aliases: Map<Alias, Node>,
+  ) {}
+
+  find(pointer: string, key: boolean): NodeSpan | null {
+    const node = this.node(pointer, key);
+    if (node === null) return null;
+    const range = node.range;
+    return { start: range?.[0] ?? 0, end: isScalar(node) && range ? range[1] : undefined };
   }
-  return options.key && keyNode !== null ? keyNode : node;
+
+  private node(pointer: string, key: boolean): Node | null {
+    let node = this.doc.contents as Node | null;
+    let keyNode: Node | null = null;
+    for (const segment of splitPointer(pointer)) {
+      while (isAlias(node)) node = this.aliases.get(node) ?? null;
+      let next: Node | null | undefined;
+      keyNode = null;
+      if (isMap(node)) {
+        const pair = pairsOf(node).get(segment);
+        if (pair !== undefined) {
+          keyNode = pair.key as Node;
+          next = (pair.value as Node | null) ?? keyNode;
+        }
+      } else if (isSeq(node) && /^\d+$/.test(segment)) {
+        next = node.items[Number(segment)] as Node | undefined;
+      }
+      if (next === undefined || next === null) break;
+      node = next;
+    }
+    return key && keyNode !== null ? keyNode : node;
+  }
 }
 
 // Each mapping's pairs by key, built on its first look-up: issues in a mapping of many keys

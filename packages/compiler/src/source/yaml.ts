@@ -15,16 +15,17 @@ import type { IssueCollector } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
 import type { Limits } from '../limits/limits.js';
+import { readFast, unstorable, type Locator } from './cst.js';
+import { DocumentLocator } from './locate.js';
 import { SourceText, stripBom } from './text.js';
 
 /** A parsed YAML document, its plain value, and what positions need. */
 export interface ParsedDocument {
   file: string | undefined;
   source: SourceText;
-  doc: Document.Parsed;
   value: unknown;
-  /** The node each alias stands for, as the walk resolved it. */
-  aliases: Map<Alias, Node>;
+  /** Where each pointer's node is written. */
+  locator: Locator;
   /** Pointers of nodes with a YAML issue: the schema does not report them a second time. */
   flagged: Set<string>;
   /** Pointers the schema rejected: the rules do not report them a second time. */
@@ -77,7 +78,27 @@ export function parseYaml(
     return undefined;
   }
   const tokens = Array.from(new Parser().parse(source.text));
+  const fast = readFast(tokens, source, limits);
+  if (fast !== undefined) {
+    for (const issue of fast.found) issues.add(issue.code, issue.message, issue.pointer, where(issue.offset));
+    return { file, source, value: fast.value, locator: fast.locator, flagged: fast.flagged, rejected: new Set() };
+  }
+  return composeYaml(tokens, source, file, limits, issues);
+}
 
+/**
+ * The general reading: yaml composes a Document, and a walk turns it into plain data. The fast
+ * reading gives way to it for whatever it does not cover; the two agree on everything it does
+ * (test/fast-read.test.ts compares them).
+ */
+export function composeYaml(
+  tokens: CST.Token[],
+  source: SourceText,
+  file: string | undefined,
+  limits: Limits,
+  issues: IssueCollector,
+): ParsedDocument | undefined {
+  const where = (offset: number) => ({ file, source, offset });
   const tooDeep = findTooDeep(tokens, limits.maxDepth);
   if (tooDeep !== undefined) {
     issues.add('limit.depth', `The YAML nests deeper than ${limits.maxDepth} levels.`, '', where(tooDeep));
@@ -105,7 +126,8 @@ export function parseYaml(
   const walker = new Walker(doc, limits, issues, source, file);
   try {
     const value = walker.toValue(doc.contents, 1, false);
-    return { file, source, doc, value, aliases: walker.aliases, flagged: walker.flagged, rejected: new Set() };
+    const locator = new DocumentLocator(doc, walker.aliases);
+    return { file, source, value, locator, flagged: walker.flagged, rejected: new Set() };
   } catch (error) {
     if (error instanceof Abort) return undefined;
     throw error;
@@ -362,24 +384,6 @@ function tagOffset(text: string, valueStart: number): number {
     end = start;
   }
   return valueStart;
-}
-
-/**
- * What the raw text may not hold but a double-quoted string's escapes can still make: U+0000
- * ("\0", "\u0000"), which PostgreSQL refuses in text and jsonb, and lone surrogates
- * ("\uD800"), which jsonb refuses and text would turn into U+FFFD.
- */
-function unstorable(text: string, what: 'key' | 'value'): [IssueCode, string][] {
-  const nul = text.includes('\u0000');
-  if (!nul && text.isWellFormed()) return [];
-  const found: [IssueCode, string][] = [];
-  if (nul) {
-    found.push(['text.nul_character', `The ${what} holds the NUL character (U+0000, written as an escape such as \\0 or \\u0000); remove it: the hub stores text, which cannot hold NUL.`]);
-  }
-  if (!text.isWellFormed()) {
-    found.push(['text.malformed_unicode', `The ${what} holds a lone surrogate (an escape such as \\uD800 without its pair); remove it or escape the whole character (\\U0001F600): the hub stores well-formed Unicode only.`]);
-  }
-  return found;
 }
 
 function offsetOf(node: Node): number {
