@@ -1,7 +1,6 @@
 import type { Assignment as WireAssignment } from '@hub/schemas';
 import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
 import type { Fragment, Sql } from 'postgres';
-import { ASSIGNMENT_CHANNEL } from './channels.js';
 
 /** One step as the run will execute it: its daemon by name, the prompt rendered. */
 export interface PlannedStep {
@@ -34,7 +33,28 @@ export type FoundTrigger = {
   projectId: string;
   trigger: CompiledTrigger;
   environments: CompiledEnvironment[];
-} & ({ source: 'configuration'; revisionId: string; configuredTriggerId?: string } | { source: 'trigger'; revisionId: string; triggerId: string });
+} & (
+  | { source: 'configuration'; revisionId: string; configuredTriggerId?: string }
+  /** `configurationRevisionId`: the project's active configuration then (without the trigger), or null. */
+  | { source: 'trigger'; revisionId: string; triggerId: string; configurationRevisionId: string | null }
+);
+
+/**
+ * Where a dispatch of one project and trigger name last found its trigger, and the trigger as
+ * compiled. A revision is never changed once stored, so the model is exact for as long as the
+ * revision ids here are still the active ones; `dispatchHinted` checks that they are (dispatch/hints.ts keeps them).
+ */
+export interface TriggerHint {
+  projectId: string;
+  /** The project's active configuration revision then; null when it had none. */
+  configurationRevisionId: string | null;
+  /** For an organization trigger: its active revision then (the configuration lacked the name). */
+  triggerRevisionId: string | null;
+  /** The run's triggerId (the configured trigger's or the organization trigger's). */
+  triggerId: string;
+  trigger: CompiledTrigger;
+  environments: CompiledEnvironment[];
+}
 
 /** An earlier dispatch with the same delivery key: its identifiers, and its request's digest. */
 export interface Delivery {
@@ -134,12 +154,12 @@ export class RunRepository {
       };
     }
     if (result.organizationTrigger === null) return { earlier, found: 'trigger_not_found' };
-    return { earlier, found: { source: 'trigger', projectId: result.projectId, ...result.organizationTrigger } };
+    return { earlier, found: { source: 'trigger', projectId: result.projectId, configurationRevisionId: result.revisionId, ...result.organizationTrigger } };
   }
 
   /**
    * Starts a run and its first execution in one statement, when the first step's daemon is
-   * online, and wakes that daemon's long-poll (NOTIFY, delivered on commit). The delivery key is
+   * online (the caller then wakes that daemon's long-polls: dispatch/notices.ts). The delivery key is
    * unique per organization: of concurrent dispatches with one key, on any instance, one inserts
    * and the others wait for it and insert nothing (`taken`). The API key is read again in the
    * same statement, unrevoked and locked FOR KEY SHARE until it commits (as an install's is, see
@@ -181,7 +201,6 @@ export class RunRepository {
         insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
         select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
         from daemon, run
-        returning daemon_id
       ), audit as (
         insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
         select ${run.organizationId}, 'run.dispatched', 'key', ${run.apiKeyId},
@@ -190,13 +209,84 @@ export class RunRepository {
         from run
       )
       select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
-        (select receipt_id from run) as "receiptId", (select pg_notify(${ASSIGNMENT_CHANNEL}, daemon_id::text) from execution) as notified`;
+        (select receipt_id from run) as "receiptId"`;
     const result = row as { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null };
     if (!result.keyValid) return { outcome: 'key_revoked' };
     if (result.daemonId === null) return { outcome: 'not_enrolled' };
     if (result.online !== true) return { outcome: 'offline' };
     if (result.receiptId === null) return { outcome: 'taken' };
     return { outcome: 'dispatched', daemonId: result.daemonId, receiptId: result.receiptId };
+  }
+
+  /**
+   * `dispatch` and the key check in one statement, from hints (dispatch/hints.ts), with every
+   * precondition read again: the key by id and digest, unrevoked, with runs:dispatch, locked FOR
+   * KEY SHARE until commit (and its lastUsedAt moved on as the key check does); the project active
+   * under its slug, and the hint's revisions still the active ones (a revision never changes, so
+   * the trigger and the plan made from it are exact); the first step's daemon online; the delivery
+   * key unused. It starts the run only when all hold, and otherwise nothing: `started` false,
+   * with what was found not to hold, for the caller to take the exact path.
+   */
+  async dispatchHinted(run: {
+    triggerRunId: string;
+    executionId: string;
+    organizationId: string;
+    keyId: string;
+    keyDigest: Buffer;
+    projectSlug: string;
+    hint: TriggerHint;
+    deliveryKey: string;
+    requestDigest: Buffer;
+    actor: string;
+    inputs: Record<string, string>;
+    plan: PlannedStep[];
+    assignment: Assignment;
+  }): Promise<{ started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }> {
+    const { hint, triggerRunId, executionId, organizationId } = run;
+    const first = run.plan[0] as PlannedStep;
+    const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
+    const [row] = await this.sql<{ keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]>`
+      with key as (
+        select id, last_used_at from api_keys
+        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id = ${organizationId} and revoked_at is null and 'runs:dispatch' = any (scopes)
+        for key share
+      ), touched as (
+        update api_keys set last_used_at = now() from key
+        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
+        returning 1
+      ), current as (
+        select p.id from projects p
+        where p.id = ${hint.projectId} and p.organization_id = ${organizationId} and p.slug = ${run.projectSlug} and p.active
+          and (select r.id from configuration_revisions r where r.project_id = p.id and r.active) is not distinct from ${hint.configurationRevisionId}::uuid
+          and (${hint.triggerRevisionId}::uuid is null or exists (select from trigger_revisions t where t.id = ${hint.triggerRevisionId}::uuid and t.active))
+      ), daemon as (
+        select id from daemons
+        where organization_id = ${organizationId} and name = ${first.daemon} and retired_at is null
+          and last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond'
+      ), run as (
+        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+        select ${triggerRunId}, ${organizationId}, current.id, ${run.deliveryKey}, ${run.requestDigest}, ${hint.trigger.name},
+          ${configurationRevisionId}::uuid, ${hint.triggerRevisionId}::uuid,
+          ${hint.triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${hint.trigger.maxRuntimeMs}, key.id
+        from key, current, daemon
+        on conflict (organization_id, delivery_key) do nothing
+        returning receipt_id
+      ), execution as (
+        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
+        from daemon, run
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+        select ${organizationId}, 'run.dispatched', 'key', ${run.keyId},
+          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${hint.trigger.name}::text, 'projectSlug', ${run.projectSlug}::text, 'daemon', ${first.daemon}::text)
+        from run
+      )
+      select exists (select from key) as "keyValid", exists (select from current) as current, (select id from daemon) as "daemonId",
+        (select receipt_id from run) as "receiptId", (select count(*) from touched) as touched`;
+    const result = row as { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null };
+    if (result.receiptId !== null && result.daemonId !== null) return { started: true, daemonId: result.daemonId, receiptId: result.receiptId };
+    return { started: false, keyValid: result.keyValid, current: result.current };
   }
 
   /** A's triggerId for a configuration installed before triggers got theirs at install. */

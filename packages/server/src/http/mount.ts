@@ -1,4 +1,4 @@
-import { Router, type Express, type Request, type RequestHandler } from 'express';
+import { type Express, type Request, type RequestHandler } from 'express';
 import { requireAdmin } from '../auth/admin.js';
 import { requireScope, type Scope } from '../auth/api-key.js';
 import { requireDaemon } from '../auth/daemon-signature.js';
@@ -111,7 +111,8 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
   // its prefetch, its refusals answered after it; a larger one is read only once the key passed.
   else if (handler.bodyFirst !== undefined) {
     const small = handler.bodyFirst;
-    const first = chain([deferErrors(jsonBody(small)), deferErrors(validate), ...auth, raiseDeferred]);
+    const tryFirst = handler.attempt === undefined ? [] : [attempting(handler.attempt)];
+    const first = chain([deferErrors(jsonBody(small)), deferErrors(validate), ...tryFirst, ...auth, raiseDeferred]);
     const after = chain([bearer(undefined), jsonBody(limit), validate]);
     checks = [(req, res, next) => (announcedUpTo(req, small) ? first : after)(req, res, next)];
   } else checks = [...auth, jsonBody(limit), validate];
@@ -136,11 +137,40 @@ function refuseDeclaredOver(limit: number): RequestHandler {
   };
 }
 
-/** Handlers run in turn as one (an Express router of their own). */
+/**
+ * Handlers run in turn as one, as an Express router of their own would run them (an error, a
+ * thrown one or a rejected promise, skips the rest), without a router's matching on each request.
+ */
 function chain(handlers: RequestHandler[]): RequestHandler {
-  const router = Router();
-  router.use(handlers);
-  return router;
+  return (req, res, next) => {
+    let index = 0;
+    const step = (error?: unknown) => {
+      const handler = handlers[index++];
+      if (error !== undefined || handler === undefined) {
+        next(error);
+        return;
+      }
+      try {
+        const result: unknown = handler(req, res, step);
+        if (result instanceof Promise) result.catch((rejected: unknown) => step(rejected ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        step(thrown);
+      }
+    };
+    step();
+  };
+}
+
+/** `Handler.attempt` as a step: ends the request when it answered, else goes on (a refused body goes on at once). */
+function attempting(attempt: NonNullable<Handler<OperationId>['attempt']>): RequestHandler {
+  return async (req, res, next) => {
+    const context = contextOf(req);
+    if (context.bodyError !== undefined || context.input === undefined) {
+      next();
+      return;
+    }
+    if (!(await attempt({ req, res, ...(context.input as object) } as never))) next();
+  };
 }
 
 /**

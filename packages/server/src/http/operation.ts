@@ -34,6 +34,12 @@ export interface Handler<Id extends OperationId> {
    * without `prefetch` (the context's `prefetched` is null): the handler reads it itself.
    */
   bodyFirst?: number;
+  /**
+   * With `bodyFirst`: tried once that body is read and valid, before the key check. True when it
+   * answered the request; false to go on with the key check and `handle`. It never refuses: a
+   * request it cannot answer takes the exact path, and meets every refusal there.
+   */
+  attempt?: (call: Call<Id>) => Promise<boolean>;
 }
 
 /** The handlers of a resource, by operationId: each operation of the document has exactly one. */
