@@ -87,7 +87,10 @@ export class AuditListRepository {
     const after =
       before === undefined
         ? this.sql`true`
-        : this.sql`(e.at, e.id) < (select at, id from audit_events where organization_id = ${organizationId} and id = ${before})`;
+        : // The cursor's event by its primary key alone (OFFSET 0 keeps the organization's condition out of that scan; see db/run-view.ts, byId).
+          this.sql`(e.at, e.id) < (
+            select c.at, c.id from (select at, id, organization_id from audit_events where id = ${before} offset 0) c
+            where c.organization_id = ${organizationId})`;
     return this.sql<AuditEventRow[]>`
       select e.id, e.at, e.kind, e.subject, e.address,
         jsonb_strip_nulls(jsonb_build_object('kind', e.actor_kind, 'id', coalesce(e.api_key_id, e.account_id),

@@ -31,9 +31,11 @@ export class DaemonListRepository {
       offset ${query.offset} limit ${query.limit + 1}`;
   }
 
+  /** By its primary key alone, the organization checked after (see db/run-view.ts, byId). */
   async find(organizationId: string, daemonId: string): Promise<DaemonListRow | undefined> {
     const [row] = await this.sql<DaemonListRow[]>`
-      select ${this.columns()} from daemons where organization_id = ${organizationId} and id = ${daemonId}`;
+      with one as materialized (select * from daemons where id = ${daemonId})
+      select ${this.columns()} from one daemons where organization_id = ${organizationId}`;
     return row;
   }
 

@@ -92,15 +92,19 @@ export class OutputRepository {
     });
   }
 
-  /** The execution of a run of the organization (`triggerRunId` too, when given), with where its output stands. */
+  /**
+   * The execution of a run of the organization (`triggerRunId` too, when given), with where its
+   * output stands; each row by its primary key alone (see db/run-view.ts, byId).
+   */
   async state(organizationId: string, executionId: string, triggerRunId?: string): Promise<OutputState | undefined> {
     const [row] = await this.sql<(Omit<OutputState, 'cutBytes'> & { cutBytes: string })[]>`
       select e.id as "executionId", e.trigger_run_id as "triggerRunId", e.status, e.exit_code as "exitCode", e.message,
         e.output_head_end as "headEnd", e.output_cut_bytes as "cutBytes"
-      from executions e join trigger_runs r on r.id = e.trigger_run_id
-      where e.id = ${executionId} and r.organization_id = ${organizationId}
-        ${triggerRunId === undefined ? this.sql`` : this.sql`and r.id = ${triggerRunId}`}`;
-    return row === undefined ? undefined : { ...row, cutBytes: Number(row.cutBytes) };
+      from executions e
+      where e.id = ${executionId} and (select organization_id from trigger_runs where id = e.trigger_run_id) = ${organizationId}`;
+    // The run compared here: beside the primary key's condition, it would let the planner pick the run's index.
+    if (row === undefined || (triggerRunId !== undefined && row.triggerRunId !== triggerRunId.toLowerCase())) return undefined;
+    return { ...row, cutBytes: Number(row.cutBytes) };
   }
 
   /** The execution's status and how it ended, if it has. */

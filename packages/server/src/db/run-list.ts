@@ -19,7 +19,10 @@ export class RunListRepository {
     const after =
       before === undefined
         ? this.sql`true`
-        : this.sql`(r.created_at, r.id) < (select created_at, id from trigger_runs where organization_id = ${organizationId} and id = ${before})`;
+        : // The cursor's run by its primary key alone (OFFSET 0 keeps the organization's condition out of that scan; see db/run-view.ts, byId).
+          this.sql`(r.created_at, r.id) < (
+            select c.created_at, c.id from (select created_at, id, organization_id from trigger_runs where id = ${before} offset 0) c
+            where c.organization_id = ${organizationId})`;
     return this.sql<RunListRow[]>`
       select r.id, r.trigger_name as "trigger", p.slug as "projectSlug", r.actor, r.status,
         r.created_at as "createdAt", r.finished_at as "finishedAt"

@@ -7,10 +7,28 @@ export interface RunFilter {
   status?: string;
 }
 
-/** A run of the organization with its executions, as GET /api/v1/runs/{id} answers it. */
+/**
+ * A run of the organization with its executions, as GET /api/v1/runs/{id} answers it. The run is
+ * read by its primary key alone, and its organization checked after: see `byId`.
+ */
 export async function runView(sql: Sql, organizationId: string, triggerRunId: string): Promise<Run | undefined> {
-  const [run] = await sql<Record<string, unknown>[]>`${runColumns(sql)} where r.organization_id = ${organizationId} and r.id = ${triggerRunId}`;
+  const [run] = await sql<Record<string, unknown>[]>`
+    with one as materialized (${byId(sql, triggerRunId)})
+    ${runColumns(sql, sql`one`)} where r.organization_id = ${organizationId}`;
   return run === undefined ? undefined : asRun(run);
+}
+
+/**
+ * The run `id`'s row, for a MATERIALIZED CTE: its only condition is the primary key's, so the
+ * primary key is the only index PostgreSQL can read it by, whatever its statistics say. With the
+ * organization's condition beside it, statistics taken while the table was empty (no autovacuum)
+ * let the planner read the organization's whole range of the (organization_id, delivery_key)
+ * index instead: GET /runs/{id} went from 690 to 187 req/s at 7,000 runs.
+ */
+function byId(sql: Sql, id: string): Fragment {
+  return sql`
+    select id, organization_id, project_id, trigger_name, actor, delivery_key, status, inputs, created_at, finished_at, cancel_requested_at
+    from trigger_runs where id = ${id}`;
 }
 
 /**
@@ -20,8 +38,9 @@ export async function runView(sql: Sql, organizationId: string, triggerRunId: st
  */
 export async function runViews(sql: Sql, organizationId: string, filter: RunFilter, before: string | undefined, limit: number): Promise<Run[] | undefined> {
   if (before !== undefined) {
-    const [known] = await sql`select 1 from trigger_runs where organization_id = ${organizationId} and id = ${before}`;
-    if (known === undefined) return undefined;
+    // By the primary key alone (see `byId`), the organization compared here.
+    const [known] = await sql<{ organizationId: string }[]>`select organization_id as "organizationId" from trigger_runs where id = ${before}`;
+    if (known?.organizationId !== organizationId) return undefined;
   }
   const conditions: Fragment[] = [sql`r.organization_id = ${organizationId}`];
   if (before !== undefined) conditions.push(sql`(r.created_at, r.id) < (select created_at, id from trigger_runs where id = ${before})`);
@@ -29,11 +48,12 @@ export async function runViews(sql: Sql, organizationId: string, filter: RunFilt
   if (filter.trigger !== undefined) conditions.push(sql`r.trigger_name = ${filter.trigger}`);
   if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`);
   const where = conditions.reduce((all, condition) => sql`${all} and ${condition}`);
-  const rows = await sql<Record<string, unknown>[]>`${runColumns(sql)} where ${where} order by r.created_at desc, r.id desc limit ${limit + 1}`;
+  const rows = await sql<Record<string, unknown>[]>`${runColumns(sql, sql`trigger_runs`)} where ${where} order by r.created_at desc, r.id desc limit ${limit + 1}`;
   return rows.map(asRun);
 }
 
-function runColumns(sql: Sql): Fragment {
+/** The columns of a run as the API gives it, from `source` (trigger_runs, or a CTE of some of its rows) as `r`. */
+function runColumns(sql: Sql, source: Fragment): Fragment {
   return sql`
     select r.id as "triggerRunId", p.slug as "projectSlug", r.trigger_name as "trigger", r.actor, r.delivery_key as "deliveryKey",
       r.status, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt", r.cancel_requested_at as "cancelRequestedAt",
@@ -43,16 +63,16 @@ function runColumns(sql: Sql): Fragment {
           'exitCode', e.exit_code, 'message', e.message, 'createdAt', e.created_at, 'startedAt', e.started_at, 'finishedAt', e.finished_at)
           order by e.step_index)
         from executions e join daemons d on d.id = e.daemon_id where e.trigger_run_id = r.id), '[]'::json) as executions
-    from trigger_runs r join projects p on p.id = r.project_id`;
+    from ${source} r join projects p on p.id = r.project_id`;
 }
 
-/** An execution of a run of the organization, with the run's id. */
+/** An execution of a run of the organization, with the run's id; each row by its primary key alone (see `byId`). */
 export async function executionView(sql: Sql, organizationId: string, executionId: string): Promise<{ runId: string; execution: Run['executions'][number] } | undefined> {
   const [row] = await sql<Record<string, unknown>[]>`
     select e.trigger_run_id as "runId", e.id as "executionId", e.step_id as "stepId", e.daemon_id as "daemonId", d.name as daemon, e.status,
       e.exit_code as "exitCode", e.message, e.created_at as "createdAt", e.started_at as "startedAt", e.finished_at as "finishedAt"
-    from executions e join trigger_runs r on r.id = e.trigger_run_id join daemons d on d.id = e.daemon_id
-    where e.id = ${executionId} and r.organization_id = ${organizationId}`;
+    from executions e join daemons d on d.id = e.daemon_id
+    where e.id = ${executionId} and (select organization_id from trigger_runs where id = e.trigger_run_id) = ${organizationId}`;
   if (row === undefined) return undefined;
   const { runId, ...execution } = row;
   return { runId: runId as string, execution: asExecution(execution) as Run['executions'][number] };

@@ -19,8 +19,10 @@ export type CancelResult = { ok: true } | { ok: false; reason: 'not_found' } | {
 export async function cancelRun(sql: Sql, organizationId: string, triggerRunId: string, apiKeyId: string): Promise<CancelResult> {
   return sql.begin(async (tx): Promise<CancelResult> => {
     const [run] = await tx<{ trigger: string; projectSlug: string }[]>`
-      select r.trigger_name as trigger, p.slug as "projectSlug" from trigger_runs r join projects p on p.id = r.project_id
-      where r.id = ${triggerRunId} and r.organization_id = ${organizationId}`;
+      -- By its primary key alone, the organization checked after (see db/run-view.ts, byId).
+      with one as materialized (select trigger_name, project_id, organization_id from trigger_runs where id = ${triggerRunId})
+      select r.trigger_name as trigger, p.slug as "projectSlug" from one r join projects p on p.id = r.project_id
+      where r.organization_id = ${organizationId}`;
     if (run === undefined) return { ok: false, reason: 'not_found' };
     const inFlight = await tx<{ id: string; daemonId: string; status: string; offered: boolean }[]>`
       select id, daemon_id as "daemonId", status, offered_at is not null as offered from executions

@@ -1,0 +1,170 @@
+// Look-ups by primary key (or the index meant for them) whatever the planner's statistics say.
+// PostgreSQL without autovacuum keeps the statistics of the moment someone ran ANALYZE: here,
+// while the run tables were all but empty (a few runs of another organization). Then 8,000 runs
+// of this organization come, which the statistics say are none: with the organization's condition
+// beside the primary key's, PostgreSQL 15 then reads GET /runs/{id}'s run by the organization's
+// whole range of the (organization_id, delivery_key) index. Each read-side query runs as the hub
+// runs it (postgres.js, prepared, past the point where PostgreSQL may switch to a generic plan),
+// and auto_explain hands back every plan it executed: the shape of the plan is checked, never a time.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres, { type Sql } from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OutputRepository } from '../dist/db/output.js';
+import { RunListRepository } from '../dist/db/run-list.js';
+import { executionView, runView, runViews } from '../dist/db/run-view.js';
+import { call, enrollDaemon, setUp } from './support/client.js';
+import { configurationPartials, configurationYaml, exampleDaemons } from './support/documents.js';
+import { databases, hubOn } from './support/hub.js';
+
+const RUNS = 8_000;
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** How a plan reads each table: "Index Scan trigger_runs_pkey", "Seq Scan", … by table. */
+function accessOf(plan: PlanNode, into: Map<string, Set<string>> = new Map()): Map<string, Set<string>> {
+  const relation = plan['Relation Name'];
+  if (relation !== undefined) {
+    // A bitmap heap scan's indexes are in its Bitmap Index Scan children (under BitmapAnd/Or).
+    const bitmaps = plan['Node Type'] === 'Bitmap Heap Scan' ? indexesBelow(plan) : [];
+    const index = plan['Index Name'] ?? (bitmaps.length > 0 ? bitmaps.join('+') : undefined);
+    const ways = into.get(relation) ?? new Set<string>();
+    ways.add(index === undefined ? plan['Node Type'] : `${plan['Node Type']} ${index}`);
+    into.set(relation, ways);
+  }
+  for (const child of plan.Plans ?? []) if (child['Node Type'] !== 'Bitmap Index Scan' && child['Node Type'] !== 'BitmapAnd' && child['Node Type'] !== 'BitmapOr') accessOf(child, into);
+  return into;
+}
+
+function indexesBelow(plan: PlanNode): string[] {
+  return (plan.Plans ?? []).flatMap((child) => (child['Node Type'] === 'Bitmap Index Scan' ? [child['Index Name'] as string] : indexesBelow(child)));
+}
+
+interface SeedIds {
+  organizationId: string;
+  projectId: string;
+  keyId: string;
+  revisionId: string;
+  daemonId: string;
+}
+
+/** `count` finished runs (every tenth still running) with two executions each and three lines of output on the first. */
+async function seed(sql: Sql, ids: SeedIds, prefix: string, count: number): Promise<void> {
+  await sql`
+    insert into trigger_runs (organization_id, project_id, delivery_key, request_digest, trigger_name, configuration_revision_id,
+      trigger_id, actor, inputs, plan, max_runtime_ms, status, api_key_id, created_at, finished_at)
+    select ${ids.organizationId}, ${ids.projectId}, ${prefix}::text || '-' || i, '\\x00', 'fix-tests', ${ids.revisionId}, gen_random_uuid(), 'dev-lead',
+      '{}', '[]', 3600000, case when i % 10 = 0 then 'running' else 'succeeded' end, ${ids.keyId},
+      now() - (${count} - i) * interval '1 second', case when i % 10 = 0 then null else now() end
+    from generate_series(1, ${count}) i`;
+  await sql`
+    insert into executions (trigger_run_id, step_index, step_id, daemon_id, status, assignment, max_runtime_ms, created_at, started_at, finished_at, exit_code)
+    select r.id, s, 'step-' || s, ${ids.daemonId}, case when r.status = 'running' then 'running' else 'succeeded' end, '{}', 3600000,
+      r.created_at, r.created_at, r.finished_at, case when r.status = 'running' then null else 0 end
+    from trigger_runs r, generate_series(0, 1) s where r.delivery_key like ${`${prefix}-%`}`;
+  await sql`
+    insert into execution_output (execution_id, seq, stream, at, text, bytes)
+    select e.id, s, 'stdout', now(), 'line ' || s || E'\\n', 7
+    from executions e join trigger_runs r on r.id = e.trigger_run_id, generate_series(0, 2) s
+    where e.step_index = 0 and r.delivery_key like ${`${prefix}-%`}`;
+}
+
+describe.each(databases)('read-side look-ups with statistics taken while the tables were empty (%s)', (kind) => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  let ctx: Awaited<ReturnType<typeof setUp>>;
+  let organizationId: string;
+  let runId: string;
+  let executionId: string;
+  /** One connection with auto_explain on, and the plans it has reported since `access` began. */
+  let explained: Sql;
+  let reported: PlanNode[] = [];
+
+  beforeAll(async () => {
+    hub = await hubOn(kind);
+    ctx = await setUp(hub);
+    for (const daemon of exampleDaemons) await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes);
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials } });
+    expect(installed.status, installed.text).toBe(201);
+    const sql = hub.sql;
+    const [ids] = await sql<{ organizationId: string; projectId: string; keyId: string; revisionId: string; daemonId: string }[]>`
+      select o.id as "organizationId", p.id as "projectId", k.id as "keyId", r.id as "revisionId", d.id as "daemonId"
+      from organizations o join projects p on p.organization_id = o.id join api_keys k on k.organization_id = o.id
+      join configuration_revisions r on r.project_id = p.id and r.active join daemons d on d.organization_id = o.id
+      where o.slug = ${ctx.org} limit 1`;
+    if (ids === undefined) throw new Error('setup: nothing to seed from');
+    ({ organizationId } = ids);
+    // Statistics of run tables that hold only a few runs of another organization.
+    const other = await setUp(hub);
+    const [elsewhere] = await sql<{ organizationId: string; projectId: string }[]>`
+      select o.id as "organizationId", p.id as "projectId" from organizations o join projects p on p.organization_id = o.id where o.slug = ${other.org}`;
+    await seed(sql, { ...ids, ...elsewhere }, 'other', 50);
+    await sql`analyze`;
+    await seed(sql, ids, 'seed', RUNS);
+    [{ runId, executionId }] = await sql<{ runId: string; executionId: string }[]>`
+      select r.id as "runId", e.id as "executionId" from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
+      where r.delivery_key = ${`seed-${RUNS / 2}`}`;
+    explained = postgres(hub.databaseUrl ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim(), {
+      max: 1,
+      onnotice: (notice) => {
+        const text = String(notice.message);
+        const at = text.indexOf('{');
+        if (text.startsWith('duration:') && at >= 0) reported.push((JSON.parse(text.slice(at)) as { Plan: PlanNode }).Plan);
+      },
+    });
+    await explained`load 'auto_explain'`;
+    await explained`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_format', 'json', false),
+      set_config('auto_explain.log_level', 'notice', false), set_config('client_min_messages', 'notice', false)`;
+  }, 180_000);
+
+  afterAll(async () => {
+    await explained?.end();
+    await hub?.close();
+  });
+
+  /**
+   * How `query` reads each table, over 7 runs (PostgreSQL may plan the sixth execution of a
+   * prepared statement generically, and keep that plan): every way seen, by table.
+   */
+  async function access(query: (sql: Sql) => Promise<unknown>): Promise<Record<string, string[]>> {
+    reported = [];
+    for (let run = 0; run < 7; run++) await query(explained);
+    expect(reported.length).toBeGreaterThanOrEqual(7);
+    const all = new Map<string, Set<string>>();
+    for (const plan of reported) accessOf(plan, all);
+    const found = Object.fromEntries([...all].map(([table, ways]) => [table, [...ways].sort()]));
+    if (process.env.SHOW_PLANS) console.log(JSON.stringify(found));
+    return found;
+  }
+
+  /** The indexes a table was read by ('Seq Scan' for none), from `access`. */
+  const indexes = (ways: string[] | undefined) => [...new Set((ways ?? []).map((way) => /^(?:Index Scan|Index Only Scan|Bitmap Heap Scan) (.+)$/.exec(way)?.[1] ?? way))].sort();
+
+  it('GET /api/v1/runs/{id}: the run by its primary key, its executions by their run', async () => {
+    const found = await access(async (sql) => expect((await runView(sql, organizationId, runId))?.triggerRunId).toBe(runId));
+    expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
+    expect(indexes(found.executions)).toEqual(['executions_trigger_run_id_step_index_key']);
+    // Another organization's run is not found.
+    expect(await runView(explained, organizationId.replace(/^./, (c) => (c === '0' ? '1' : '0')), runId)).toBeUndefined();
+  });
+
+  it('an execution, and where its output stands, by primary keys', async () => {
+    const found = await access(async (sql) => expect((await executionView(sql, organizationId, executionId))?.runId).toBe(runId));
+    expect(indexes(found.executions)).toEqual(['executions_pkey']);
+    expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
+    const output = await access(async (sql) => expect((await new OutputRepository(sql).state(organizationId, executionId, runId))?.executionId).toBe(executionId));
+    expect(indexes(output.executions)).toEqual(['executions_pkey']);
+    expect(indexes(output.trigger_runs)).toEqual(['trigger_runs_pkey']);
+  });
+
+  it("the runs lists (API and dashboard) find their cursor's run by its primary key", async () => {
+    const api = await access(async (sql) => expect((await runViews(sql, organizationId, {}, runId, 5))?.length).toBe(6));
+    expect(indexes(api.trigger_runs)).toContain('trigger_runs_pkey');
+    const dashboard = await access(async (sql) => expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6));
+    expect(indexes(dashboard.trigger_runs)).toContain('trigger_runs_pkey');
+  });
+});
