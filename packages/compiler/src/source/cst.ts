@@ -20,7 +20,7 @@ export interface NodeSpan {
   end?: number | undefined;
 }
 
-/** Finds the node (or with `key`, the mapping key) a JSON pointer leads to. */
+/** Finds the node (or with `key`, the mapping key, whose span is its start only) a JSON pointer leads to. */
 export interface Locator {
   find(pointer: string, key: boolean): NodeSpan | null;
 }

@@ -26,13 +26,14 @@ export class DocumentLocator implements Locator {
   ) {}
 
   find(pointer: string, key: boolean): NodeSpan | null {
-    const node = this.node(pointer, key);
+    const [node, isKey] = this.node(pointer, key);
     if (node === null) return null;
     const range = node.range;
+    if (isKey) return { start: range?.[0] ?? 0 };
     return { start: range?.[0] ?? 0, end: isScalar(node) && range ? range[1] : undefined };
   }
 
-  private node(pointer: string, key: boolean): Node | null {
+  private node(pointer: string, key: boolean): [Node | null, boolean] {
     let node = this.doc.contents as Node | null;
     let keyNode: Node | null = null;
     for (const segment of splitPointer(pointer)) {
@@ -51,7 +52,7 @@ export class DocumentLocator implements Locator {
       if (next === undefined || next === null) break;
       node = next;
     }
-    return key && keyNode !== null ? keyNode : node;
+    return key && keyNode !== null ? [keyNode, true] : [node, false];
   }
 }
 

@@ -1,0 +1,154 @@
+import fc from 'fast-check';
+import { Parser, stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { IssueCollector } from '../src/issues/collect.js';
+import { joinPointer } from '../src/issues/issue.js';
+import { defaultLimits } from '../src/limits/limits.js';
+import { readFast } from '../src/source/cst.js';
+import { SourceText, stripBom } from '../src/source/text.js';
+import { composeYaml } from '../src/source/yaml.js';
+import { loadFixtures } from '../../../test-fixtures/load.js';
+import { exampleBundle, exampleConfiguration, exampleTrigger } from './support/documents.js';
+// @ts-expect-error: the benchmark's generator is plain JavaScript, without declarations.
+import { generateConfiguration, generateWorkflow } from '../../../bench/generate.js';
+
+// The fast reading (straight from yaml's CST) against the general one (yaml's composer and the
+// walk), on the same tokens: where the fast one does not give up, both must find the same value,
+// the same issues (codes, pointers, messages, positions) and the same place for every pointer.
+
+const limits = { ...defaultLimits };
+
+/** Every pointer into a value, with a few that leave it. */
+function pointersOf(value: unknown, base = '', out: string[] = []): string[] {
+  out.push(base, joinPointer(base, 'absent'), joinPointer(base, 0));
+  if (Array.isArray(value)) value.forEach((item, index) => pointersOf(item, joinPointer(base, index), out));
+  else if (typeof value === 'object' && value !== null) {
+    for (const key of Object.keys(value)) pointersOf((value as Record<string, unknown>)[key], joinPointer(base, key), out);
+  }
+  return out;
+}
+
+/** Compares both readings; true when the fast one read the text, false when it gave way. */
+function agree(input: string): boolean {
+  const source = new SourceText(stripBom(input).replace(/\r(?!\n)/g, '\n'));
+  // parseYaml refuses these before either reading.
+  if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(source.text)) return false;
+  const tokens = Array.from(new Parser().parse(source.text));
+  const fast = readFast(tokens, source, limits);
+  if (fast === undefined) return false;
+  const composedIssues = new IssueCollector();
+  const composed = composeYaml(tokens, source, undefined, limits, composedIssues);
+  expect(composed, 'the composer refused what the fast reading accepted').toBeDefined();
+  if (composed === undefined) return true;
+  const fastIssues = new IssueCollector();
+  for (const issue of fast.found) fastIssues.add(issue.code, issue.message, issue.pointer, { source, offset: issue.offset });
+  expect(fastIssues.finish(1_000)).toEqual(composedIssues.finish(1_000));
+  expect(fast.value).toEqual(composed.value);
+  expect([...fast.flagged].sort()).toEqual([...composed.flagged].sort());
+  for (const pointer of pointersOf(composed.value)) {
+    for (const key of [false, true]) {
+      expect(fast.locator.find(pointer, key), `${pointer}${key ? ' (key)' : ''}`).toEqual(composed.locator.find(pointer, key));
+    }
+  }
+  return true;
+}
+
+/** A valid document with a few characters spliced in or cut out. */
+function mutated(base: string) {
+  return fc
+    .array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 5 }), fc.string({ maxLength: 4 })), { maxLength: 4 })
+    .map((edits) => edits.reduce((text, [at, cut, insert]) => text.slice(0, at) + insert + text.slice(at + cut), base));
+}
+
+/** Scalars as configurations write them, and the ones the walker reports. */
+const scalar = fc.oneof(
+  fc.constantFrom('plain text', 'x', '1', '-2.5e3', '0x1F', '0o17', '.inf', '.NaN', 'true', 'False', '~', 'null', '', '<<', '__proto__'),
+  fc.constantFrom('"quoted \\t text"', "'it''s'", '"\\0"', '"\\uD800"', '"a\\u0000b"', '"x\\U0001F600"', '"two\n  lines"', 'plain\n  continued'),
+  fc.constantFrom('|\n  literal\n  text\n', '>-\n  folded\n\n  text\n', '|+\n  kept\n\n', '|2\n   indented\n'),
+  fc.string({ unit: fc.constantFrom(...'ab -_.:#{}[],"\'é😀'.split('')), maxLength: 8 }),
+);
+const key = fc.oneof(fc.constantFrom('a', 'b', 'name', '<<', '1', 'true', '~', '"q"', "'s'", '"\\0"', 'x y', '__proto__'), fc.string({ unit: fc.constantFrom(...'abc-_ '.split('')), minLength: 1, maxLength: 4 }));
+const comment = fc.constantFrom('', '', ' # note', '  #x', '#tight');
+
+/** Block YAML built line by line, indentation and all, duplicate and odd keys included. */
+const { tree } = fc.letrec<{ tree: string[] }>((self) => ({
+  tree: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar.map((value) => [value]),
+    fc.array(fc.tuple(key, self('tree'), comment), { minLength: 1, maxLength: 4 }).map((entries) =>
+      entries.flatMap(([name, value, note]) =>
+        value.length === 1 && !(value[0] as string).startsWith('-') && !(value[0] as string).includes(': ')
+          ? [`${name}: ${value[0]}${note}`]
+          : [`${name}:${note}`, ...value.map((line) => `  ${line}`)],
+      ),
+    ),
+    fc.array(fc.tuple(self('tree'), comment), { minLength: 1, maxLength: 4 }).map((items) =>
+      items.flatMap(([value, note]) => [`- ${value[0] ?? ''}${note}`, ...value.slice(1).map((line) => `  ${line}`)]),
+    ),
+    fc.array(fc.tuple(key, scalar), { maxLength: 4 }).map((pairs) => [`{ ${pairs.map(([k, v]) => `${k}: ${v}`).join(', ')} }`]),
+    fc.array(scalar, { maxLength: 4 }).map((items) => [`[${items.join(', ')}]`]),
+  ),
+}));
+
+const runs = { numRuns: 400 };
+
+describe('the fast reading agrees with the composer', () => {
+  it('on every fixture and example', () => {
+    const texts = [exampleConfiguration, exampleTrigger, ...exampleBundle.map((file) => file.content)];
+    for (const fixture of loadFixtures()) {
+      if (fixture.yaml !== undefined) texts.push(fixture.yaml);
+      if (fixture.kind === 'bundle') for (const file of fixture.files) texts.push(file.content);
+    }
+    const read = texts.filter((text) => agree(text)).length;
+    // Most fixtures are in the part of YAML the fast reading covers.
+    expect(read).toBeGreaterThan(texts.length / 2);
+  });
+
+  it('on the benchmark\'s documents, which it reads itself', () => {
+    const generated = generateConfiguration as (chars: number) => { text: string };
+    const workflow = generateWorkflow as (chars: number) => { text: string };
+    expect(agree(generated(30_000).text)).toBe(true);
+    expect(agree(workflow(30_000).text)).toBe(true);
+  });
+
+  it('on generated block YAML', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(tree, (lines) => {
+        if (agree(`${lines.join('\n')}\n`)) read++;
+      }),
+      runs,
+    );
+    expect(read).toBeGreaterThan(runs.numRuns / 4);
+  });
+
+  it('on any data, as yaml writes it', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (value, flow) => {
+        if (agree(stringify(value, { collectionStyle: flow ? 'flow' : 'any' }))) read++;
+      }),
+      runs,
+    );
+    expect(read).toBeGreaterThan(runs.numRuns / 2);
+  });
+
+  it('on near-valid documents', () => {
+    fc.assert(
+      fc.property(mutated(exampleConfiguration), mutated(exampleTrigger), mutated(exampleBundle[1]?.content ?? ''), (a, b, c) => {
+        agree(a);
+        agree(b);
+        agree(c);
+      }),
+      runs,
+    );
+  });
+
+  it('on text made of YAML punctuation', () => {
+    const yamlish = fc.string({
+      unit: fc.constantFrom(...'-:?[]{},&*!|>\'"%@`#\n\r\t <<.~0123456789abcxyz'.split(''), '\uFEFF', 'é'),
+      maxLength: 300,
+    });
+    fc.assert(fc.property(yamlish, (text) => void agree(text)), runs);
+  });
+});
