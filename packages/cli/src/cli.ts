@@ -1,33 +1,44 @@
 // `hub`: the command tree and the one place where failures become messages and exit codes.
 import { readFileSync } from 'node:fs';
-import { group, type Io } from './command.js';
-import { auth } from './commands/auth.js';
-import { cancel } from './commands/cancel.js';
-import { connect } from './commands/connect.js';
-import { daemon } from './commands/daemon.js';
-import { deploy } from './commands/deploy.js';
-import { login } from './commands/login.js';
-import { logs } from './commands/logs.js';
-import { logout } from './commands/logout.js';
-import { projects } from './commands/projects.js';
-import { run } from './commands/run.js';
-import { runs } from './commands/runs.js';
-import { validate } from './commands/validate.js';
+import { group, type Command, type Io } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { exitCodes } from './help.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/**
+ * A command that loads its module only when it runs, so that `hub --help` and `hub validate`
+ * start without the HTTP client, the daemon, the browser opener and the rest. Its name and
+ * summary are the module's own (a test compares them).
+ */
+function lazy(name: string, summary: string, load: () => Promise<Command>): Command {
+  return { name, summary, run: async (args, io) => (await load()).run(args, io) };
+}
+
+/** The commands of `hub`, in the order its help lists them. */
+export const commands: Command[] = [
+  lazy('login', 'Log in to a hub in the browser and store the credential', async () => (await import('./commands/login.js')).login),
+  lazy('logout', 'Remove the credential stored for a hub', async () => (await import('./commands/logout.js')).logout),
+  lazy('auth', 'Show the stored logins (status)', async () => (await import('./commands/auth.js')).auth),
+  lazy('projects', 'List the active projects of the organization', async () => (await import('./commands/projects.js')).projects),
+  lazy('validate', 'Check the hub files of a repository offline (for pre-commit)', async () => (await import('./commands/validate.js')).validate),
+  lazy('deploy', 'Install the hub files of a repository (triggers, or a project configuration)', async () => (await import('./commands/deploy.js')).deploy),
+  lazy('connect', 'Enroll this machine as a daemon of a hub, with the CLI credential', async () => (await import('./commands/connect.js')).connect),
+  lazy('run', 'Dispatch a manual run; --follow shows its output', async () => (await import('./commands/run.js')).run),
+  lazy('runs', 'List runs, newest first', async () => (await import('./commands/runs.js')).runs),
+  lazy('logs', "Show a run's output; --follow shows it live", async () => (await import('./commands/logs.js')).logs),
+  lazy('cancel', 'Cancel a run', async () => (await import('./commands/cancel.js')).cancel),
+  lazy('daemon', 'Run coding agents on this machine for a hub (enroll, run)', async () => (await import('./commands/daemon.js')).daemon),
+];
 
 const hub = group({
   name: 'hub',
   path: 'hub',
   summary: 'The Hub command-line client',
-  help: (commands) => `hub: the Hub command-line client.
+  help: (listing) => `hub: the Hub command-line client.
 
 Usage: hub <command> [options]
 
 Commands:
-${commands}
+${listing}
 
 Options:
   -h, --help   Show this help
@@ -36,10 +47,11 @@ Options:
 Run "hub <command> --help" for the help of a command.
 
 ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
-  commands: [login, logout, auth, projects, validate, deploy, connect, run, runs, logs, cancel, daemon],
+  commands,
   options: {
     '--version': (io) => {
-      io.stdout.write(`${VERSION}\n`);
+      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+      io.stdout.write(`${version}\n`);
       return 0;
     },
   },

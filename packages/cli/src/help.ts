@@ -1,5 +1,5 @@
 // Help text that several commands share.
-import { EXAMPLE_CONFIG } from './daemon/config.js';
+import { EXAMPLE_CONFIG } from './daemon/example.js';
 
 /** The exit codes of a command: 0 and 1 say what they mean for it; 2 is always a usage or configuration error. */
 export function exitCodes(success: string, failure: string, usage = ''): string {

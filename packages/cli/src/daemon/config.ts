@@ -4,19 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseDaemonConfig, type ConfigIssue, type DaemonConfig } from '@hub/daemon';
 import { CliError } from '../errors.js';
+import { EXAMPLE_CONFIG } from './example.js';
+
+export { EXAMPLE_CONFIG };
 
 export const CONFIG_FILE = 'daemon.yml';
-
-export const EXAMPLE_CONFIG = `concurrency: 1                 # executions run at once (default 1)
-providers:                     # agent provider -> the command that runs it
-  claude:
-    command: [claude, -p, "--model={model}"]   # argv; the prompt arrives on standard input
-    modes: [edit, plan]        # optional: advertised to the hub
-    models: [sonnet, opus]     # optional: advertised to the hub
-    env: { SOME_VAR: value }   # optional: extra environment
-  codex:
-    command: [codex, exec, "-"]
-`;
 
 /** `--config`, else daemon.yml in the config dir. */
 export function configFilePath(option: string | undefined, dir: string): string {
