@@ -6,9 +6,17 @@ let stop: AbortController | undefined;
 
 process.exitCode = await runCli(process.argv.slice(2), {
   env: process.env,
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
+  // Each stream is made on first use: making one costs a few ms that a command that does not
+  // use it (`hub --help`: standard input and error) need not pay.
+  get stdin() {
+    return process.stdin;
+  },
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
   stopSignal() {
     if (stop === undefined) {
       const controller = new AbortController();
