@@ -226,6 +226,11 @@ export class RunRepository {
    * the trigger and the plan made from it are exact); the first step's daemon online; the delivery
    * key unused. It starts the run only when all hold, and otherwise nothing: `started` false,
    * with what was found not to hold, for the caller to take the exact path.
+   *
+   * Every table is read by a unique index whatever the statistics say: the key's organization is
+   * compared with IS NOT DISTINCT FROM, which no index serves, so that statistics taken while
+   * api_keys was all but empty cannot send the look-up through the organization's keys
+   * (api_keys_organization) instead of the primary key.
    */
   async dispatchHinted(run: {
     triggerRunId: string;
@@ -248,7 +253,8 @@ export class RunRepository {
     const [row] = await this.sql<{ keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]>`
       with key as (
         select id, last_used_at from api_keys
-        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id = ${organizationId} and revoked_at is null and 'runs:dispatch' = any (scopes)
+        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id is not distinct from ${organizationId}::uuid
+          and revoked_at is null and 'runs:dispatch' = any (scopes)
         for key share
       ), touched as (
         update api_keys set last_used_at = now() from key
