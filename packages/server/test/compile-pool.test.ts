@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReclaimer } from '../dist/compile/reclaim.js';
@@ -110,6 +113,53 @@ describe('the compile pool under load', () => {
     // A worker near its ceiling collects again and again before it gives up: on a machine busy
     // with other work that takes a while, so a generous bound against a hang, not a clock.
   }, 120_000);
+});
+
+describe('the compile pool\'s lanes', () => {
+  /**
+   * The pool's worker with a gate in front: a task whose catalog carries a SharedArrayBuffer waits
+   * on it (Atomics.wait) until the test opens it, then compiles as any other. So the large compile
+   * is provably still running (waiting in its worker) while the smaller ones are answered.
+   */
+  const gated = (dir: string): string => {
+    const file = join(dir, 'gated-worker.mjs');
+    const worker = new URL('../dist/compile/worker.js', import.meta.url).href;
+    writeFileSync(
+      file,
+      `import compile from ${JSON.stringify(worker)};
+      export default function (task) {
+        const gate = task.catalog.gate;
+        if (gate !== undefined) Atomics.wait(new Int32Array(gate), 0, 0);
+        return compile(task);
+      }`,
+    );
+    return file;
+  };
+
+  it('answers an inline and a small-lane document while a large compile occupies the large lane, and the large one after', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-lanes-'));
+    try {
+      const order = inNode(`
+        const gate = new SharedArrayBuffer(4);
+        const pool = createCompilePool({ inlineBelow: 1024, largeFrom: 100 * 1024, threads: 1, worker: new URL(${JSON.stringify(`file://${gated(dir)}`)}) });
+        const answered = [];
+        const large = pool.compile({ kind: 'configuration', input: { yaml: yaml + '#' + ' '.repeat(100 * 1024) + '\\n', partials }, catalog: { ...catalog, gate } })
+          .then((result) => { answered.push('large ' + result.ok); });
+        const small = await pool.compile({ kind: 'configuration', input: { yaml: yaml + '#' + ' '.repeat(2 * 1024) + '\\n', partials }, catalog });
+        answered.push('small-lane ' + small.ok);
+        const inline = await pool.compile({ kind: 'trigger', input: { yaml: 'version: [' }, catalog });
+        answered.push('inline ' + inline.ok);
+        // Only now may the large compile go on.
+        Atomics.store(new Int32Array(gate), 0, 1);
+        Atomics.notify(new Int32Array(gate), 0);
+        await large;
+        await pool.close();
+        return answered;`);
+      expect(order).toEqual(['small-lane true', 'inline false', 'large true']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('a hub whose compiles may use 32 MB', () => {

@@ -13,21 +13,25 @@ export interface CompilePool {
 }
 
 export interface CompilePoolOptions {
-  /** Documents of fewer characters compile inline, on the calling thread. */
+  /** Documents of fewer characters compile inline, on the calling thread (8 K unless given). */
   inlineBelow?: number;
-  /** Worker threads; (cores − 1), at least 1, unless given. */
+  /** Documents of this many characters or more take the large lane, smaller ones (not inline) the small lane (128 K unless given). */
+  largeFrom?: number;
+  /** The large lane's worker threads; (cores − 1), at least 1, unless given. The small lane has one. */
   threads?: number;
   /** A worker idle this long is ended, and the thread that serves requests collects its garbage. */
   quietMs?: number;
   /** Each worker's old generation at most (HUB_COMPILE_MEMORY_MB): a compile that needs more ends its worker. */
   memoryMb?: number;
   /**
-   * Characters of large documents that may be in the pool at once, compiling or waiting
-   * (HUB_COMPILE_QUEUE_CHARACTERS); 2,000,000 per thread unless given. A compile's time grows with
-   * its size, so this bounds how long one waits. A document larger than this is taken when the
-   * pool is empty.
+   * Characters of documents that may be in each lane at once, compiling or waiting
+   * (HUB_COMPILE_QUEUE_CHARACTERS); 2,000,000 per large-lane thread unless given. A compile's time
+   * grows with its size, so this bounds how long one waits. A document larger than this is taken
+   * when its lane is empty.
    */
   queueCharacters?: number;
+  /** The module each worker runs (its default export compiles a task); the pool's own worker unless given: for tests. */
+  worker?: URL;
   log?: Logger;
 }
 
@@ -42,41 +46,80 @@ export const QUEUE_CHARACTERS_PER_THREAD = 2_000_000;
 const YOUNG_GENERATION_MB = 32;
 
 /**
- * Compiles large documents in worker threads, so that a 1,000,000-character install never
- * stalls the requests served meanwhile, and small ones inline: a worker round trip would cost
- * them more than compiling, and they must not queue behind large ones.
+ * Compiles documents off the thread that serves requests, in two lanes, so that neither a
+ * 1,000,000-character install stalls the requests served meanwhile nor a small document waits
+ * behind one:
+ *
+ * - under `inlineBelow` characters (what an editor sends on a keystroke; a few milliseconds at
+ *   most), inline: a worker round trip would cost about as much as the compile;
+ * - under `largeFrom`, the small lane: one worker thread of its own;
+ * - the rest, the large lane: (cores − 1) worker threads.
+ *
+ * Every worker runs at the lowest CPU priority (worker.ts), below the thread that serves requests.
  *
  * A worker's heap is capped (`memoryMb`): a document that needs more ends its worker, which is
- * replaced, and its request is answered 503 `server_busy`. Large documents of at most
- * `queueCharacters` in all are in the pool at once, compiling or waiting their turn; one more is
- * refused at once with 503 `server_busy` and a Retry-After from the recent compile times, never
- * left to wait without end.
+ * replaced, and its request is answered 503 `server_busy`. Documents of at most
+ * `queueCharacters` in all are in a lane at once, compiling or waiting their turn; one more is
+ * refused at once with 503 `server_busy` and a Retry-After from the lane's recent compile times,
+ * never left to wait without end. A lane's workers are started on its first compile and ended
+ * when idle for `quietMs`.
  */
 export function createCompilePool(options: CompilePoolOptions = {}): CompilePool {
-  const inlineBelow = options.inlineBelow ?? 64 * 1024;
+  const inlineBelow = options.inlineBelow ?? 8 * 1024;
+  const largeFrom = options.largeFrom ?? 128 * 1024;
   const threads = options.threads ?? Math.max(1, availableParallelism() - 1);
   const quietMs = options.quietMs ?? 2_000;
   const memoryMb = options.memoryMb ?? DEFAULT_COMPILE_MEMORY_MB;
   const queueCharacters = options.queueCharacters ?? QUEUE_CHARACTERS_PER_THREAD * threads;
+  const reclaimer = createReclaimer(quietMs);
+  const lane = (laneThreads: number) =>
+    createLane({ threads: laneThreads, quietMs, memoryMb, queueCharacters, worker: options.worker, log: options.log, afterWork: () => reclaimer.afterLargeWork() });
+  const small = lane(1);
+  const large = lane(threads);
+  return {
+    compile: async (task) => {
+      const size = taskSize(task);
+      if (size < inlineBelow) return runTask(task);
+      return (size < largeFrom ? small : large).run(task, size);
+    },
+    close: async () => {
+      reclaimer.close();
+      await Promise.all([small.close(), large.close()]);
+    },
+  };
+}
+
+interface LaneOptions {
+  threads: number;
+  quietMs: number;
+  memoryMb: number;
+  queueCharacters: number;
+  worker: URL | undefined;
+  log: Logger | undefined;
+  afterWork: () => void;
+}
+
+/** Worker threads with their own queue: at most `threads` compiles at once, `queueCharacters` in all. */
+function createLane(options: LaneOptions) {
+  const { threads, memoryMb, queueCharacters } = options;
   const pool = new Piscina({
-    filename: new URL('./worker.js', import.meta.url).href,
+    filename: (options.worker ?? new URL('./worker.js', import.meta.url)).href,
     // A worker that compiled a large document holds a heap of hundreds of MB: one idle for
-    // `quietMs` is ended, and the next large compile pays ~50 ms to start another.
+    // `quietMs` is ended, and the next compile pays ~50 ms to start another.
     minThreads: 0,
     maxThreads: threads,
-    idleTimeout: quietMs,
+    idleTimeout: options.quietMs,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
   // A worker that fails with no task of its own has no request to answer (piscina replaces it on
   // the next task); without a listener, piscina's 'error' event would end the hub.
   pool.on('error', (error: unknown) => options.log?.error('compile worker failed', { error: String(error) }));
-  const reclaimer = createReclaimer(quietMs);
   // The waiting is done here, not in piscina's queue: a task queued there when its worker dies
   // (out of memory) waits for a new worker that, with minThreads 0, nothing starts. Here piscina
   // gets at most one task per thread, and each run() starts a worker when there are fewer than
   // `threads`.
   let running = 0;
-  let charactersInPool = 0;
+  let charactersInLane = 0;
   const waiting: (() => void)[] = [];
   const turn = async () => {
     if (running < threads) running++;
@@ -87,18 +130,16 @@ export function createCompilePool(options: CompilePoolOptions = {}): CompilePool
     if (next === undefined) running--;
     else next(); // the finished compile's turn passes to it
   };
-  /** Recent large compiles' time from arrival to answer, smoothed: about what one refused now would have waited. */
+  /** Recent compiles' time from arrival to answer, smoothed: about what one refused now would have waited. */
   let typicalMs = 1_000;
   const retryAfter = () => String(Math.min(60, Math.max(1, Math.ceil(typicalMs / 1000))));
   return {
-    compile: async (task) => {
-      const size = taskSize(task);
-      if (size < inlineBelow) return runTask(task);
-      const inPool = running + waiting.length;
-      if (inPool > 0 && charactersInPool + size > queueCharacters) {
-        throw new HttpProblem('server_busy', `${inPool} large documents are being compiled or waiting; try again shortly.`, { headers: { 'Retry-After': retryAfter() } });
+    run: async (task: CompileTask, size: number): Promise<TaskResult> => {
+      const inLane = running + waiting.length;
+      if (inLane > 0 && charactersInLane + size > queueCharacters) {
+        throw new HttpProblem('server_busy', `${inLane} documents of this size are being compiled or waiting; try again shortly.`, { headers: { 'Retry-After': retryAfter() } });
       }
-      charactersInPool += size;
+      charactersInLane += size;
       const arrived = performance.now();
       await turn();
       try {
@@ -108,15 +149,12 @@ export function createCompilePool(options: CompilePoolOptions = {}): CompilePool
       } catch (error) {
         throw busyOr(error, memoryMb, retryAfter);
       } finally {
-        charactersInPool -= size;
+        charactersInLane -= size;
         done();
-        reclaimer.afterLargeWork();
+        options.afterWork();
       }
     },
-    close: async () => {
-      reclaimer.close();
-      await pool.close();
-    },
+    close: () => pool.close(),
   };
 }
 
