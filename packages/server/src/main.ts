@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Starts the hub: the database (embedded unless DATABASE_URL), migrations, the compile pool and
 // the HTTP server; stops them in reverse order on SIGINT and SIGTERM, even mid-start.
+import { started as youngGenerationMayGrow } from './young-generation.js';
 import { once } from 'node:events';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -191,6 +192,7 @@ async function setupLink(store: DashboardStore, dataDir: string, origin: string)
 main().then(
   () => {
     ready = true;
+    youngGenerationMayGrow();
   },
   (error: unknown) => {
     if (error instanceof StopDuringStartup) return stop(`${stopRequested} while starting`, 0);
