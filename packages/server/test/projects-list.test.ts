@@ -31,7 +31,8 @@ describe.each(databases)('the projects list on the %s database', (kind) => {
     other = await setUp(hub, { project: 'b1' });
     empty = await setUp(hub, { project: 'gone' });
     await hub.sql`update projects p set active = false from organizations o where o.id = p.organization_id and o.slug = ${empty.org}`;
-    const [{ id }] = await hub.sql<{ id: string }[]>`select id from organizations where slug = ${ctx.org}`;
+    const [organization] = await hub.sql<{ id: string }[]>`select id from organizations where slug = ${ctx.org}`;
+    const id = organization?.id as string;
     for (const [index, slug] of SLUGS.entries()) {
       await hub.sql`insert into projects (organization_id, slug, name) values (${id}, ${slug}, ${NAMES[index % NAMES.length] as string})`;
     }

@@ -105,9 +105,11 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     await seed(sql, { ...ids, ...elsewhere }, 'other', 50);
     await sql`analyze`;
     await seed(sql, ids, 'seed', RUNS);
-    [{ runId, executionId }] = await sql<{ runId: string; executionId: string }[]>`
+    const [middle] = await sql<{ runId: string; executionId: string }[]>`
       select r.id as "runId", e.id as "executionId" from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
       where r.delivery_key = ${`seed-${RUNS / 2}`}`;
+    if (middle === undefined) throw new Error('setup: the seeded run is missing');
+    ({ runId, executionId } = middle);
     explained = postgres(hub.databaseUrl ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim(), {
       max: 1,
       onnotice: (notice) => {
