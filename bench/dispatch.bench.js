@@ -179,9 +179,9 @@ class Daemon {
  * @param {string} url
  * @param {(deliveryKey: string) => string} bodyOf
  * @param {Record<string, string>} headers
- * @param {() => Promise<{ cpuMs: number | undefined, wal: number }>} usage the database's, sampled around the measured run
+ * @param {() => Promise<{ serverMs: number | undefined, databaseMs: number | undefined, wal: number }>} sample the CPU and WAL, sampled around the measured run
  */
-async function load(url, bodyOf, headers, usage) {
+async function load(url, bodyOf, headers, sample) {
   const tag = randomBytes(4).toString('hex');
   let sent = 0;
   const run = (/** @type {number} */ duration) =>
@@ -197,42 +197,50 @@ async function load(url, bodyOf, headers, usage) {
       );
     });
   await run(WARMUP_S);
-  const before = await usage();
+  const before = await sample();
   const result = /** @type {any} */ (await run(DURATION_S));
-  const after = await usage();
+  const after = await sample();
   const requests = result.requests.total;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
-    // Per request: the database's CPU (its backends for these connections) and WAL bytes (the whole server's).
-    dbCpuMs: before.cpuMs === undefined || after.cpuMs === undefined ? undefined : (after.cpuMs - before.cpuMs) / requests,
+    // Per request: the server's CPU, the database's (its backends for the server's connections), WAL bytes (the whole database server's).
+    serverCpuMs: before.serverMs === undefined || after.serverMs === undefined ? undefined : (after.serverMs - before.serverMs) / requests,
+    dbCpuMs: before.databaseMs === undefined || after.databaseMs === undefined ? undefined : (after.databaseMs - before.databaseMs) / requests,
     walBytes: (after.wal - before.wal) / requests,
   };
 }
 
+/** CPU time of process `pid` so far, in ms, from /proc (Linux); undefined elsewhere. @param {number | undefined} pid */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime, in ticks of USER_HZ (100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * CPU time of the PostgreSQL backends of the named connections (application_name), from /proc
- * (a local server only; undefined otherwise), and the WAL position: sampled before and after a
- * load, the database's work per request.
+ * The server's CPU time (process `pid`), its PostgreSQL backends' (the connections named
+ * `names`, a local server only) and the WAL position, sampled before and after a load: the work
+ * per request on either side.
  * @param {any} sql
+ * @param {number | undefined} pid
  * @param {string[]} names
  */
-async function databaseUsage(sql, names) {
-  const rows = await sql`select pid, pg_current_wal_lsn() - '0/0' as wal from pg_stat_activity where datname = current_database() and application_name = any (${names})`;
+async function usage(sql, pid, names) {
+  const rows = await sql`select pid from pg_stat_activity where datname = current_database() and application_name = any (${names})`;
   const [{ wal }] = await sql`select pg_current_wal_lsn() - '0/0' as wal`;
-  let ticks = 0;
-  for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return { cpuMs: undefined, wal: Number(wal), backends: rows.length };
-    }
+  let databaseMs = 0;
+  for (const row of rows) {
+    const ms = cpuMsOf(row.pid);
+    databaseMs = ms === undefined || databaseMs === undefined ? undefined : databaseMs + ms;
   }
-  // USER_HZ is 100 on Linux.
-  return { cpuMs: ticks * 10, wal: Number(wal), backends: rows.length };
+  return { serverMs: cpuMsOf(pid), databaseMs, wal: Number(wal) };
 }
 
 /** @param {number[]} sorted @param {number} q */
@@ -268,7 +276,7 @@ try {
   };
   const hub = await startHub(/** @type {string} */ (dirs[0]), CPU_PROF_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`]);
   databaseUrl ??= readFileSync(join(/** @type {string} */ (dirs[0]), 'database-url'), 'utf8').trim();
-  // The database's CPU and WAL per request (`databaseUsage`), and ANALYZE.
+  // The database's CPU and WAL per request (`usage`), and ANALYZE.
   const observer = postgres(databaseUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'hub-bench-observer' } });
   cleanups.push(() => observer.end({ timeout: 5 }));
 
@@ -344,25 +352,25 @@ try {
   const loadHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const check = await call(hub.url, 'POST', '/api/v1/manual-runs', { token, raw: dispatchBody('load', `check-${randomBytes(8).toString('hex')}`) });
   if (check.status !== 200) throw new Error(`dispatch to the load daemon: ${check.status} ${check.text}`);
-  const hubLoad = await load(hub.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => databaseUsage(observer, ['hub', 'hub-auth']));
+  const hubLoad = await load(hub.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => usage(observer, hub.child.pid, ['hub', 'hub-auth']));
   const baseline = await startProcess(['bench/dispatch-baseline.js'], { BASELINE_DATABASE_URL: databaseUrl, BASELINE_ORGANIZATION_ID: organization.id });
   cleanups.push(baseline.stop);
   await request(baseline.url, 'POST', '/api/v1/manual-runs', { raw: dispatchBody('load', 'check') });
-  const baselineLoad = await load(baseline.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => databaseUsage(observer, ['hub-bench-baseline']));
+  const baselineLoad = await load(baseline.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => usage(observer, baseline.child.pid, ['hub-bench-baseline']));
 
   const ms = (/** @type {number} */ value) => value.toFixed(1).padStart(7);
   console.log(
     `Hub dispatch benchmark${hubRoot === root ? '' : ` (hub of ${hubRoot})`}${ANALYZE_EMPTY ? ', statistics taken before the load' : ''}: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up; ${LATENCY_N} sequential assignments per latency row after ${LATENCY_WARMUP} unmeasured, each dispatched ${POLL_SETTLE_MS} ms after its long-poll; loopback, node ${process.version}, ${databaseNote}`,
   );
   console.log('');
-  console.log('dispatch throughput                              server    req/s   p50 ms  p99 ms  non-2xx  db CPU ms/req  WAL B/req');
+  console.log('dispatch throughput                              server    req/s   p50 ms  p99 ms  non-2xx  CPU ms/req: server   db  WAL B/req');
   for (const [name, who, r] of /** @type {const} */ ([
     ['POST /api/v1/manual-runs (distinct keys)', 'hub', hubLoad],
     ['POST: one INSERT ... ON CONFLICT DO NOTHING', 'baseline', baselineLoad],
   ])) {
-    const cpu = r.dbCpuMs === undefined ? 'n/a' : r.dbCpuMs.toFixed(3);
+    const cpu = (/** @type {number | undefined} */ ms) => (ms === undefined ? 'n/a' : ms.toFixed(3));
     console.log(
-      `${name.padEnd(48)} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${cpu.padStart(14)} ${r.walBytes.toFixed(0).padStart(10)}`,
+      `${name.padEnd(48)} ${who.padEnd(8)} ${r.rps.toFixed(0).padStart(7)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(7)} ${String(r.non2xx).padStart(8)} ${cpu(r.serverCpuMs).padStart(18)} ${cpu(r.dbCpuMs).padStart(6)} ${r.walBytes.toFixed(0).padStart(10)}`,
     );
   }
   console.log('');
