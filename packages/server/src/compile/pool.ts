@@ -71,7 +71,7 @@ export function createCompilePool(options: CompilePoolOptions = {}): CompilePool
   const quietMs = options.quietMs ?? 2_000;
   const memoryMb = options.memoryMb ?? DEFAULT_COMPILE_MEMORY_MB;
   const queueCharacters = options.queueCharacters ?? QUEUE_CHARACTERS_PER_THREAD * threads;
-  const reclaimer = createReclaimer(quietMs);
+  const reclaimer = createReclaimer(quietMs, () => small.inLane() + large.inLane() > 0);
   const lane = (laneThreads: number) =>
     createLane({ threads: laneThreads, quietMs, memoryMb, queueCharacters, worker: options.worker, log: options.log, afterWork: () => reclaimer.afterLargeWork() });
   const small = lane(1);
@@ -134,6 +134,8 @@ function createLane(options: LaneOptions) {
   let typicalMs = 1_000;
   const retryAfter = () => String(Math.min(60, Math.max(1, Math.ceil(typicalMs / 1000))));
   return {
+    /** Compiles running or waiting. */
+    inLane: () => running + waiting.length,
     run: async (task: CompileTask, size: number): Promise<TaskResult> => {
       const inLane = running + waiting.length;
       if (inLane > 0 && charactersInLane + size > queueCharacters) {
