@@ -7,6 +7,7 @@ import { generateToken } from './auth/secrets.js';
 import { DEFAULT_COMPILE_MEMORY_MB } from './compile/pool.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js';
 import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies } from './auth/throttle.js';
+import { DEFAULT_RETENTION, type RetentionPolicy } from './db/retention.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
 import { DEFAULT_DEVICE_LOGIN } from './routes/oauth.js';
 
@@ -26,6 +27,8 @@ export interface Config {
   timing: DispatchTiming;
   /** How often this instance looks for lost and timed-out executions. */
   sweepEveryMs: number;
+  /** HUB_RETAIN_RUNS_DAYS, HUB_RETAIN_REVISIONS_DAYS, HUB_RETAIN_REVISIONS_KEPT, HUB_RETAIN_EVERY_MS (docs/decisions.md, Retention). */
+  retention: RetentionPolicy & { everyMs: number };
   /** `hub login`'s device codes: at most 10 minutes of life, 5 s between polls; shorter ones are for tests. */
   deviceLogin: { lifetimeSeconds: number; intervalSeconds: number };
   /** HUB_THROTTLE_*: each policy's failures allowed per window (docs/decisions.md, Throttling). */
@@ -60,6 +63,12 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       timeoutGraceMs: milliseconds(env, 'HUB_TIMEOUT_GRACE_MS', DEFAULT_TIMING.timeoutGraceMs),
     },
     sweepEveryMs: milliseconds(env, 'HUB_SWEEP_EVERY_MS', 5_000),
+    retention: {
+      runsDays: days(env, 'HUB_RETAIN_RUNS_DAYS', DEFAULT_RETENTION.runsDays),
+      revisionsDays: days(env, 'HUB_RETAIN_REVISIONS_DAYS', DEFAULT_RETENTION.revisionsDays),
+      revisionsKept: whole(env, 'HUB_RETAIN_REVISIONS_KEPT', DEFAULT_RETENTION.revisionsKept, 0, 1_000_000, 'a whole number of revisions'),
+      everyMs: milliseconds(env, 'HUB_RETAIN_EVERY_MS', DEFAULT_RETAIN_EVERY_MS),
+    },
     deviceLogin: {
       lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', DEFAULT_DEVICE_LOGIN.lifetimeSeconds, 600),
       intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', DEFAULT_DEVICE_LOGIN.intervalSeconds, 60),
@@ -116,6 +125,19 @@ function trustProxy(raw: string | undefined): number | string | undefined {
   throw new Error(
     `HUB_TRUST_PROXY must be the number of reverse proxies in front of the hub (1 to 16) or their addresses and subnets, comma-separated (such as loopback or 10.0.0.0/8), not "${raw}"`,
   );
+}
+
+/** Retention passes: every 10 minutes (each deletes in batches until nothing is left past its time). */
+const DEFAULT_RETAIN_EVERY_MS = 600_000;
+
+/** Days to keep (at least 1); `0` or `forever` keeps forever (undefined). */
+function days(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (value === 'forever') return undefined;
+  if (!/^\d{1,6}$/.test(value) || Number(value) > 36_500) throw new Error(`${name} must be a whole number of days up to 36500, or 0 or "forever" to keep forever, not "${raw}"`);
+  return Number(value) === 0 ? undefined : Number(value);
 }
 
 function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, what: string): number {

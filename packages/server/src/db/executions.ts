@@ -5,6 +5,9 @@ import type { Assignment, PlannedStep } from './runs.js';
 export type ExecutionStatus = 'spawning' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost';
 export type ReportedStatus = Exclude<ExecutionStatus, 'spawning' | 'lost'>;
 
+/** Rows a statement of the lost or the timed-out sweep changes at most (each sweep loops until done). */
+export const SWEEP_BATCH = 500;
+
 /** Executions: offered to their daemon, reported on, swept when no daemon will report. */
 export class ExecutionRepository {
   constructor(
@@ -45,38 +48,124 @@ export class ExecutionRepository {
    * instance sweeps; each statement is safe to run concurrently.
    */
   async sweep(): Promise<{ lost: number; timedOut: number }> {
-    const { offlineAfterMs, timeoutGraceMs } = this.timing;
-    const lost = await this.sql`
-      with lost as (
+    const lost = await this.sweepLost();
+    const timedOut = await this.sweepTimedOut();
+    await this.sql`delete from daemon_nonces where seen_at < now() - interval '3 minutes'`;
+    return { lost, timedOut };
+  }
+
+  /**
+   * Offline daemons' executions, `SWEEP_BATCH` at a time, each batch a statement of its own (25k
+   * queued executions are 50 short statements, not one that holds 25k rows). Returns the runs
+   * that failed.
+   */
+  /**
+   * A sweep's statement, planned without bitmap scans. Its plans must not depend on statistics
+   * (taken on empty tables where autovacuum is off, they make every partial index look tiny):
+   * a bitmap scan reads all of an index's entries before any limit, and never marks the dead
+   * ones (rows that have left a partial index of running rows stay in it until a vacuum); a
+   * plain index scan stops at the limit or the first row not yet due, and marks the dead
+   * entries it passes so that the next scan skips them.
+   */
+  private indexed<T>(statement: (tx: TransactionSql) => Promise<T>): Promise<T> {
+    return this.sql.begin(async (tx) => {
+      await tx`set local enable_bitmapscan = off`;
+      return statement(tx);
+    }) as Promise<T>;
+  }
+
+  async sweepLost(): Promise<number> {
+    let runs = 0;
+    for (;;) {
+      const batch = await this.sweepLostBatch();
+      runs += batch.runs;
+      if (batch.executions < SWEEP_BATCH) return runs;
+    }
+  }
+
+  /**
+   * Up to `SWEEP_BATCH` executions of offline daemons become `lost`, and their runs `failed`.
+   * Rows another transaction holds (a report, another instance's batch) are skipped: theirs, or
+   * the next sweep's. Each batch looks at the daemons again, so one back meanwhile keeps the rest.
+   * Each daemon's executions are read from its index entries with a limit (not a bitmap of all of
+   * them), and the runs by primary key: a batch reads about what it changes.
+   */
+  async sweepLostBatch(): Promise<{ executions: number; runs: number }> {
+    const { offlineAfterMs } = this.timing;
+    const [row] = await this.indexed((tx) => tx<{ executions: number; runs: number }[]>`
+      with batch as (
+        select e.id from daemons d
+        cross join lateral (
+          select e.id from executions e
+          where e.daemon_id = d.id and e.status in ('spawning', 'running')
+          limit ${SWEEP_BATCH}
+          for update skip locked) e
+        where coalesce(d.last_seen_at, '-infinity') <= now() - ${offlineAfterMs} * interval '1 millisecond'
+        limit ${SWEEP_BATCH}
+      ), lost as (
         update executions e set status = 'lost', finished_at = now(),
           message = 'The daemon went offline: no heartbeat or long-poll within ' || ${offlineAfterMs / 1000} || ' s.'
-        from daemons d
-        where d.id = e.daemon_id and e.status in ('spawning', 'running')
-          and coalesce(d.last_seen_at, '-infinity') <= now() - ${offlineAfterMs} * interval '1 millisecond'
-        returning e.trigger_run_id)
-      update trigger_runs set status = 'failed', finished_at = now()
-      where id in (select trigger_run_id from lost) and status = 'running'
-      returning id`;
-    const timedOut = await this.sql`
-      with late as (
+        where e.id = any(array(select id from batch))
+        returning e.trigger_run_id
+      ), failed as (
+        update trigger_runs set status = 'failed', finished_at = now()
+        where id = any(array(select trigger_run_id from lost)) and status = 'running'
+        returning id
+      )
+      select (select count(*) from lost)::int as executions, (select count(*) from failed)::int as runs`);
+    return row ?? { executions: 0, runs: 0 };
+  }
+
+  /** Executions and runs past their max_runtime plus the grace, `SWEEP_BATCH` of each at a time. Returns the runs timed out. */
+  async sweepTimedOut(): Promise<number> {
+    let runs = 0;
+    for (;;) {
+      const batch = await this.sweepTimedOutBatch();
+      runs += batch.runs;
+      if (batch.executions < SWEEP_BATCH && batch.overdue < SWEEP_BATCH) return runs;
+    }
+  }
+
+  /**
+   * Running executions past their step's max_runtime plus the grace become `timed_out`, with
+   * their runs; so do running runs past their trigger's max_runtime plus the grace, with their
+   * executions in flight. Both are read in deadline order from the indexes of running rows'
+   * deadlines (hub_deadline, migration 010; the expressions must stay as the indexes have them),
+   * stopping at the first not yet due; rows another transaction holds are skipped, as above.
+   */
+  async sweepTimedOutBatch(): Promise<{ executions: number; overdue: number; runs: number }> {
+    const { timeoutGraceMs } = this.timing;
+    const [row] = await this.indexed((tx) => tx<{ executions: number; overdue: number; runs: number }[]>`
+      with due as (
+        select id from executions
+        where status = 'running' and hub_deadline(started_at, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
+        order by hub_deadline(started_at, max_runtime_ms)
+        limit ${SWEEP_BATCH}
+        for update skip locked
+      ), late as (
         update executions e set status = 'timed_out', finished_at = now(),
           message = 'The daemon did not report the end of the execution within its max_runtime.'
-        where e.status = 'running' and e.started_at + (e.max_runtime_ms + ${timeoutGraceMs}) * interval '1 millisecond' <= now()
+        where e.id = any(array(select id from due))
         returning e.trigger_run_id
+      ), overdue as (
+        select id from trigger_runs
+        where status = 'running' and hub_deadline(created_at, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
+        order by hub_deadline(created_at, max_runtime_ms)
+        limit ${SWEEP_BATCH}
+        for update skip locked
       ), late_runs as (
         update trigger_runs r set status = 'timed_out', finished_at = now()
-        where r.status = 'running' and (r.id in (select trigger_run_id from late)
-          or r.created_at + (r.max_runtime_ms + ${timeoutGraceMs}) * interval '1 millisecond' <= now())
+        where r.status = 'running' and r.id = any(array(select trigger_run_id from late union select id from overdue))
         returning r.id
       ), stopped as (
         update executions e set status = 'timed_out', finished_at = now(), message = 'The run reached its max_runtime.'
-        where e.trigger_run_id in (select id from late_runs) and e.status in ('spawning', 'running')
-          and e.trigger_run_id not in (select trigger_run_id from late)
+        from late_runs r
+        where e.trigger_run_id = r.id and e.status in ('spawning', 'running')
+          and e.trigger_run_id <> all(array(select trigger_run_id from late))
         returning 1
       )
-      select id from late_runs`;
-    await this.sql`delete from daemon_nonces where seen_at < now() - interval '3 minutes'`;
-    return { lost: lost.length, timedOut: timedOut.length };
+      select (select count(*) from late)::int as executions, (select count(*) from overdue)::int as overdue, (select count(*) from late_runs)::int as runs`);
+    return row ?? { executions: 0, overdue: 0, runs: 0 };
   }
 }
 
