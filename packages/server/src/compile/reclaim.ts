@@ -16,25 +16,26 @@ const QUIET_UTILIZATION = 0.2;
  * its next full collection, which an idle server may not reach for hours, so the process would
  * sit at its peak. One full collection, at most once per burst and only when the hub is quiet:
  * no compile in flight (`busy()`) and the event loop busy less than a fifth of the last
- * `quietMs`; otherwise it looks again `quietMs` later. See docs/decisions.md.
+ * `quietMs`; otherwise it looks again every quarter of `quietMs` (the event loop's share over
+ * that quarter), so that it comes soon after the load stops. See docs/decisions.md.
  */
 export function createReclaimer(quietMs: number, busy: () => boolean = () => false): { afterLargeWork(): void; close(): void } {
   let timer: NodeJS.Timeout | undefined;
   let collect: (() => void) | undefined;
   let since = performance.eventLoopUtilization();
-  const arm = () => {
+  const arm = (afterMs: number) => {
     if (timer !== undefined) clearTimeout(timer);
     since = performance.eventLoopUtilization();
     timer = setTimeout(() => {
       timer = undefined;
-      if (busy() || performance.eventLoopUtilization(since).utilization >= QUIET_UTILIZATION) return arm();
+      if (busy() || performance.eventLoopUtilization(since).utilization >= QUIET_UTILIZATION) return arm(quietMs / 4);
       collect ??= fullCollection();
       collect();
-    }, quietMs);
+    }, afterMs);
     timer.unref();
   };
   return {
-    afterLargeWork: arm,
+    afterLargeWork: () => arm(quietMs),
     close() {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
