@@ -17,6 +17,7 @@ import { connectDatabase } from './db/connect.js';
 import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
+import { RetentionRepository } from './db/retention.js';
 import { startSweeper } from './dispatch/sweeper.js';
 import { OUTPUT_CHANNEL } from './db/channels.js';
 import { Wakeups } from './dispatch/wakeups.js';
@@ -161,7 +162,8 @@ async function main(): Promise<void> {
     health,
   );
   server.on('request', createApp(hub));
-  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs, health);
+  const retention = { repository: new RetentionRepository(sql, config.retention), everyMs: config.retention.everyMs };
+  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs, health, retention);
   started('sweeper', () => sweeper.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
