@@ -224,6 +224,35 @@ describe.each(databases)('sweeps and retention on the %s database', (kind) => {
   });
 });
 
+describe.each(databases)('a hub with retention on the %s database', (kind) => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  beforeAll(async () => {
+    hub = await hubOn(kind, { HUB_RETAIN_RUNS_DAYS: '30', HUB_RETAIN_EVERY_MS: '200', HUB_LOG_LEVEL: 'info' });
+  }, 120_000);
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  it('prunes on its own, on its clock, and logs what it pruned', async () => {
+    const ctx = await setUp(hub);
+    const devBox = await TestDaemon.enroll(hub, ctx.key, 'dev-box');
+    await devBox.heartbeat();
+    await TestDaemon.enroll(hub, ctx.key, 'far-box');
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(0) } });
+    expect(installed.status, installed.text).toBe(201);
+    const kept = await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: { projectSlug: ctx.project, trigger: 'go', actor: 'x', deliveryKey: 'kept' } });
+    const old = await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: { projectSlug: ctx.project, trigger: 'go', actor: 'x', deliveryKey: 'old' } });
+    expect([kept.status, old.status]).toEqual([200, 200]);
+    await hub.sql`update executions set status = 'succeeded', finished_at = now() - interval '31 days' where trigger_run_id = ${old.body.triggerRunId}`;
+    await hub.sql`update trigger_runs set status = 'succeeded', finished_at = now() - interval '31 days' where id = ${old.body.triggerRunId}`;
+    const until = Date.now() + 20_000;
+    while (!/history pruned/.test(hub.output()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(hub.output()).toMatch(/history pruned.*"runs":1,"executions":1,/);
+    expect((await call(hub, 'GET', `/api/v1/runs/${old.body.triggerRunId}`, { token: ctx.key })).status).toBe(404);
+    expect((await call(hub, 'GET', `/api/v1/runs/${kept.body.triggerRunId}`, { token: ctx.key })).status).toBe(200);
+  });
+});
+
 describe('retention settings', () => {
   const retention = (env: Record<string, string>) => readConfig(env).retention;
   it('keeps 90 days of runs and revisions and the newest 10 revisions by default, a pass every 10 minutes', () => {
