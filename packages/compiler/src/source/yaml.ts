@@ -15,7 +15,8 @@ import type { IssueCollector } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
 import type { Limits } from '../limits/limits.js';
-import { readFast, unstorable, type Locator } from './cst.js';
+import { readFast, unstorable, type FastDocument, type Locator } from './cst.js';
+import { readLines } from './lines.js';
 import { DocumentLocator } from './locate.js';
 import { SourceText, stripBom } from './text.js';
 
@@ -77,13 +78,17 @@ export function parseYaml(
     issues.add('yaml.syntax', `The control character U+${code} may not appear in YAML; ${advice}.`, '', where(control));
     return undefined;
   }
+  // The fastest reading that covers the text: line by line, from yaml's CST, or composed.
+  const fast = readLines(source, limits) ?? readParsed(source, limits);
+  if (Array.isArray(fast)) return composeYaml(fast, source, file, limits, issues);
+  for (const issue of fast.found) issues.add(issue.code, issue.message, issue.pointer, where(issue.offset));
+  return { file, source, value: fast.value, locator: fast.locator, flagged: fast.flagged, rejected: new Set() };
+}
+
+/** The CST reading, or the tokens for the composer when it gives way. */
+function readParsed(source: SourceText, limits: Limits): FastDocument | CST.Token[] {
   const tokens = Array.from(new Parser().parse(source.text));
-  const fast = readFast(tokens, source, limits);
-  if (fast !== undefined) {
-    for (const issue of fast.found) issues.add(issue.code, issue.message, issue.pointer, where(issue.offset));
-    return { file, source, value: fast.value, locator: fast.locator, flagged: fast.flagged, rejected: new Set() };
-  }
-  return composeYaml(tokens, source, file, limits, issues);
+  return readFast(tokens, source, limits) ?? tokens;
 }
 
 /**
