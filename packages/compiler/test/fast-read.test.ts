@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { IssueCollector } from '../src/issues/collect.js';
 import { joinPointer } from '../src/issues/issue.js';
 import { defaultLimits } from '../src/limits/limits.js';
-import { readFast } from '../src/source/cst.js';
+import { readFast, type FastDocument } from '../src/source/cst.js';
+import { readLines } from '../src/source/lines.js';
 import { SourceText, stripBom } from '../src/source/text.js';
 import { composeYaml } from '../src/source/yaml.js';
 import { loadFixtures } from '../../../test-fixtures/load.js';
@@ -28,18 +29,38 @@ function pointersOf(value: unknown, base = '', out: string[] = []): string[] {
   return out;
 }
 
-/** Compares both readings; true when the fast one read the text, false when it gave way. */
+/** How many texts each fast reading read (the rest it gave way on). */
+const counts = { lines: 0, cst: 0 };
+
+/**
+ * Compares each fast reading with the composer; true when one of them read the text, false
+ * when both gave way.
+ */
 function agree(input: string): boolean {
   const source = new SourceText(stripBom(input).replace(/\r(?!\n)/g, '\n'));
   // parseYaml refuses these before either reading.
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(source.text)) return false;
   const tokens = Array.from(new Parser().parse(source.text));
-  const fast = readFast(tokens, source, limits);
-  if (fast === undefined) return false;
+  const lines = readLines(source, limits);
+  const cst = readFast(tokens, source, limits);
+  if (lines !== undefined) {
+    counts.lines++;
+    // What the line reading takes, the CST reading takes too.
+    expect(cst, 'the CST reading gave way where the line reading did not').toBeDefined();
+    compare(lines, tokens, source);
+  }
+  if (cst !== undefined) {
+    counts.cst++;
+    compare(cst, tokens, source);
+  }
+  return lines !== undefined || cst !== undefined;
+}
+
+function compare(fast: FastDocument, tokens: ReturnType<Parser['parse']> extends Iterable<infer T> ? T[] : never, source: SourceText): void {
   const composedIssues = new IssueCollector();
   const composed = composeYaml(tokens, source, undefined, limits, composedIssues);
   expect(composed, 'the composer refused what the fast reading accepted').toBeDefined();
-  if (composed === undefined) return true;
+  if (composed === undefined) return;
   const fastIssues = new IssueCollector();
   for (const issue of fast.found) fastIssues.add(issue.code, issue.message, issue.pointer, { source, offset: issue.offset });
   expect(fastIssues.finish(1_000)).toEqual(composedIssues.finish(1_000));
@@ -50,7 +71,6 @@ function agree(input: string): boolean {
       expect(fast.locator.find(pointer, key), `${pointer}${key ? ' (key)' : ''}`).toEqual(composed.locator.find(pointer, key));
     }
   }
-  return true;
 }
 
 /** A valid document with a few characters spliced in or cut out. */
@@ -90,6 +110,21 @@ const { tree } = fc.letrec<{ tree: string[] }>((self) => ({
   ),
 }));
 
+/** Blank lines, comment lines at any indentation and trailing spaces, spliced between lines. */
+function relaid(lines: string[]) {
+  const extra = fc.constantFrom('', '   ', '# c', '  # c', '    # c', '  #', '      # deep');
+  return fc
+    .array(fc.tuple(fc.nat({ max: lines.length }), extra, fc.boolean()), { maxLength: 4 })
+    .map((edits) => {
+      const out = [...lines];
+      for (const [at, line, trailing] of edits) {
+        if (trailing && out[at] !== undefined) out[at] = `${out[at]}  `;
+        else out.splice(at, 0, line);
+      }
+      return `${out.join('\n')}\n`;
+    });
+}
+
 const runs = { numRuns: 400 };
 
 describe('the fast reading agrees with the composer', () => {
@@ -107,8 +142,10 @@ describe('the fast reading agrees with the composer', () => {
   it('on the benchmark\'s documents, which it reads itself', () => {
     const generated = generateConfiguration as (chars: number) => { text: string };
     const workflow = generateWorkflow as (chars: number) => { text: string };
+    const before = counts.lines;
     expect(agree(generated(30_000).text)).toBe(true);
     expect(agree(workflow(30_000).text)).toBe(true);
+    expect(counts.lines - before, 'the line reading reads both').toBe(2);
   });
 
   it('on generated block YAML', () => {
@@ -120,6 +157,22 @@ describe('the fast reading agrees with the composer', () => {
       runs,
     );
     expect(read).toBeGreaterThan(runs.numRuns / 4);
+  });
+
+  it('read by the line reading too, not only by the CST reading', () => {
+    expect(counts.lines).toBeGreaterThan(runs.numRuns / 20);
+  });
+
+  it('on generated block YAML with blank lines, comments and trailing spaces', () => {
+    fc.assert(fc.property(tree.chain(relaid), (text) => void agree(text)), runs);
+  });
+
+  it('on the benchmark\'s configuration, edited', () => {
+    const text = (generateConfiguration as (chars: number) => { text: string })(2_500).text;
+    fc.assert(
+      fc.property(fc.oneof(mutated(text), relaid(text.split('\n'))), (edited) => void agree(edited)),
+      runs,
+    );
   });
 
   it('on any data, as yaml writes it', () => {
