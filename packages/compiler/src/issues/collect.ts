@@ -42,31 +42,37 @@ export class IssueCollector {
    * note. Order needs only offsets: positions and messages are worked out for the kept ones.
    */
   finish(max: number): Issue[] {
-    const keyed = this.pending.map((issue) => ({ issue, at: sortOffset(issue.where) }));
-    const seen = new Set<string>();
-    const unique = keyed.filter(({ issue, at }) => {
-      const key = `${issue.where.file ?? ''}\u0000${issue.pointer}\u0000${issue.code}\u0000${at}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
-    unique.sort(
+    // Sorted first, stable, so that duplicates (same file, offset, pointer and code) are
+    // neighbours and the first one added is kept: no key string or set per issue, which counts
+    // with 100,000 issues.
+    const sorted = this.pending.slice().sort(
       (a, b) =>
-        compareText(a.issue.where.file ?? '', b.issue.where.file ?? '') ||
-        a.at - b.at ||
-        compareText(a.issue.pointer, b.issue.pointer) ||
-        compareText(a.issue.code, b.issue.code),
+        compareText(a.where.file ?? '', b.where.file ?? '') ||
+        sortOffset(a.where) - sortOffset(b.where) ||
+        compareText(a.pointer, b.pointer) ||
+        compareText(a.code, b.code),
     );
-    const kept = unique.slice(0, max).map(({ issue }) => toIssue(issue));
-    if (unique.length > max) {
+    const kept: Issue[] = [];
+    let unique = 0;
+    let previous: Pending | undefined;
+    for (const issue of sorted) {
+      if (previous !== undefined && isDuplicate(previous, issue)) continue;
+      previous = issue;
+      if (unique++ < max) kept.push(toIssue(issue));
+    }
+    if (unique > max) {
       kept.push({
         pointer: '',
         code: 'issues.truncated',
-        message: `Too many issues: ${unique.length - max} more not shown (maxIssues is ${max}).`,
+        message: `Too many issues: ${unique - max} more not shown (maxIssues is ${max}).`,
       });
     }
     return kept;
   }
+}
+
+function isDuplicate(a: Pending, b: Pending): boolean {
+  return (a.where.file ?? '') === (b.where.file ?? '') && a.pointer === b.pointer && a.code === b.code && sortOffset(a.where) === sortOffset(b.where);
 }
 
 /** Offsets order issues within a file as positions do; a known line and column stand in for one. */
