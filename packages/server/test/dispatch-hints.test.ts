@@ -122,6 +122,43 @@ describe('dispatch hints on two hub instances', () => {
     expect((await runOf(next.body.triggerRunId))?.revisionId).toBe(installed.body.versionId);
   });
 
+  it("follows an organization trigger's new revision, and a configuration that takes its name over, installed through the other instance", async () => {
+    const ctx = await organization();
+    const orgTrigger = (actor: string, text: string) => `
+name: triage
+on:
+  manual.run: {}
+filters:
+  from_users: [${actor}]
+run:
+  target: { daemon: dev-box, cwd: /srv/repo }
+  agent:
+    provider: claude
+    prompt: "${text} {{ prompt }}"
+    max_runtime: 30m
+`;
+    const first = await call(two, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: orgTrigger('dev-lead', 'one') } });
+    expect(first.status, first.text).toBe(201);
+    const triage = (overrides: Record<string, unknown> = {}) => body(ctx, { trigger: 'triage', input: 'x', ...overrides });
+    for (let round = 0; round < 2; round++) expect((await dispatch(one, ctx, triage())).status).toBe(200);
+    const second = await call(two, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: orgTrigger('dev-lead', 'two') } });
+    expect(second.status, second.text).toBe(201);
+    const byRevision = await dispatch(one, ctx, triage());
+    expect(byRevision.status, byRevision.text).toBe(200);
+    const [run] = await sql`select trigger_revision_id as "revisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byRevision.body.triggerRunId}`;
+    expect(run).toEqual({ revisionId: second.body.revisionId, prompt: 'two x' });
+    // The project's configuration now has a trigger of that name: it comes first.
+    const taken = await call(two, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: `${configuration('dev-lead', 'first')}  - name: triage\n    on: { manual.run: {} }\n    max_runtime: 1h\n    filters: { from_users: [dev-lead] }\n    steps:\n      - { id: go, environment: laptop, agent: { provider: claude }, prompt: [ { text: "config {{ prompt }}" } ] }\n` },
+    });
+    expect(taken.status, taken.text).toBe(201);
+    const byConfiguration = await dispatch(one, ctx, triage());
+    expect(byConfiguration.status, byConfiguration.text).toBe(200);
+    const [later] = await sql`select configuration_revision_id as "revisionId", trigger_revision_id as "triggerRevisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byConfiguration.body.triggerRunId}`;
+    expect(later).toEqual({ revisionId: taken.body.versionId, triggerRevisionId: null, prompt: 'config x' });
+  });
+
   it('refuses a key revoked through the other instance at the next dispatch, storing nothing', async () => {
     const ctx = await organization();
     await warm(one, ctx);
