@@ -28,8 +28,9 @@ export const RETENTION_BATCH = { runs: 200, outputChunks: 5_000, revisions: 200 
 /**
  * Deletes what is past its retention, in short transactions of a bounded number of rows, each
  * taking row locks only (SKIP LOCKED: rows another instance or a request holds are left for a
- * later pass), each statement planned to read by index (`byIndex`). Every instance may run it at once. Audit events name what they name and have no
- * foreign keys; API keys and accounts, which they are attributed to, are never deleted here.
+ * later pass), each statement planned to read by index (`byIndex`). Every instance may run it at
+ * once. Audit events name what they name and have no foreign keys; API keys and accounts, which
+ * they are attributed to, are never deleted here.
  */
 export class RetentionRepository {
   constructor(
