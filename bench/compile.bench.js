@@ -8,14 +8,29 @@
  * It prints; it never fails on a missed target. It fails only when a generated document is
  * not valid, since timing an error path would measure the wrong thing.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseDocument } from 'yaml';
 import { compileConfiguration } from '../packages/compiler/dist/index.js';
-import { generateConfiguration, generateWorkflow } from './generate.js';
+import { generateConfiguration, generateKeys, generateWorkflow } from './generate.js';
 import { check, quantile, table } from './report.js';
+
+/** The peak memory measure: one document of 100,000 keys in 1,000,000 characters. */
+const RSS_KEYS = 100_000;
+const RSS_CHARS = 1_000_000;
+const RSS_TARGET_MB = 200;
+
+// A child of the peak memory measure: one call on the document, then its peak resident set.
+if (process.argv[2] === '--rss') {
+  const text = generateKeys(RSS_KEYS, RSS_CHARS);
+  const result = process.argv[3] === 'compile' ? compileConfiguration({ yaml: text }) : parseDocument(text);
+  const issues = 'ok' in result && !result.ok ? result.issues.length : 0;
+  process.stdout.write(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS, issues }));
+  process.exit(0);
+}
 
 // The peer imports its JSON schemas without an import attribute; Node 20 needs the hook.
 register('./json-hooks.js', import.meta.url);
@@ -27,9 +42,10 @@ const SIZES = [
   { label: '100 KB', chars: 102_400 },
   { label: '1 MB', chars: 1_000_000 },
 ];
-/** Targets from the issue. */
-const FLOOR_RATIO_TARGET = 1.5;
-const FLOOR_TARGET_SIZES = new Set(['100 KB', '1 MB']);
+/** Targets from the issue (15): compile no slower than parseDocument at every size (stretch 0.8), and 1.6 times the peer's MB/s. */
+const FLOOR_RATIO_TARGET = 1.0;
+const FLOOR_RATIO_STRETCH = 0.8;
+const PEER_RATIO_TARGET = 1.6;
 
 /**
  * Per size, the functions are timed in rounds, one call of each per round, so that a slow spell
@@ -133,7 +149,7 @@ console.log(
 
 /** @type {Row[]} */
 const rows = [];
-/** @type {{ size: string, floorRatio: number, peerRatio: number, floorTarget: boolean }[]} */
+/** @type {{ size: string, floorRatio: number, peerRatio: number }[]} */
 const ratios = [];
 
 for (const size of SIZES) {
@@ -178,7 +194,6 @@ for (const size of SIZES) {
     size: size.label,
     floorRatio: compile.medianMs / floor.medianMs,
     peerRatio: compile.mbps / peer.mbps,
-    floorTarget: FLOOR_TARGET_SIZES.has(size.label),
   });
 }
 void sink;
@@ -206,16 +221,17 @@ console.log('');
 console.log(
   table(
     [
-      ['size', 'compile / floor (ms)', `target <= ${FLOOR_RATIO_TARGET}x`, 'compile / peer (MB/s)', 'target >= 1x'],
+      ['size', 'compile / floor (ms)', `target <= ${FLOOR_RATIO_TARGET}x`, `stretch <= ${FLOOR_RATIO_STRETCH}x`, 'compile / peer (MB/s)', `target >= ${PEER_RATIO_TARGET}x`],
       ...ratios.map((ratio) => [
         ratio.size,
         `${ratio.floorRatio.toFixed(2)}x`,
-        ratio.floorTarget ? (ratio.floorRatio <= FLOOR_RATIO_TARGET ? 'met' : 'MISSED') : 'n/a',
+        ratio.floorRatio <= FLOOR_RATIO_TARGET ? 'met' : 'MISSED',
+        ratio.floorRatio <= FLOOR_RATIO_STRETCH ? 'met' : 'missed',
         `${ratio.peerRatio.toFixed(2)}x`,
-        ratio.peerRatio >= 1 ? 'met' : 'MISSED',
+        ratio.peerRatio >= PEER_RATIO_TARGET ? 'met' : 'MISSED',
       ]),
     ],
-    ['l', 'r', 'l', 'r', 'l'],
+    ['l', 'r', 'l', 'l', 'r', 'l'],
   ),
 );
 console.log('');
@@ -246,3 +262,23 @@ console.log(
     `(${firstCall.toFixed(2)} ms the first time); target < 100 ms.`,
 );
 
+
+// Peak memory: each child makes one call on the same document and reports its peak resident set
+// (process.resourceUsage().maxRSS); the floor child only parses, with yaml.parseDocument.
+/** @param {'compile' | 'floor'} role */
+function peakRss(role) {
+  const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--rss', role], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  check(child.status === 0, `the ${role} memory child failed: ${child.stderr}`);
+  return /** @type {{ maxRssKb: number, issues: number }} */ (JSON.parse(child.stdout));
+}
+const rssCompile = peakRss('compile');
+const rssFloor = peakRss('floor');
+check(rssCompile.issues > 0, 'the memory document must be refused by the schema (its keys are unknown)');
+const compileMb = rssCompile.maxRssKb / 1024;
+const floorMb = rssFloor.maxRssKb / 1024;
+console.log('');
+console.log(
+  `peak RSS, one call on ${RSS_CHARS.toLocaleString('en')} characters of ${RSS_KEYS.toLocaleString('en')} keys (each in a fresh process): ` +
+    `compileConfiguration ${compileMb.toFixed(0)} MB, yaml.parseDocument ${floorMb.toFixed(0)} MB, ratio ${(compileMb / floorMb).toFixed(2)}x; ` +
+    `target <= ${RSS_TARGET_MB} MB: ${compileMb <= RSS_TARGET_MB ? 'met' : 'MISSED'}.`,
+);

@@ -210,3 +210,18 @@ export function generateWorkflow(target) {
   const { text, units } = fit(workflow, target);
   return { text, jobs: units, steps: units * 4 };
 }
+
+/**
+ * A document of `count` top-level keys, `k00000: x` one a line, padded with a comment line to
+ * `target` characters: the shape that made a compile's peak memory largest (every key is also an
+ * unknown key, so the schema reports each of them).
+ * @param {number} count
+ * @param {number} target
+ */
+export function generateKeys(count, target) {
+  const lines = [];
+  for (let i = 0; i < count; i++) lines.push(`k${String(i).padStart(5, '0')}: x`);
+  const text = `${lines.join('\n')}\n`;
+  if (text.length > target) throw new Error(`generateKeys: ${count} keys take ${text.length} characters, more than ${target}`);
+  return text.length + 2 > target ? text : `${text}#${'x'.repeat(target - text.length - 2)}\n`;
+}
