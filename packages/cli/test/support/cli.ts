@@ -1,8 +1,9 @@
-// Runs the built `hub` executable as a child process, as a user would.
+// Runs the built `hub` executable as a child process, as a user would: the bundle that
+// package.json's "bin" names (vitest's global setup, support/bundle.ts, brings it up to date).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const MAIN = fileURLToPath(new URL('../../dist/bundle/hub.js', import.meta.url));
 
 /** Only what the test gives: the tests' own HUB_* variables never leak in. */
 function environment(env: Record<string, string>): Record<string, string> {
