@@ -135,6 +135,7 @@ describe('the fast reading agrees with the composer', () => {
       if (fixture.kind === 'bundle') for (const file of fixture.files) texts.push(file.content);
     }
     const read = texts.filter((text) => agree(text)).length;
+    for (const text of texts) agree(text.replace(/\r?\n/g, '\r\n'));
     // Most fixtures are in the part of YAML the fast reading covers.
     expect(read).toBeGreaterThan(texts.length / 2);
   });
@@ -146,6 +147,8 @@ describe('the fast reading agrees with the composer', () => {
     expect(agree(generated(30_000).text)).toBe(true);
     expect(agree(workflow(30_000).text)).toBe(true);
     expect(counts.lines - before, 'the line reading reads both').toBe(2);
+    expect(agree(generated(30_000).text.replace(/\n/g, '\r\n'))).toBe(true);
+    expect(counts.lines - before, 'and with Windows line breaks').toBe(3);
   });
 
   it('on generated block YAML', () => {
@@ -165,6 +168,17 @@ describe('the fast reading agrees with the composer', () => {
 
   it('on generated block YAML with blank lines, comments and trailing spaces', () => {
     fc.assert(fc.property(tree.chain(relaid), (text) => void agree(text)), runs);
+  });
+
+  it('on the same with Windows line breaks', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(tree.chain(relaid), (text) => {
+        if (agree(text.replace(/\n/g, '\r\n'))) read++;
+      }),
+      runs,
+    );
+    expect(read).toBeGreaterThan(runs.numRuns / 20);
   });
 
   it('on the benchmark\'s configuration, edited', () => {

@@ -8,7 +8,7 @@ import { corePlain, DataWalk, GIVE_UP, giveUp, type CollectionSpans, type FastDo
  * block YAML configurations are written in: mappings of plain keys, lists, one-line plain,
  * quoted and flow values, literal and folded block scalars, whole-line and trailing comments.
  * It accepts only text that yaml parses without an error and reads the same way (a stricter
- * subset than the CST reading's: no tab, no CR, no multi-line flow or quoted value, no blank line
+ * subset than the CST reading's: no tab, no multi-line flow or quoted value, no blank line
  * ending a block scalar, comments indented as the line after them), and gives way to the CST
  * reading for anything else. Quoted and block scalars are resolved by yaml itself
  * (CST.resolveAsScalar). test/fast-read.test.ts compares it with the composer.
@@ -16,7 +16,7 @@ import { corePlain, DataWalk, GIVE_UP, giveUp, type CollectionSpans, type FastDo
 export function readLines(source: SourceText, limits: Limits): FastDocument | undefined {
   const text = source.text;
   // Lone surrogates are refused before reading; a caller that skips that gets the other readings.
-  if (text.includes('\t') || text.includes('\r') || text.includes('\uFEFF') || !text.isWellFormed()) return undefined;
+  if (text.includes('\t') || text.includes('\uFEFF') || !text.isWellFormed()) return undefined;
   try {
     return new LineReader(text, source, limits).document();
   } catch (error) {
@@ -27,6 +27,12 @@ export function readLines(source: SourceText, limits: Limits): FastDocument | un
 
 const SPACE = 32;
 const NEWLINE = 10;
+const CR = 13;
+
+/** A line break starts here: \n, or the \r of \r\n (parseYaml made every lone \r a \n). */
+function isEol(c: number): boolean {
+  return c === NEWLINE || c === CR;
+}
 const HASH = 35;
 const COLON = 58;
 const DASH = 45;
@@ -55,9 +61,16 @@ class LineReader extends DataWalk {
     return this.result(value, start);
   }
 
+  /** The \n ending the line `at` is on, or the end of the text. */
   private lineEnd(at: number): number {
     const end = this.text.indexOf('\n', at);
     return end < 0 ? this.text.length : end;
+  }
+
+  /** Where the line's content ends: its \r\n or \n, or the end of the text. */
+  private contentEnd(at: number): number {
+    const end = this.lineEnd(at);
+    return end > 0 && this.text.charCodeAt(end - 1) === CR ? end - 1 : end;
   }
 
   private indentAt(lineStart: number): number {
@@ -78,8 +91,8 @@ class LineReader extends DataWalk {
       const indent = this.indentAt(start);
       const at = start + indent;
       const c = text.charCodeAt(at);
-      if (at >= text.length || c === NEWLINE) {
-        this.pos = at + 1;
+      if (at >= text.length || isEol(c)) {
+        this.pos = this.lineEnd(at) + 1;
         continue;
       }
       if (c === HASH) {
@@ -99,7 +112,7 @@ class LineReader extends DataWalk {
   private isSeqItem(at: number): boolean {
     if (this.text.charCodeAt(at) !== DASH) return false;
     const next = this.text.charCodeAt(at + 1);
-    return next === SPACE || next === NEWLINE || at + 1 >= this.text.length;
+    return next === SPACE || isEol(next) || at + 1 >= this.text.length;
   }
 
   /** The colon of a plain key starting at `at`, or -1 when the line holds no plain key there. */
@@ -109,11 +122,11 @@ class LineReader extends DataWalk {
     if (INDICATORS.has(c) || c === SPACE) return -1;
     for (let i = at; i < text.length; i++) {
       const d = text.charCodeAt(i);
-      if (d === NEWLINE) return -1;
+      if (isEol(d)) return -1;
       if (d === HASH && text.charCodeAt(i - 1) === SPACE) return -1;
       if (d === COLON) {
         const after = text.charCodeAt(i + 1);
-        if (after === SPACE || after === NEWLINE || i + 1 >= text.length) return i;
+        if (after === SPACE || isEol(after) || i + 1 >= text.length) return i;
       }
     }
     return -1;
@@ -166,7 +179,7 @@ class LineReader extends DataWalk {
       while (text.charCodeAt(content) === SPACE) content++;
       const c = text.charCodeAt(content);
       let value: unknown;
-      if (content >= text.length || c === NEWLINE || c === HASH) {
+      if (content >= text.length || isEol(c) || c === HASH) {
         value = this.onNextLines(content, indent, depth, false);
       } else if (this.isSeqItem(content)) {
         giveUp();
@@ -199,7 +212,7 @@ class LineReader extends DataWalk {
     let at = after;
     while (text.charCodeAt(at) === SPACE) at++;
     const c = text.charCodeAt(at);
-    if (at >= text.length || c === NEWLINE || c === HASH) return this.onNextLines(at, indent, depth, true);
+    if (at >= text.length || isEol(c) || c === HASH) return this.onNextLines(at, indent, depth, true);
     return this.inlineValue(at, indent, indent, depth, true);
   }
 
@@ -245,14 +258,14 @@ class LineReader extends DataWalk {
       end = this.flowEnd;
     } else {
       if (INDICATORS.has(c) && !(c === DASH && text.charCodeAt(at + 1) > SPACE)) giveUp();
-      const lineEnd = this.lineEnd(at);
+      const lineEnd = this.contentEnd(at);
       let stop = at;
       while (stop < lineEnd && !(text.charCodeAt(stop) === HASH && text.charCodeAt(stop - 1) === SPACE)) stop++;
       while (text.charCodeAt(stop - 1) === SPACE) stop--;
       const written = text.slice(at, stop);
       if (written.includes(': ') || written.charCodeAt(written.length - 1) === COLON) giveUp();
       this.setScalar(at, stop);
-      this.pos = lineEnd + 1;
+      this.pos = this.lineEnd(at) + 1;
       this.afterValue(indent);
       return corePlain(written);
     }
@@ -273,7 +286,7 @@ class LineReader extends DataWalk {
     let at = end;
     while (text.charCodeAt(at) === SPACE) at++;
     const c = text.charCodeAt(at);
-    if (at < text.length && c !== NEWLINE && !(c === HASH && at > end)) giveUp();
+    if (at < text.length && !isEol(c) && !(c === HASH && at > end)) giveUp();
     this.pos = this.lineEnd(at) + 1;
   }
 
@@ -284,8 +297,8 @@ class LineReader extends DataWalk {
     while (at < text.length) {
       const lineIndent = this.indentAt(at);
       const c = text.charCodeAt(at + lineIndent);
-      if (c === NEWLINE) {
-        at += lineIndent + 1;
+      if (isEol(c)) {
+        at = this.lineEnd(at + lineIndent) + 1;
         continue;
       }
       if (at + lineIndent < text.length && lineIndent > indent) giveUp();
@@ -301,9 +314,9 @@ class LineReader extends DataWalk {
     for (;;) {
       if (i >= text.length) giveUp();
       const c = text.charCodeAt(i);
-      if (c === NEWLINE) giveUp();
+      if (isEol(c)) giveUp();
       if (quote === 34 && c === 92) {
-        if (text.charCodeAt(i + 1) === NEWLINE) giveUp();
+        if (isEol(text.charCodeAt(i + 1))) giveUp();
         i += 2;
         continue;
       }
@@ -413,7 +426,7 @@ class LineReader extends DataWalk {
         if (key) break;
         giveUp();
       }
-      if (c === NEWLINE || c === HASH || c === 91 || c === 123) giveUp();
+      if (isEol(c) || c === HASH || c === 91 || c === 123) giveUp();
     }
     if (i >= text.length) giveUp();
     let end = i;
@@ -428,18 +441,18 @@ class LineReader extends DataWalk {
     let headerEnd = at + 1;
     const chomp = text.charCodeAt(headerEnd);
     if (chomp === DASH || chomp === 43) headerEnd++;
-    if (text.charCodeAt(headerEnd) !== NEWLINE) giveUp();
-    const contentStart = headerEnd + 1;
+    const crlf = text.charCodeAt(headerEnd) === CR;
+    if (text.charCodeAt(crlf ? headerEnd + 1 : headerEnd) !== NEWLINE) giveUp();
+    const contentStart = headerEnd + (crlf ? 2 : 1);
     const contentIndent = this.indentAt(contentStart);
-    const firstEnd = this.lineEnd(contentStart);
-    if (contentStart + contentIndent >= firstEnd || contentIndent <= keyIndent) giveUp();
+    if (contentStart + contentIndent >= this.contentEnd(contentStart) || contentIndent <= keyIndent) giveUp();
     let line = contentStart;
-    let lastContentEnd = firstEnd;
+    let lastContentEnd = this.lineEnd(contentStart);
     let blankAfter = false;
     while (line < text.length) {
       const lineIndent = this.indentAt(line);
       const end = this.lineEnd(line);
-      if (line + lineIndent >= end) {
+      if (line + lineIndent >= this.contentEnd(line)) {
         blankAfter = true;
       } else if (lineIndent >= contentIndent) {
         lastContentEnd = end;
@@ -451,7 +464,7 @@ class LineReader extends DataWalk {
     if (blankAfter || lastContentEnd >= text.length) giveUp();
     const props = [
       { type: 'block-scalar-header', offset: at, indent: keyIndent, source: text.slice(at, headerEnd) },
-      { type: 'newline', offset: headerEnd, indent: keyIndent, source: '\n' },
+      { type: 'newline', offset: headerEnd, indent: keyIndent, source: crlf ? '\r\n' : '\n' },
     ] as CST.SourceToken[];
     const token: CST.BlockScalar = { type: 'block-scalar', offset: at, indent: keyIndent, props, source: text.slice(contentStart, lastContentEnd + 1) };
     const resolved = CST.resolveAsScalar(token, true, giveUp);
