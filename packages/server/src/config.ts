@@ -27,7 +27,7 @@ export interface Config {
   timing: DispatchTiming;
   /** How often this instance looks for lost and timed-out executions. */
   sweepEveryMs: number;
-  /** HUB_RETAIN_RUNS_DAYS, HUB_RETAIN_REVISIONS_DAYS, HUB_RETAIN_REVISIONS_KEPT, HUB_RETAIN_EVERY_MS (docs/decisions.md, Retention). */
+  /** HUB_RETAIN_RUNS_DAYS, HUB_RETAIN_REVISIONS_DAYS, HUB_RETAIN_REVISIONS_KEPT, HUB_RETAIN_EVERY_MS (docs/decisions.md, Sweeps and retention). */
   retention: RetentionPolicy & { everyMs: number };
   /** `hub login`'s device codes: at most 10 minutes of life, 5 s between polls; shorter ones are for tests. */
   deviceLogin: { lifetimeSeconds: number; intervalSeconds: number };

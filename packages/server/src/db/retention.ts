@@ -1,7 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 
 /**
- * How long history is kept (HUB_RETAIN_*; docs/decisions.md, Retention). `undefined` days keep
+ * How long history is kept (HUB_RETAIN_*; docs/decisions.md, Sweeps and retention). `undefined` days keep
  * forever. A revision goes only when inactive, replaced more than `revisionsDays` ago, not among
  * the newest `revisionsKept` of its project (or organization trigger), and named by no run left.
  */
