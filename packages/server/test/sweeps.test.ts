@@ -255,8 +255,8 @@ describe.each(databases)('a hub with retention on the %s database', (kind) => {
 
 describe('retention settings', () => {
   const retention = (env: Record<string, string>) => readConfig(env).retention;
-  it('keeps 90 days of runs and revisions and the newest 10 revisions by default, a pass every 10 minutes', () => {
-    expect(retention({})).toEqual({ runsDays: 90, revisionsDays: 90, revisionsKept: 10, everyMs: 600_000 });
+  it('keeps every run, 90 days of revisions and the newest 10 revisions by default, a pass every 10 minutes', () => {
+    expect(retention({})).toEqual({ runsDays: undefined, revisionsDays: 90, revisionsKept: 10, everyMs: 600_000 });
   });
   it.each([
     ['forever', undefined],

@@ -11,7 +11,11 @@ export interface RetentionPolicy {
   revisionsKept: number;
 }
 
-export const DEFAULT_RETENTION: RetentionPolicy = { runsDays: 90, revisionsDays: 90, revisionsKept: 10 };
+/**
+ * Runs are kept forever unless HUB_RETAIN_RUNS_DAYS says otherwise: a run holds its delivery key,
+ * which DECISIONS.md (Dispatch) keeps durably, and pruning the run frees the key.
+ */
+export const DEFAULT_RETENTION: RetentionPolicy = { runsDays: undefined, revisionsDays: 90, revisionsKept: 10 };
 
 /** What one pass deleted. */
 export interface Pruned {
