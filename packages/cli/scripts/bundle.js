@@ -3,9 +3,10 @@
 // the compiler's 41 modules) is most of what `hub validate` spends before it starts to work.
 //   node scripts/bundle.js             writes dist/bundle/
 //   node scripts/bundle.js --if-stale  only when a bundled file or this script is newer than the bundle
-// Each command is its own chunk (cli.ts imports them lazily), so `hub --help` loads the entry alone
-// and `hub validate` its chunk, the compiler's and yaml's. dist/bundle/modules.json lists the
-// modules of each chunk, for the start-up test and the staleness check.
+// Each command is its own chunk (cli.ts imports them lazily), so `hub --help` loads the entry and
+// the start chunk alone, and `hub validate` its own chunk, the compiler's and yaml's besides.
+// dist/bundle/modules.json lists the modules of each chunk, for the start-up test and the
+// staleness check.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,7 +14,6 @@ import { rolldown } from 'rolldown';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = join(root, 'dist/bundle');
-export const ENTRY = join(OUT, 'hub.js');
 const MANIFEST = join(OUT, 'modules.json');
 const INPUT = join(root, 'dist/main.js');
 
