@@ -40,6 +40,9 @@ const DASH = 45;
 /** Characters that may not start a plain scalar here (YAML's indicators). */
 const INDICATORS = new Set('-?:,[]{}#&*!|>\'"%@`'.split('').map((c) => c.charCodeAt(0)));
 
+/** The flow indicators, which end a plain scalar in a flow collection. */
+const FLOW_INDICATORS = new Set(',[]{}'.split('').map((c) => c.charCodeAt(0)));
+
 class LineReader extends DataWalk {
   /** Start of the line to read next. */
   private pos = 0;
@@ -417,7 +420,9 @@ class LineReader extends DataWalk {
   private flowPlainEnd(at: number, key: boolean): number {
     const text = this.text;
     const first = text.charCodeAt(at);
-    if (INDICATORS.has(first) && !(first === DASH && text.charCodeAt(at + 1) > SPACE)) giveUp();
+    // In a flow collection a plain scalar may start with "-" only before a character that is
+    // neither a space nor a flow indicator ("[-]" is an error to yaml).
+    if (INDICATORS.has(first) && !(first === DASH && text.charCodeAt(at + 1) > SPACE && !FLOW_INDICATORS.has(text.charCodeAt(at + 1)))) giveUp();
     let i = at;
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
