@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { Parser } from 'yaml';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileConfiguration, compileTrigger, defaultLimits } from '../src/index.js';
 import { IssueCollector } from '../src/issues/collect.js';
 import { joinPointer } from '../src/issues/issue.js';
@@ -19,6 +19,11 @@ import { composeYaml, fastReadings, parseYaml } from '../src/source/yaml.js';
 const limits = { ...defaultLimits };
 /** Runs per generated property; ADVERSARY_RUNS=20000 for a longer hunt. */
 const RUNS = Number(process.env.ADVERSARY_RUNS ?? 1_500);
+
+afterAll(() => {
+  // How much each reading took on (printed for the record; the rest went to the composer).
+  console.info(`adversarial texts: ${counts.texts}, read by the line reading: ${counts.lines}, by the CST reading: ${counts.cst}`);
+});
 
 afterEach(() => {
   fastReadings.lines = true;
@@ -147,13 +152,14 @@ const SCALARS = [
   '&a v', '*a', '!!str 1', '!!int "1"', '!x y', '! y', '%x', '@x', '`x', '|', '>', '|-', '>+', 'é', 'ü̈', '😀', 'a😀b', '"😀"', '𝒳: y',
   'a\u00a0', '\u00a0a', 'a\u00a0# c', 'a\u2028b', 'a\u2029', 'a\u0085b', 'a\u3000', 'a \u3000# c', '\u200b', 'a\u00a0 # c', '"a\u2028b"', "'a\u0085'", '[a\u00a0, b]',
   'k'.repeat(1_030), '{k: v}'.repeat(200), '[b, {c: [d, {e: f}]}]', '{a: [b, c], d: {e: f}}', '[a]b', '{a: b', '[a, b', 'a ]', '- -', '-- -',
+  '-:', '-:x', '-#', '-,', '-]', '-}', '-[', '-{', '-"', "-'", '-|', '-&', '-*', '-!', '-?', '-%', '-@', '-`', '-\u00a0', '-😀', '-é', '- x', '-\tx', '-- x', '-:-',
   'trailing   ', 'a\tb', '\tx', 'x\t', '  spaced', 'a\\b', '"\\\\"', '%', '=', '<<', '__proto__', 'constructor', 'toString', 'x'.repeat(1_200),
 ];
 
 const KEYS = [
   'a', 'key', '1', '0x1F', 'true', 'null', '~', '', '"a"', "'a'", '"key with: colon"', "'it''s'", '"\\u00e9"', '"\\0"', 'a b', 'a#b', 'a-b', '-a',
   '<<', '"<<"', '__proto__', 'é', '😀', '𝒳', 'ü̈', '[a]', '{a: 1}', '? a', '&k a', '!!str b', '1.5', '.inf', 'k'.repeat(1_100), 'a\t', 'TRUE',
-  'a[b]', 'a]', 'a[', 'a{', 'a}', 'a,b', 'a,', 'a!', 'a&b', 'a*b', 'a|b', 'a>b', 'a%b', 'a@b', 'a`b', 'a?', 'a?b', 'a-', 'a"b', "a'b", 'a:b', 'a::b', 'a:', '-', '--', '---x',
+  '-:', '-#', '-,', '-]', '-x', '-😀', 'a[b]', 'a]', 'a[', 'a{', 'a}', 'a,b', 'a,', 'a!', 'a&b', 'a*b', 'a|b', 'a>b', 'a%b', 'a@b', 'a`b', 'a?', 'a?b', 'a-', 'a"b', "a'b", 'a:b', 'a::b', 'a:', '-', '--', '---x',
   'a\u00a0', '\u00a0a', 'a\u2028b', 'a\u0085b', 'a\u3000', 'a\u200bb', 'k'.repeat(1_023), 'k'.repeat(1_024), 'k'.repeat(1_025), '😀'.repeat(600), '1e3', '0o17', '-1', '.5',
 ];
 
@@ -184,8 +190,28 @@ const DOCUMENTS = [
   'a: "\\0"\n', 'b: "a\\u0000b"\n', 'c: "\\uD800"\n', 'd: "\\uDC00x"\n', '"\\uD800": 1\n', '"\\0": 1\n', 'a: "\\x7f"\n', 'a: "\\x01"\n', 'a: "\\u0085"\n', 'a: "\\uFFFE"\n', 'a: "\\uFEFF"\n', 'a: \uFEFFx\n', 'a: x\uFEFF\n',
   'a\n', 'a b c\n', '"a"\n', '1\n', '[a]\n', 'a:\n b:\n  c:\n   d: 1\n', 'a:\n    b: 1\n    c: 2\n', 'a:\n  b: 1\n c: 2\n', 'a:\n  b: 1\n   c: 2\n', ' a: 1\n', ' a: 1\n b: 2\n', '  - a\n  - b\n', 'a: 1\n b: 2\n',
   'a: b\n  # c\nd: e\n', 'a: b\n    # c\nd: e\n', 'a:\n  b: c\n  # c\nd: e\n', 'a:\n  b: c\n# c\n  d: e\n', '# c\n  # d\na: 1\n', 'a: 1\n  # trailing comment\n', 'a: 1\n# end\n   # end2\n', 'a: 1 #c\n#c\n',
+  'a: [b,\nc]\n', 'a: [b,\n c]\n', 'a: [b,\n  c\n]\n', 'a: [b,\n  c\n ]\n', '- [b,\n c]\n', '- [b,\n  c\n  ]\n', 'a:\n  - [b,\n  c]\n', 'a:\n  b: {c: 1,\n  d: 2}\n', 'a: {b: 1 # c\n  }\n', 'a: [b, # c\n  c]\n', 'a: [b\n  , c]\n',
+  'a: [b\n  c]\n', 'a: [b\n\n  c]\n', 'a: {b: 1, c}\n', 'a: {b, c: 1}\n', 'a: {b: }\n', 'a: {"b":1}\n', "a: {'b':1}\n", 'a: {b:1}\n', 'a: ["b":1]\n', 'a: [b]: c\n', '[a]: b\n', 'a: {? b : c}\n', 'a: [b, c] # d\n', 'a: [b, c]# d\n', 'a: [b, c], d\n',
+  'a: {b: [c,\n  d], e: f}\n', 'a: [\n]\n', 'a: {\n}\n', 'a: [\n  ]\n', '[\na\n]\n', '{\na: 1\n}\n', '[a,\nb]\n', 'a: [b,\n  "c\n  d"]\n', 'a: {b: "c\n  d"}\n', 'a: ["b\n  \n  c"]\n', 'a: [ , b]\n', 'a: [b, , c]\n', 'a: [b,,]\n',
+  '--- a\n', '--- |\n  x\n', '--- >-\n  x\n', '--- [a]\n', '--- {a: 1}\n', '---\n- a\n...\n', '--- # c\n', '--- a: 1\n', '---\na: 1\n--- \n', '--- "a"\n', "--- 'a'\n", '--- 1\n', '--- ~\n', '... \n', '---\n...\n---\n',
+  '"a\n b": c\n', "'a\n b': c\n", 'a\n b: c\n', '"a":\n  - b\n', '"a": [b]\n', '"a":\n  b: 1\n', "'a': 1\n'a': 2\n", '"a"  : b\n', '"a" #c\n: b\n', '"\\u00e9": 1\né: 2\n', '"a\\tb": 1\n',
+  'a: |2-\n   x\n', 'a: |1\n  x\n', '- |2\n   x\n', '- >1-\n  x\n', 'a:\n  - |1\n    x\n', 'a: |\n  x\n # c\nb: 1\n', 'a: |\n    \n  x\n', 'a: |\n  \n  x\n', 'a: >\n\n  x\n\n  y\n', 'a: |\n  x\n \nb: 1\n', 'a: >-\n  x\n  \n\n', 'a: |+\n  x\n\n# c\n', 'a: |-\n  x\n\n  # c\n',
+  'a: >\n  x\n   y\n  z\n', 'a: >\n   x\n  y\n', 'a: |\n  x\n  y', 'a: |+\n\n', 'a: |-\n\n', 'a: >\n', 'a: |2\n  x\n', 'a: |9\n  x\n', 'a: |0\n  x\n', 'a: |10\n  x\n', 'a: |-+\n  x\n', 'a: |2+\n   x\n\n',
+  'a: b\n  # c\n', 'a:\n  # c\n  b: 1\n', '- a\n  # c\n- b\n', '- a\n # c\n- b\n', 'a: # c\nb:\n', '- # c\n- \n', 'a:\n  \n  b: 1\n', 'a: # c\n  b: 1\n', 'a: # c\n  - b\n', 'a: b # c\n  # d\n', '# c\n---\na: 1\n', 'a: 1\n# c\n...\n',
+  'a: b\n  c: d\n', 'a:\n  b\n  c: d\n', 'a: "b\n  c": d\n', '- a: b\n  - c\n', '- a\n- b\n  c\n', 'a:\n- b\n  c\n', 'a:\n  - b\n - c\n', 'a: - b\n', 'a:\n  -b\n', '- - - - a\n', '- - a: b\n    c: d\n  - e\n',
   'a: x\n\n\n', '\n\na: x\n', 'a: x\n   \n', 'a:   x   \nb:   y\n', 'a: x  \r\n', 'a: "x"  \r\n', 'a: x\n\r\n', 'a: x\r\n\r\n',
 ];
+
+/** Lists of compact mappings nested `depth` collections deep, ending in a flow list. */
+function mixed(depth: number): string {
+  let out = '';
+  let indent = 0;
+  for (let level = 0; level + 2 < depth; level += 2) {
+    out += `${' '.repeat(indent)}- k${level}:\n`;
+    indent += 4;
+  }
+  return `${out}${' '.repeat(indent)}${depth % 2 === 0 ? '- [x]' : '[x]'}\n`;
+}
 
 function nested(depth: number, seq: boolean): string {
   let out = '';
@@ -226,6 +252,9 @@ describe('the fast readings agree with the composer on adversarial YAML', () => 
     for (const depth of [limits.maxDepth - 2, limits.maxDepth - 1, limits.maxDepth, limits.maxDepth + 1]) {
       agree(nested(depth, false));
       agree(nested(depth, true));
+      agree(mixed(depth));
+      agree(mixed(depth).replace('[x]', '{a: [x]}'));
+      agree(`${nested(depth - 3, false).slice(0, -5)}v: [{a: x}]\n`);
       agree(`a: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
       agree(`a: ${'{b: '.repeat(depth)}x${'}'.repeat(depth)}\n`);
     }
@@ -300,5 +329,22 @@ describe('the fast readings agree with the composer on adversarial YAML', () => 
     expect(read).toBe(RUNS);
     // The generator must reach the line reading, not only the slower ones.
     expect(counts.lines - before).toBeGreaterThan(100);
+  });
+
+  /** A few characters YAML gives a meaning to, spliced into (or cut out of) `text`. */
+  function spliced(text: string) {
+    const unit = fc.constantFrom(' ', '  ', '\n', '\r\n', '\r', '#', ' #', ':', ': ', '-', '- ', '"', "'", '|', '>', '\t', '[', ']', '{', '}', ',', '&', '*', '!', '?', '%', '\\', '---', '\uFEFF', '😀', 'é');
+    return fc
+      .array(fc.tuple(fc.nat({ max: text.length }), fc.nat({ max: 3 }), fc.array(unit, { maxLength: 2 })), { minLength: 1, maxLength: 3 })
+      .map((edits) => edits.reduce((out, [at, cut, insert]) => out.slice(0, at) + insert.join('') + out.slice(at + cut), text));
+  }
+
+  it('on generated block YAML with YAML punctuation spliced in', () => {
+    // Half of them start from a text the line reading reads, so that the edits probe its edges.
+    const base = block.filter((lines) => lines.length > 1).map((lines) => `${lines.join('\n')}\n`);
+    const read = base.filter((text) => readLines(new SourceText(text), limits) !== undefined);
+    const before = counts.lines;
+    fc.assert(fc.property(fc.oneof(base, read).chain(spliced), (text) => void agree(text)), { numRuns: RUNS });
+    expect(counts.lines - before).toBeGreaterThan(RUNS / 20);
   });
 });
