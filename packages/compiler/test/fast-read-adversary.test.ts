@@ -303,7 +303,7 @@ describe('the fast readings agree with the composer on adversarial YAML', () => 
     block: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       fc.oneof({ arbitrary: fc.constantFrom(...readable(SCALARS, (v) => `a: ${v}\n`)), weight: 12 }, { arbitrary: piece, weight: 1 }).map((value) => [value]),
-      fc.constantFrom(['|', '  x', '  y'], ['|-', '  x'], ['>', '  a', '  b', '', '  c'], ['|+', '  x', '    y'], ['|-', '  x', ''], ['>+', '  x', '', ''], ['|2', '   x']),
+      fc.constantFrom(['|', '  x', '  y'], ['|-', '  x'], ['>', '  a', '  b', '', '  c'], ['|+', '  x', '    y'], ['|-', '  x', ''], ['>+', '  x', '', ''], ['|2', '   x']).map((lines): string[] => [...lines]),
       fc.array(fc.tuple(fc.oneof({ arbitrary: fc.constantFrom(...readable(KEYS, (k) => `${k}: v\n`)), weight: 12 }, { arbitrary: keyPiece, weight: 1 }), self('block'), blockTail), { minLength: 1, maxLength: 4 }).map((entries) =>
         entries.flatMap(([name, value, note]) =>
           value.length === 1 ? [`${name}: ${value[0]}${note}`] : /^[|>]/.test(value[0] ?? '') ? [`${name}: ${value[0]}${note}`, ...value.slice(1).map((l) => `  ${l}`)] : [`${name}:${note}`, ...value.map((l) => `  ${l}`)],
