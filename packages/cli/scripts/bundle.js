@@ -8,7 +8,7 @@
 // dist/bundle/modules.json lists the modules of each chunk, for the start-up test and the
 // staleness check.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -24,7 +24,7 @@ const INPUT = join(root, 'dist/main.js');
  */
 const BESIDE = [
   // open runs its own xdg-open found beside its module (else the system's): keep it beside the chunk.
-  { module: /\/node_modules\/open\/index\.js$/, files: ['xdg-open'] },
+  { module: /[\\/]node_modules[\\/]open[\\/]index\.js$/, files: ['xdg-open'] },
 ];
 /**
  * Chunks beyond rolldown's own (one per lazily imported command): what the entry imports and
@@ -48,7 +48,7 @@ function besideFiles(copies) {
     name: 'hub-beside-files',
     transform(code, id) {
       // rolldown's own runtime (not a file) makes `require` for CommonJS code with createRequire: builtins only.
-      if (!id.startsWith('/') || !LOCATION.test(code)) return null;
+      if (!isAbsolute(id) || !LOCATION.test(code)) return null;
       const known = BESIDE.find((entry) => entry.module.test(id));
       if (known !== undefined) {
         for (const file of known.files) copies.set(file, join(dirname(id), file));
