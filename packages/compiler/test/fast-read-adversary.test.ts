@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Parser } from 'yaml';
+import { Parser, stringify } from 'yaml';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileConfiguration, compileTrigger, defaultLimits } from '../src/index.js';
 import { IssueCollector } from '../src/issues/collect.js';
@@ -329,6 +329,49 @@ describe('the fast readings agree with the composer on adversarial YAML', () => 
     expect(read).toBe(RUNS);
     // The generator must reach the line reading, not only the slower ones.
     expect(counts.lines - before).toBeGreaterThan(100);
+  });
+
+  it('on any data as yaml writes it with narrow lines, other indentation and every string style', () => {
+    const options = fc.record({
+      lineWidth: fc.constantFrom(0, 8, 20, 80),
+      minContentWidth: fc.constantFrom(0, 4, 20),
+      indent: fc.constantFrom(1, 2, 4),
+      indentSeq: fc.boolean(),
+      defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED'),
+      defaultKeyType: fc.constantFrom(null, 'PLAIN', 'QUOTE_DOUBLE'),
+      collectionStyle: fc.constantFrom('any', 'block', 'flow'),
+      flowCollectionPadding: fc.boolean(),
+      doubleQuotedAsJSON: fc.boolean(),
+      directives: fc.boolean(),
+      nullStr: fc.constantFrom('null', '~', ''),
+    } as const);
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom(' ', '  ', '\n', '#', ': ', '- ', '"', "'", '\\', 'é', '😀', '\t', 'x'), fc.string({ maxLength: 1, unit: 'binary' })), maxLength: 30 });
+    const data = fc.letrec<{ value: unknown }>((self) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.constantFrom(...SCALARS.slice(0, 60)),
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(self('value'), { maxLength: 4 }),
+        fc.dictionary(fc.oneof(text, fc.constantFrom(...KEYS.filter((key) => key.length < 40))), self('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(data, options, (value, written) => {
+        let yamlText: string;
+        try {
+          yamlText = stringify(value, written);
+        } catch {
+          return;
+        }
+        agree(yamlText);
+        agree(yamlText.replace(/\n/g, '\r\n'));
+      }),
+      { numRuns: RUNS },
+    );
   });
 
   /** A few characters YAML gives a meaning to, spliced into (or cut out of) `text`. */
