@@ -4,9 +4,6 @@
 // of keys, runs and executions (the tables that grow; the small ones may be read whole). Each statement runs as the hub runs it (postgres.js, prepared, past the sixth
 // execution, where PostgreSQL may switch to a generic plan), and auto_explain hands back every
 // plan executed: the shape of the plans is checked, never a time.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import postgres, { type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunRepository } from '../dist/db/runs.js';
 import { assignmentOf } from '../dist/dispatch/plan.js';
@@ -15,6 +12,7 @@ import { prepareRun } from '../dist/dispatch/start.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';
+import { PlanRecorder } from './support/plans.js';
 
 const CONFIGURATION = `
 environments:
@@ -28,31 +26,12 @@ triggers:
       - { id: go, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Go. {{ prompt }}" } ] }
 `;
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** How a plan reads each table ("Index Scan api_keys_pkey", "Seq Scan", an insert as "ModifyTable"), by table. */
-function accessOf(plan: PlanNode, into: Map<string, Set<string>>): void {
-  const relation = plan['Relation Name'];
-  if (relation !== undefined) {
-    const ways = into.get(relation) ?? new Set<string>();
-    ways.add(plan['Index Name'] === undefined ? plan['Node Type'] : `${plan['Node Type']} ${plan['Index Name']}`);
-    into.set(relation, ways);
-  }
-  for (const child of plan.Plans ?? []) accessOf(child, into);
-}
-
 describe.each(databases)('dispatch statements with statistics taken while the tables were empty (%s)', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let ctx: Awaited<ReturnType<typeof setUp>>;
   let daemon: TestDaemon;
   let organizationId: string;
-  let explained: Sql;
-  let reported: PlanNode[] = [];
+  let plans: PlanRecorder;
 
   beforeAll(async () => {
     hub = await hubOn(kind);
@@ -80,37 +59,17 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
     await sql`
       insert into executions (trigger_run_id, step_index, step_id, daemon_id, status, assignment, max_runtime_ms, finished_at, exit_code)
       select r.id, 0, 'go', ${daemon.id}, 'succeeded', '{}', 3600000, now(), 0 from trigger_runs r where r.delivery_key like 'seed-%'`;
-    explained = postgres(hub.databaseUrl ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim(), {
-      max: 1,
-      onnotice: (notice) => {
-        const text = String(notice.message);
-        const at = text.indexOf('{');
-        if (text.startsWith('duration:') && at >= 0) reported.push((JSON.parse(text.slice(at)) as { Plan: PlanNode }).Plan);
-      },
-    });
-    await explained`load 'auto_explain'`;
-    await explained`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_format', 'json', false),
-      set_config('auto_explain.log_level', 'notice', false), set_config('client_min_messages', 'notice', false)`;
+    plans = await new PlanRecorder(hub).start();
   }, 180_000);
 
   afterAll(async () => {
     daemon?.stop();
-    await explained?.end();
+    await plans?.end();
     await hub?.close();
   });
 
-  /** How `statement` reads each table over 7 runs: every way seen, by table. */
-  async function access(statement: (index: number) => Promise<unknown>): Promise<Record<string, string[]>> {
-    reported = [];
-    for (let index = 0; index < 7; index++) await statement(index);
-    expect(reported.length).toBeGreaterThanOrEqual(7);
-    const all = new Map<string, Set<string>>();
-    for (const plan of reported) accessOf(plan, all);
-    return Object.fromEntries([...all].map(([table, ways]) => [table, [...ways].sort()]));
-  }
-
   it('reads the key of the one-statement dispatch by a unique index, and inserts its run', async () => {
-    const runs = new RunRepository(explained, { offlineAfterMs: 60_000 });
+    const runs = new RunRepository(plans.sql, { offlineAfterMs: 60_000 });
     const request = { projectSlug: ctx.project, trigger: 'go', actor: 'dev-lead', deliveryKey: 'first' };
     const { found } = RunRepository.lookupOf(await runs.lookup(organizationId, request));
     if (typeof found === 'string' || found.source !== 'configuration') throw new Error(`no trigger: ${String(found)}`);
@@ -125,7 +84,7 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
       environments: found.environments,
     };
     const started: boolean[] = [];
-    const ways = await access(async (index) => {
+    const ways = await plans.access(async (_sql, index) => {
       const dispatch = { ...request, deliveryKey: `stale-${index}` };
       const { plan, inputs } = prepareRun(found.trigger, found.environments, found.revisionId, dispatch);
       const [triggerRunId, executionId] = [crypto.randomUUID(), crypto.randomUUID()];
@@ -152,8 +111,8 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
   });
 
   it("reads the exact path's earlier delivery by unique indexes", async () => {
-    const runs = new RunRepository(explained, { offlineAfterMs: 60_000 });
-    const ways = await access((index) => runs.lookup(organizationId, { projectSlug: ctx.project, trigger: 'go', deliveryKey: `seed-${index * 1000 + 1}` }));
+    const runs = new RunRepository(plans.sql, { offlineAfterMs: 60_000 });
+    const ways = await plans.access((_sql, index) => runs.lookup(organizationId, { projectSlug: ctx.project, trigger: 'go', deliveryKey: `seed-${index * 1000 + 1}` }));
     expect(ways.trigger_runs, JSON.stringify(ways)).toEqual(['Index Scan trigger_runs_organization_id_delivery_key_key']);
     expect(ways.executions, JSON.stringify(ways)).toEqual(['Index Scan executions_trigger_run_id_step_index_key']);
   });

@@ -6,9 +6,7 @@
 // whole range of the (organization_id, delivery_key) index. Each read-side query runs as the hub
 // runs it (postgres.js, prepared, past the point where PostgreSQL may switch to a generic plan),
 // and auto_explain hands back every plan it executed: the shape of the plan is checked, never a time.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import postgres, { type Sql } from 'postgres';
+import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutputRepository } from '../dist/db/output.js';
 import { RunListRepository } from '../dist/db/run-list.js';
@@ -16,34 +14,9 @@ import { executionView, runView, runViews } from '../dist/db/run-view.js';
 import { call, enrollDaemon, setUp } from './support/client.js';
 import { configurationPartials, configurationYaml, exampleDaemons } from './support/documents.js';
 import { databases, hubOn } from './support/hub.js';
+import { PlanRecorder } from './support/plans.js';
 
 const RUNS = 8_000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-/** How a plan reads each table: "Index Scan trigger_runs_pkey", "Seq Scan", … by table. */
-function accessOf(plan: PlanNode, into: Map<string, Set<string>> = new Map()): Map<string, Set<string>> {
-  const relation = plan['Relation Name'];
-  if (relation !== undefined) {
-    // A bitmap heap scan's indexes are in its Bitmap Index Scan children (under BitmapAnd/Or).
-    const bitmaps = plan['Node Type'] === 'Bitmap Heap Scan' ? indexesBelow(plan) : [];
-    const index = plan['Index Name'] ?? (bitmaps.length > 0 ? bitmaps.join('+') : undefined);
-    const ways = into.get(relation) ?? new Set<string>();
-    ways.add(index === undefined ? plan['Node Type'] : `${plan['Node Type']} ${index}`);
-    into.set(relation, ways);
-  }
-  for (const child of plan.Plans ?? []) if (child['Node Type'] !== 'Bitmap Index Scan' && child['Node Type'] !== 'BitmapAnd' && child['Node Type'] !== 'BitmapOr') accessOf(child, into);
-  return into;
-}
-
-function indexesBelow(plan: PlanNode): string[] {
-  return (plan.Plans ?? []).flatMap((child) => (child['Node Type'] === 'Bitmap Index Scan' ? [child['Index Name'] as string] : indexesBelow(child)));
-}
 
 interface SeedIds {
   organizationId: string;
@@ -80,9 +53,8 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
   let organizationId: string;
   let runId: string;
   let executionId: string;
-  /** One connection with auto_explain on, and the plans it has reported since `access` began. */
-  let explained: Sql;
-  let reported: PlanNode[] = [];
+  /** One connection with auto_explain on. */
+  let plans: PlanRecorder;
 
   beforeAll(async () => {
     hub = await hubOn(kind);
@@ -110,38 +82,15 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
       where r.delivery_key = ${`seed-${RUNS / 2}`}`;
     if (middle === undefined) throw new Error('setup: the seeded run is missing');
     ({ runId, executionId } = middle);
-    explained = postgres(hub.databaseUrl ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim(), {
-      max: 1,
-      onnotice: (notice) => {
-        const text = String(notice.message);
-        const at = text.indexOf('{');
-        if (text.startsWith('duration:') && at >= 0) reported.push((JSON.parse(text.slice(at)) as { Plan: PlanNode }).Plan);
-      },
-    });
-    await explained`load 'auto_explain'`;
-    await explained`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_format', 'json', false),
-      set_config('auto_explain.log_level', 'notice', false), set_config('client_min_messages', 'notice', false)`;
+    plans = await new PlanRecorder(hub).start();
   }, 180_000);
 
   afterAll(async () => {
-    await explained?.end();
+    await plans?.end();
     await hub?.close();
   });
 
-  /**
-   * How `query` reads each table, over 7 runs (PostgreSQL may plan the sixth execution of a
-   * prepared statement generically, and keep that plan): every way seen, by table.
-   */
-  async function access(query: (sql: Sql) => Promise<unknown>): Promise<Record<string, string[]>> {
-    reported = [];
-    for (let run = 0; run < 7; run++) await query(explained);
-    expect(reported.length).toBeGreaterThanOrEqual(7);
-    const all = new Map<string, Set<string>>();
-    for (const plan of reported) accessOf(plan, all);
-    const found = Object.fromEntries([...all].map(([table, ways]) => [table, [...ways].sort()]));
-    if (process.env.SHOW_PLANS) console.log(JSON.stringify(found));
-    return found;
-  }
+  const access = (query: (sql: Sql) => Promise<unknown>) => plans.access(query);
 
   /** The indexes a table was read by ('Seq Scan' for none), from `access`. */
   const indexes = (ways: string[] | undefined) => [...new Set((ways ?? []).map((way) => /^(?:Index Scan|Index Only Scan|Bitmap Heap Scan) (.+)$/.exec(way)?.[1] ?? way))].sort();
@@ -151,7 +100,7 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
     expect(indexes(found.executions)).toEqual(['executions_trigger_run_id_step_index_key']);
     // Another organization's run is not found.
-    expect(await runView(explained, organizationId.replace(/^./, (c) => (c === '0' ? '1' : '0')), runId)).toBeUndefined();
+    expect(await runView(plans.sql, organizationId.replace(/^./, (c) => (c === '0' ? '1' : '0')), runId)).toBeUndefined();
   });
 
   it('an execution, and where its output stands, by primary keys', async () => {
