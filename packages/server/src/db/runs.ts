@@ -28,6 +28,20 @@ export interface Dispatched {
   agentId: string;
 }
 
+/** A run a dispatch starts, planned: its identifiers, request and first assignment. */
+export interface NewRun {
+  triggerRunId: string;
+  executionId: string;
+  organizationId: string;
+  deliveryKey: string;
+  requestDigest: Buffer;
+  actor: string;
+  inputs: Record<string, string>;
+  plan: PlannedStep[];
+  /** The first step's, for the first execution. */
+  assignment: Assignment;
+}
+
 /** Where a dispatch found its trigger. */
 export type FoundTrigger = {
   projectId: string;
@@ -165,21 +179,7 @@ export class RunRepository {
    * same statement, unrevoked and locked FOR KEY SHARE until it commits (as an install's is, see
    * db/revisions.ts): a key revoked before then starts nothing (`key_revoked`).
    */
-  async dispatch(run: {
-    triggerRunId: string;
-    executionId: string;
-    organizationId: string;
-    found: FoundTrigger;
-    triggerId: string;
-    deliveryKey: string;
-    requestDigest: Buffer;
-    actor: string;
-    inputs: Record<string, string>;
-    plan: PlannedStep[];
-    /** The first step's, for the first execution. */
-    assignment: Assignment;
-    apiKeyId: string;
-  }): Promise<{ outcome: 'dispatched'; daemonId: string; receiptId: string } | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }> {
+  async dispatch(run: NewRun & { found: FoundTrigger; triggerId: string; apiKeyId: string }): Promise<{ outcome: 'dispatched'; daemonId: string; receiptId: string } | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }> {
     const { found, triggerRunId, executionId, assignment, triggerId } = run;
     const first = run.plan[0] as PlannedStep;
     const [row] = await this.sql<{ keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]>`
@@ -232,21 +232,7 @@ export class RunRepository {
    * api_keys was all but empty cannot send the look-up through the organization's keys
    * (api_keys_organization) instead of the primary key.
    */
-  async dispatchHinted(run: {
-    triggerRunId: string;
-    executionId: string;
-    organizationId: string;
-    keyId: string;
-    keyDigest: Buffer;
-    projectSlug: string;
-    hint: TriggerHint;
-    deliveryKey: string;
-    requestDigest: Buffer;
-    actor: string;
-    inputs: Record<string, string>;
-    plan: PlannedStep[];
-    assignment: Assignment;
-  }): Promise<{ started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }> {
+  async dispatchHinted(run: NewRun & { keyId: string; keyDigest: Buffer; projectSlug: string; hint: TriggerHint }): Promise<{ started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }> {
     const { hint, triggerRunId, executionId, organizationId } = run;
     const first = run.plan[0] as PlannedStep;
     const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
