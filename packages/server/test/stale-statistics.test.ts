@@ -9,6 +9,7 @@
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutputRepository } from '../dist/db/output.js';
+import { ProjectList } from '../dist/db/project-list.js';
 import { RunListRepository } from '../dist/db/run-list.js';
 import { executionView, runView, runViews } from '../dist/db/run-view.js';
 import { call, enrollDaemon, setUp } from './support/client.js';
@@ -117,5 +118,20 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     expect(indexes(api.trigger_runs)).toContain('trigger_runs_pkey');
     const dashboard = await access(async (sql) => expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6));
     expect(indexes(dashboard.trigger_runs)).toContain('trigger_runs_pkey');
+  });
+
+  it('a page of the projects list keeps its generic plan once the projects are analyzed', async () => {
+    // Statistics of 10,000 projects: with the cursor and the limit visible to the planner, a custom
+    // plan looked cheaper than the generic one, and PostgreSQL planned the statement on every call.
+    await plans.sql`insert into projects (organization_id, slug, name) select ${organizationId}, 'p-' || lpad(i::text, 5, '0'), 'Project ' || i from generate_series(1, 10000) i`;
+    await plans.sql`analyze projects`;
+    const page = (sql: Sql) => sql<{ listed: { slug: string }[] }[]>`
+      select ${ProjectList.page(sql, { after: 'p-05000', limit: 100 })} as listed from (select ${organizationId}::uuid as organization_id) key`;
+    const found = await access(async (sql) => expect((await page(sql))[0]?.listed.map((project) => project.slug)).toEqual(Array.from({ length: 101 }, (_, i) => `p-${String(5001 + i).padStart(5, '0')}`)));
+    expect(indexes(found.projects)).toEqual(['projects_organization_id_slug_key']);
+    // The page's statement, found by a text this look-up's own does not contain as it is.
+    const [prepared] = await plans.sql<{ generic: number }[]>`
+      select generic_plans::int as generic from pg_prepared_statements where position('select json_agg' || '(p) from (' in statement) > 0`;
+    expect(prepared?.generic).toBeGreaterThan(0);
   });
 });

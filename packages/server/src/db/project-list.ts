@@ -24,13 +24,23 @@ export const ProjectList = {
       from projects p where p.organization_id = key.organization_id and p.active), '') || ']}'`;
   },
 
-  /** Up to `limit + 1` projects (the extra one tells of a next page) after `after`, by slug, as JSON. */
+  /**
+   * Up to `limit + 1` projects (the extra one tells of a next page) after `after`, by slug, as JSON.
+   *
+   * The cursor and the limit reach the planner as sub-selects, so that it never sees their values:
+   * a custom plan then costs what the generic one does, and the prepared statement keeps its
+   * generic plan (an index range on `(organization_id, slug)`) at any size. Given as plain
+   * parameters, the statistics decided: analyzed with 10,000 projects, a custom plan (estimating
+   * `limit 101` of the 4,900 slugs past the cursor) looked cheaper than the generic one (a tenth
+   * of a third of the table), so PostgreSQL planned the key check anew on every request, twice
+   * the database's CPU of the same page on a hub whose projects table had no statistics.
+   */
   page(sql: Sql, page: ProjectPage): Fragment {
     // '' sorts before every slug: one statement text whether or not there is a cursor, and a range on the (organization_id, slug) index.
     return sql`coalesce((
       select json_agg(p) from (
         select p.id, p.slug, p.name from projects p
-        where p.organization_id = key.organization_id and p.active and p.slug > ${page.after ?? ''}
-        order by p.slug limit ${page.limit === undefined ? null : page.limit + 1}) p), '[]'::json)`;
+        where p.organization_id = key.organization_id and p.active and p.slug > (select ${page.after ?? ''}::text)
+        order by p.slug limit (select ${page.limit === undefined ? null : page.limit + 1}::int)) p), '[]'::json)`;
   },
 };
