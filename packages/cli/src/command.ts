@@ -22,6 +22,8 @@ export interface Command {
   name: string;
   /** One line, for the help of the group that holds it. */
   summary: string;
+  /** The names of its own commands, for a group (`hub daemon`): shell completion offers them. */
+  subcommands?: string[];
   /** Resolves with the exit code; throws CliError for a failure the user can act on. */
   run(args: string[], io: Io): Promise<number>;
 }
@@ -56,12 +58,29 @@ export function group(spec: {
   commands: Command[];
   options?: Record<string, (io: Io) => number>;
 }): Command {
-  const listing = spec.commands.map((command) => `  ${command.name.padEnd(10)}${command.summary}`).join('\n');
+  const listing = spec.commands.map((command) => `  ${command.name.padEnd(9)} ${command.summary}`).join('\n');
+  const names = spec.commands.map((command) => command.name);
+  const find = (name: string): Command => {
+    const command = spec.commands.find((candidate) => candidate.name === name);
+    if (command !== undefined) return command;
+    const close = closest(name, names);
+    throw new UsageError(`Unknown command "${name}"${close === undefined ? '.' : `; did you mean ${close}?`}`, spec.path);
+  };
   return {
     name: spec.name,
     summary: spec.summary,
+    subcommands: names,
     async run(args, io) {
       const [first, ...rest] = args;
+      // `hub help` is `hub --help`; `hub help deploy` is `hub deploy --help` (unless a command is named help).
+      if (first === 'help' && !names.includes('help')) {
+        if (rest.length === 0) {
+          io.stdout.write(spec.help(listing));
+          return 0;
+        }
+        const [name, ...more] = rest as [string, ...string[]];
+        return find(name).run([...more, '--help'], io);
+      }
       if (first === '--help' || first === '-h') {
         io.stdout.write(spec.help(listing));
         return 0;
@@ -76,9 +95,42 @@ export function group(spec: {
         if (rest.length > 0) throw new UsageError(`${first} takes no arguments.`, spec.path);
         return option(io);
       }
-      const command = spec.commands.find((candidate) => candidate.name === first);
-      if (command === undefined) throw new UsageError(`Unknown command "${first}".`, spec.path);
-      return command.run(rest, io);
+      return find(first).run(rest, io);
     },
   };
+}
+
+/**
+ * The name closest to `input` if it is a likely misspelling: at most 40% of its characters
+ * (at least one) inserted, removed, replaced or swapped with a neighbour. The same rule as the
+ * compiler's `suggest`, kept here so that a mistyped command does not load the compiler.
+ */
+export function closest(input: string, names: readonly string[]): string | undefined {
+  if (input.length > 64) return undefined;
+  const threshold = Math.max(1, Math.floor(input.length * 0.4));
+  let best: string | undefined;
+  let bestDistance = threshold + 1;
+  for (const name of names) {
+    const distance = name.toLowerCase() === input.toLowerCase() ? 0.5 : editDistance(input, name);
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Optimal string alignment distance: adjacent transpositions count as one edit. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const previous = d[i - 1] as number[];
+      let value = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      row[j] = value;
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
 }

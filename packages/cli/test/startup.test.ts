@@ -75,6 +75,13 @@ describe('start-up', () => {
     for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//]) expect(modules.filter((path) => pattern.test(path))).toEqual([]);
   });
 
+  it.each([[['deplyo']], [['help']]])('hub %j, like --help, loads the entry and the start chunk alone: no command, nor the compiler', (args) => {
+    const { stderr, files, modules } = traced(args);
+    expect(stderr).toMatch(/^$|did you mean deploy\?/);
+    expect(files.map((file) => file.slice(BUNDLE.length + 1).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['hub.js', 'start.js']);
+    for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//]) expect(modules.filter((path) => pattern.test(path))).toEqual([]);
+  });
+
   it('hub validate loads the compiler and yaml, and nothing of the hub client, the daemon or the other commands', () => {
     const { code, stdout, files, modules } = traced(['validate']);
     expect(code).toBe(0);

@@ -247,7 +247,7 @@ describe('hub validate', () => {
     const { code, stdout } = await hubIn(dir, ['validate', '--help']);
     expect(code).toBe(0);
     for (const pattern of [
-      /^Usage: hub validate \[paths\.\.\.\] \[--dir DIR\] \[--format text\|json\]$/m,
+      /^Usage: hub validate \[paths\.\.\.\] \[--dir DIR\] \[--format text\|json\] \[--json\]$/m,
       /file:line:column: code message/,
       /^ {2}\.hub\/triggers\/\*\.yml /m,
       /^ {2}\.hub\/config\.yml /m,

@@ -10,7 +10,7 @@ const COMMAND = 'hub validate';
 
 const help = `${COMMAND}: check the hub files of a repository offline, without a hub.
 
-Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json]
+Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json] [--json]
 
 Compiles each file as the hub would, with the same compiler, and prints every issue as
   file:line:column: code message
@@ -31,6 +31,7 @@ Options:
                        { "valid": true|false, "files": [ { "path", "kind", "valid" } ],
                          "issues": [ { "file", "line", "column", "pointer", "code",
                                        "message", "severity": "error"|"warning" } ] }
+  --json             Short for --format json
   -h, --help         Show this help
 
 ${DISCOVERY_HELP}
@@ -52,12 +53,13 @@ export const validate: Command = {
   name: 'validate',
   summary: 'Check the hub files of a repository offline (for pre-commit)',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { dir: { type: 'string' }, format: { type: 'string' } }, Number.POSITIVE_INFINITY);
+    const { values, positionals } = parseOptions(COMMAND, args, { dir: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } }, Number.POSITIVE_INFINITY);
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
-    const format = values.format ?? 'text';
+    if (values.json === true && values.format !== undefined && values.format !== 'json') throw new UsageError(`--json and --format ${values.format} conflict: give one.`, COMMAND);
+    const format = values.json === true ? 'json' : (values.format ?? 'text');
     if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${format}: give text or json.`, COMMAND);
     let units: Unit[];
     let notes: string[];
