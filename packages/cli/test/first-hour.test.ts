@@ -89,6 +89,51 @@ _hub; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(registered.stdout).toBe('complete -o default -F _hub hub\n');
   });
 
+  /**
+   * What zsh's _hub offers for the words typed so far, with compadd and _files standing in for
+   * the completion system's own (compinit needs a terminal): the function's logic runs in zsh.
+   */
+  function zshCompletes(words: string[]): string[] {
+    const script = `compdef() { : }
+compadd() { [[ $1 == -- ]] && shift; print -l -- "$@" }
+_files() { print -- '<files>' }
+source <("${process.execPath}" "${MAIN}" completion zsh) || exit 3
+words=(${words.map((word) => `'${word}'`).join(' ')}); CURRENT=${words.length}
+_hub`;
+    const result = spawnSync('zsh', ['-f', '-c', script], { cwd: dir, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    return result.stdout.split('\n').filter((line) => line !== '');
+  }
+
+  it.skipIf(!installed('zsh'))('zsh: offers the commands, sub-commands and shells, and files elsewhere', () => {
+    expect(zshCompletes(['hub', '']).sort()).toEqual([...NAMES].sort());
+    expect(zshCompletes(['hub', 'daemon', '']).sort()).toEqual(['enroll', 'run']);
+    expect(zshCompletes(['hub', 'auth', '']).sort()).toEqual(['status']);
+    expect(zshCompletes(['hub', 'completion', '']).sort()).toEqual(['bash', 'fish', 'zsh']);
+    expect(zshCompletes(['hub', 'help', '']).sort()).toEqual([...NAMES].filter((name) => name !== 'help').sort());
+    expect(zshCompletes(['hub', 'validate', ''])).toEqual(['<files>']);
+  });
+
+  /** What fish completes for a command line (its own `complete -C`), with the script loaded. */
+  function fishCompletes(line: string): string[] {
+    const script = `"${process.execPath}" "${MAIN}" completion fish | source; or exit 3; complete -C '${line}'`;
+    const result = spawnSync('fish', ['--no-config', '-c', script], { cwd: dir, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    return result.stdout.split('\n').filter((entry) => entry !== '').map((entry) => entry.split('\t')[0] ?? '');
+  }
+
+  it.skipIf(!installed('fish'))('fish: completes the commands, sub-commands and shells', () => {
+    expect(fishCompletes('hub dep')).toEqual(['deploy']);
+    expect(fishCompletes('hub lo').sort()).toEqual(['login', 'logout', 'logs']);
+    expect(fishCompletes('hub ').sort()).toEqual([...NAMES].sort());
+    expect(fishCompletes('hub daemon ').sort()).toEqual(['enroll', 'run']);
+    expect(fishCompletes('hub auth s')).toEqual(['status']);
+    expect(fishCompletes('hub completion z')).toEqual(['zsh']);
+    expect(fishCompletes('hub help da')).toEqual(['daemon']);
+  });
+
   it.each(['zsh', 'fish'])('%s: names every command, and the shell parses the script', async (shell) => {
     const { code, stdout, stderr } = await hub(['completion', shell]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
@@ -97,7 +142,8 @@ _hub; printf '%s\\n' "\${COMPREPLY[@]}"`;
       console.warn(`${shell} is not installed: its completion script was not parsed by ${shell} -n`);
       return;
     }
-    const parsed = spawnSync(shell, ['-n'], { input: stdout, encoding: 'utf8' });
+    // The script as -c's argument: fish reads no script from a pipe made by spawnSync.
+    const parsed = spawnSync(shell, ['-n', '-c', stdout], { encoding: 'utf8' });
     expect(parsed.stderr).toBe('');
     expect(parsed.status).toBe(0);
   });
