@@ -1,0 +1,99 @@
+// `hub` installed as a command (issue 16): scripts/pack.js packs the bundle into a tarball with no
+// dependencies and installs it with npm into a temporary prefix, offline and with a registry that
+// answers nothing; the installed `hub` then runs from a directory outside the checkout, with a PATH
+// that holds no workspace bin directory and no NODE_PATH.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Finished } from './support/cli.js';
+import { triggerYaml } from './support/documents.js';
+import { writeTree } from './support/repo.js';
+
+const CLI = fileURLToPath(new URL('..', import.meta.url));
+const PACK = join(CLI, 'scripts/pack.js');
+const { name, version } = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as { name: string; version: string };
+// npm on a loaded two-core machine.
+const NPM_MS = 180_000;
+
+/** Runs `command args` to completion with exactly `env`. */
+async function exec(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Finished> {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
+
+let dir: string;
+let prefix: string;
+let tarball: string;
+/** A PATH with the installed bin directory and node's, nothing of the workspace. */
+let path: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hub-install-'));
+  prefix = join(dir, 'prefix');
+  path = [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
+  // The tarball goes to this test's own directory: another run packing at the same time writes its own.
+  // --no-build: vitest's global setup has bundled the current build; pack.js bundles again only if stale.
+  const packed = await exec(process.execPath, [PACK, '--no-build', '--out', join(dir, 'pack'), '--install', '--prefix', prefix], CLI, {
+    PATH: path,
+    HOME: dir,
+    npm_config_cache: join(dir, 'npm-cache'),
+    npm_config_offline: 'true',
+    // Nothing listens on port 9 (discard): a fetch would fail, and so would the install.
+    npm_config_registry: 'http://127.0.0.1:9/',
+    npm_config_update_notifier: 'false',
+  });
+  expect(packed.code, packed.stderr).toBe(0);
+  tarball = packed.stdout.trim().split('\n').at(-1) ?? '';
+}, NPM_MS);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the installed `hub` (the link npm made, by its #! line) in `cwd`. */
+function installed(args: string[], cwd: string): Promise<Finished> {
+  return exec(join(prefix, 'bin/hub'), args, cwd, { PATH: path, HOME: dir });
+}
+
+describe('node scripts/pack.js --install', () => {
+  it('packs a tarball of the bundle with no dependencies', () => {
+    expect(tarball).toBe(join(dir, 'pack', `${name.replace('@', '').replace('/', '-')}-${version}.tgz`));
+    expect(existsSync(tarball)).toBe(true);
+    const home = join(prefix, 'lib/node_modules', name);
+    const manifest = JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name, version, bin: { hub: './bundle/hub.js' }, engines: { node: '>=20.19' } });
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies']) expect(manifest).not.toHaveProperty(field);
+    expect(readdirSync(home).sort()).toEqual(['README.md', 'bundle', 'package.json']);
+  });
+
+  it('puts a hub on PATH that prints the package version', async () => {
+    expect(await installed(['--version'], dir)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const which = await exec('sh', ['-c', 'command -v hub'], dir, { PATH: path });
+    expect(which.stdout.trim()).toBe(join(prefix, 'bin/hub'));
+  });
+
+  it('shows its help', async () => {
+    const help = await installed(['--help'], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: hub <command> \[options\]$/m);
+  });
+
+  it('validates a repository outside the checkout with the bundled compiler', async () => {
+    const repo = join(dir, 'repo');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    writeTree(repo, { '.hub/triggers/nightly.yml': triggerYaml('nightly') });
+    expect(await installed(['validate'], repo)).toMatchObject({ code: 0, stderr: '' });
+
+    writeTree(repo, { '.hub/triggers/broken.yml': triggerYaml('broken').replace('filters:', 'filter:') });
+    const broken = await installed(['validate', '--json'], repo);
+    expect(broken.code).toBe(1);
+    const report = JSON.parse(broken.stdout) as { issues: { file: string; code: string }[] };
+    expect(report.issues).toContainEqual(expect.objectContaining({ file: '.hub/triggers/broken.yml', code: 'schema.unknown_key' }));
+  });
+});
