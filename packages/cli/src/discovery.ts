@@ -62,13 +62,21 @@ export async function findRoot(dir: string | undefined): Promise<string> {
   throw new CliError(`No repository here: neither ${start} nor a directory above it holds .hub/ or .git; give --dir.`, 2);
 }
 
+/**
+ * `message` followed by discovery's notes: when nothing is found, a file that is not read is
+ * often why, and the error is the one thing a person reads (the notes would come after it).
+ */
+export function withNotes(message: string, notes: readonly string[]): string {
+  return [message, ...notes].join(' ');
+}
+
 /** Everything under `root`/.hub that validate and deploy know. */
 export async function discover(root: string): Promise<Discovered> {
   const hubDir = join(root, '.hub');
   const notes: string[] = [];
   const triggerDir = join(hubDir, 'triggers');
   const triggers: Unit[] = [];
-  for (const name of await filesIn(triggerDir, notes, root)) triggers.push(await triggerUnit(join(triggerDir, name), root));
+  for (const name of await filesIn(triggerDir, 'trigger', notes, root)) triggers.push(await triggerUnit(join(triggerDir, name), root));
   const configPath = join(hubDir, 'config.yml');
   const hubPath = join(hubDir, 'hub.yml');
   return {
@@ -154,7 +162,7 @@ async function bundleUnit(dir: string, root: string, notes: string[]): Promise<U
   const workflowDir = join(dir, 'workflows');
   const files: FileEntry[] = [{ path: `${BUNDLE_DIR}hub.yml`, content: await readText(join(dir, 'hub.yml'), root) }];
   const includes = new Set<string>();
-  for (const name of await filesIn(workflowDir, notes, root)) {
+  for (const name of await filesIn(workflowDir, 'workflow', notes, root)) {
     const content = await readText(join(workflowDir, name), root);
     files.push({ path: `${BUNDLE_DIR}workflows/${name}`, content });
     for (const include of includesOf(content, 'workflow')) includes.add(include);
@@ -194,7 +202,7 @@ async function referenced(base: string, includes: string[], root: string): Promi
 }
 
 /** The *.yml files directly in `dir`, sorted; *.yaml ones are noted as not read. A missing `dir` has none. */
-async function filesIn(dir: string, notes: string[], root: string): Promise<string[]> {
+async function filesIn(dir: string, kind: 'trigger' | 'workflow', notes: string[], root: string): Promise<string[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).sort();
@@ -206,7 +214,9 @@ async function filesIn(dir: string, notes: string[], root: string): Promise<stri
   for (const name of names) {
     if (!(await isFile(join(dir, name)))) continue;
     if (name.endsWith('.yml')) files.push(name);
-    else if (name.endsWith('.yaml')) notes.push(`${slashed(relative(root, join(dir, name)))} is not read: these files end in .yml.`);
+    else if (name.endsWith('.yaml')) {
+      notes.push(`${slashed(relative(root, join(dir, name)))} is not read: ${kind} files end in .yml; rename it to ${name.slice(0, -'.yaml'.length)}.yml.`);
+    }
   }
   return files;
 }

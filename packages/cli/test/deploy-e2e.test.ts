@@ -305,6 +305,7 @@ describe('hub deploy usage', () => {
     ['two origins', {}, ['http://a.example', 'http://b.example'], /^hub: Unexpected argument "http:\/\/b\.example"\./],
     ['an unknown option', {}, ['--format', 'json'], /^hub: Unknown option '--format'/],
     ['nothing to deploy', { '.git/HEAD': 'x\n' }, [], /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml \(and, for --project, no \.hub\/config\.yml or \.hub\/hub\.yml\)\.\n$/],
+    ['only a *.yaml trigger', { '.hub/triggers/n.yaml': 'x: 1\n' }, [], /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml .* \.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/],
     ['a configuration without --project', { '.hub/config.yml': 'x: 1\n' }, [], /^hub: \.hub\/config\.yml is a project's configuration: give --project SLUG to deploy it\./],
     ['--project with only trigger files', { '.hub/triggers/a.yml': 'x: 1\n' }, ['--project', 'app'], /^hub: Nothing to deploy to project app: .* The trigger files in \.hub\/triggers\/ belong to the organization/],
     ['--project with both configurations', { '.hub/config.yml': 'x: 1\n', '.hub/hub.yml': 'x: 1\n' }, ['--project', 'app'], /^hub: Both \.hub\/config\.yml and \.hub\/hub\.yml are here/],

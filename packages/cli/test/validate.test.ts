@@ -65,7 +65,7 @@ describe('discovery', () => {
       { kind: 'trigger', file: '.hub/triggers/a.yml', yaml: a },
       { kind: 'trigger', file: '.hub/triggers/b.yml', yaml: triggerYaml('b') },
     ]);
-    expect(found.notes).toEqual(['.hub/triggers/c.yaml is not read: these files end in .yml.']);
+    expect(found.notes).toEqual(['.hub/triggers/c.yaml is not read: trigger files end in .yml; rename it to c.yml.']);
   });
 
   it('reads the legacy bundle: the hub file, direct workflows, and the partials they include, under the compiler paths', async () => {
@@ -203,7 +203,7 @@ describe('hub validate', () => {
     writeTree(dir, { '.hub/triggers/a.yml': crlf(triggerYaml('a').replace('codex', 'Codex')), '.hub/triggers/b.yaml': triggerYaml('b') });
     const { code, stdout, stderr } = await hubIn(dir, ['validate']);
     expect(stdout).toMatch(/^\.hub\/triggers\/a\.yml:10:15: schema\.name /);
-    expect(stderr).toBe('note: .hub/triggers/b.yaml is not read: these files end in .yml.\n');
+    expect(stderr).toBe('note: .hub/triggers/b.yaml is not read: trigger files end in .yml; rename it to b.yml.\n');
     expect(code).toBe(1);
   });
 
@@ -232,6 +232,14 @@ describe('hub validate', () => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/partials/unused.md': 'x\n' });
     const { code, stderr } = await hubIn(dir, ['validate']);
     expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.\n`);
+    expect(code).toBe(2);
+  });
+
+  it('says, when nothing is found, which *.yaml files were not read and what to rename them to', async () => {
+    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/n.yaml': triggerYaml('n') });
+    const { code, stdout, stderr } = await hubIn(dir, ['validate']);
+    expect(stderr).toMatch(/^hub: Nothing to validate in .*\.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/);
+    expect(stdout).toBe('');
     expect(code).toBe(2);
   });
 

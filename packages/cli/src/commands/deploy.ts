@@ -4,7 +4,7 @@
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
 import { deployConfiguration, deployTriggers } from '../deploy.js';
-import { discover, DISCOVERY_HELP, findRoot, type Discovered, type Unit } from '../discovery.js';
+import { discover, DISCOVERY_HELP, findRoot, withNotes, type Discovered, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import { exitCodes } from '../help.js';
 import { resolveCredential, resolveOrigin } from '../hub-client.js';
@@ -84,8 +84,10 @@ function chooseUnits(found: Discovered, project: string | undefined): Unit[] {
   if (project === undefined) {
     if (triggers.length > 0) return triggers;
     const other = configuration ?? bundle;
-    if (other !== undefined) throw new UsageError(`${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`, COMMAND);
-    throw new CliError(`Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`, 2);
+    if (other !== undefined) {
+      throw new UsageError(withNotes(`${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`, found.notes), COMMAND);
+    }
+    throw new CliError(withNotes(`Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`, found.notes), 2);
   }
   if (configuration !== undefined && bundle !== undefined) {
     throw new CliError(`Both ${configuration.file} and ${bundle.file} are here, and a project has one configuration: remove the one you no longer use.`, 2);
@@ -93,7 +95,7 @@ function chooseUnits(found: Discovered, project: string | undefined): Unit[] {
   const unit = configuration ?? bundle;
   if (unit === undefined) {
     const hint = triggers.length > 0 ? ' The trigger files in .hub/triggers/ belong to the organization: deploy them without --project.' : '';
-    throw new CliError(`Nothing to deploy to project ${project}: no .hub/config.yml or .hub/hub.yml in ${found.root}.${hint}`, 2);
+    throw new CliError(withNotes(`Nothing to deploy to project ${project}: no .hub/config.yml or .hub/hub.yml in ${found.root}.${hint}`, found.notes), 2);
   }
   if (triggers.length > 0) found.notes.push(`.hub/triggers/*.yml are not deployed with --project: run "${COMMAND}" without it for them.`);
   return [unit];

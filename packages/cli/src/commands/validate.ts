@@ -1,7 +1,7 @@
 // `hub validate`: the repository's hub files compiled offline, as a pre-commit check.
 import { resolve } from 'node:path';
 import { parseOptions, type Command } from '../command.js';
-import { discover, DISCOVERY_HELP, findRoot, unitsOf, type Unit } from '../discovery.js';
+import { discover, DISCOVERY_HELP, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import { jsonReport, textReport } from '../formatters/issues.js';
 import { exitCodes } from '../help.js';
@@ -71,7 +71,9 @@ export const validate: Command = {
       const found = await discover(await findRoot(values.dir));
       units = [...found.triggers, found.configuration, found.bundle].filter((unit) => unit !== undefined);
       notes = found.notes;
-      if (units.length === 0) throw new CliError(`Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`, 2);
+      if (units.length === 0) {
+        throw new CliError(withNotes(`Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`, found.notes), 2);
+      }
     }
     for (const note of notes) io.stderr.write(`note: ${note}\n`);
     // The compiler loads only here, so that the other commands start without it.
