@@ -218,7 +218,7 @@ describe('hub validate', () => {
     ['a file that is not a hub file', ['validate', 'notes.md'], /^hub: notes\.md is not a hub file: give a trigger file \(\.yml\), a config\.yml, a hub\.yml, a partial or a workflow\.\n$/],
     ['a missing --dir', ['validate', '--dir', 'nope'], /^hub: --dir nope: no such directory\.\n$/],
     ['a file that is not UTF-8', ['validate', '.hub/triggers/utf16.yml'], /^hub: \.hub\/triggers\/utf16\.yml is not UTF-8 text\.\n$/],
-    ['an unknown format', ['validate', '--format', 'yaml'], /^hub: --format yaml: give text or json\.\nRun "hub validate --help" for usage\.\n$/],
+    ['an unknown format', ['validate', '--format', 'yaml'], /^hub: --format yaml: give text, json or sarif\.\nRun "hub validate --help" for usage\.\n$/],
     ['an unknown option', ['validate', '--project', 'x'], /^hub: Unknown option '--project'/],
   ])('exits 2 for %s', async (_what, args, message) => {
     writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a'), '.hub/triggers/utf16.yml': Buffer.from([0xff, 0xfe, 0x6e, 0x00, 0x61, 0x00]), 'notes.md': '# Notes\n' });
@@ -255,7 +255,7 @@ describe('hub validate', () => {
     const { code, stdout } = await hubIn(dir, ['validate', '--help']);
     expect(code).toBe(0);
     for (const pattern of [
-      /^Usage: hub validate \[paths\.\.\.\] \[--dir DIR\] \[--format text\|json\] \[--json\]$/m,
+      /^Usage: hub validate \[paths\.\.\.\] \[--dir DIR\] \[--format text\|json\|sarif\] \[--json\]$/m,
       /file:line:column: code message/,
       /^ {2}\.hub\/triggers\/\*\.yml /m,
       /^ {2}\.hub\/config\.yml /m,

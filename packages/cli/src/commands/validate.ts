@@ -1,7 +1,10 @@
 // `hub validate`: the repository's hub files compiled offline, as a pre-commit check.
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Report } from '../check.js';
 import { parseOptions, type Command } from '../command.js';
-import { discover, DISCOVERY_HELP, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
+import { discover, DISCOVERY_HELP, displayPath, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import { jsonReport, textReport } from '../formatters/issues.js';
 import { exitCodes } from '../help.js';
@@ -10,7 +13,7 @@ const COMMAND = 'hub validate';
 
 const help = `${COMMAND}: check the hub files of a repository offline, without a hub.
 
-Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json] [--json]
+Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json|sarif] [--json]
 
 Compiles each file as the hub would, with the same compiler, and prints every issue as
   file:line:column: code message
@@ -31,6 +34,10 @@ Options:
                        { "valid": true|false, "files": [ { "path", "kind", "valid" } ],
                          "issues": [ { "file", "line", "column", "pointer", "code",
                                        "message", "severity": "error"|"warning" } ] }
+                     or sarif: a SARIF 2.1.0 log for code scanning (GitHub's upload-sarif):
+                     one result per issue, its rule the issue code with the code's help from
+                     docs/issue-codes.md, its location the file relative to the repository root
+                     (uriBaseId %SRCROOT%), columns in UTF-16 code units
   --json             Short for --format json
   -h, --help         Show this help
 
@@ -44,6 +51,7 @@ repository) runs this command; the CLI's README has a plain git hook that checks
 Example:
   ${COMMAND}
   ${COMMAND} .hub/triggers/nightly.yml --format json
+  ${COMMAND} --format sarif > hub.sarif
 
 Environment: none (HUB_URL, HUB_API_KEY and HUB_CONFIG_DIR are not used: no hub is asked).
 
@@ -60,15 +68,17 @@ export const validate: Command = {
     }
     if (values.json === true && values.format !== undefined && values.format !== 'json') throw new UsageError(`--json and --format ${values.format} conflict: give one.`, COMMAND);
     const format = values.json === true ? 'json' : (values.format ?? 'text');
-    if (format !== 'text' && format !== 'json') throw new UsageError(`--format ${format}: give text or json.`, COMMAND);
+    if (format !== 'text' && format !== 'json' && format !== 'sarif') throw new UsageError(`--format ${format}: give text, json or sarif.`, COMMAND);
     let units: Unit[];
     let notes: string[];
+    let root: string;
     if (positionals.length > 0) {
       // Named files need no repository; the root only shortens the paths printed.
-      const root = values.dir === undefined ? await findRoot(undefined).catch(() => resolve()) : await findRoot(values.dir);
+      root = values.dir === undefined ? await findRoot(undefined).catch(() => resolve()) : await findRoot(values.dir);
       ({ units, notes } = await unitsOf(positionals, root));
     } else {
       const found = await discover(await findRoot(values.dir));
+      root = found.root;
       units = [...found.triggers, found.configuration, found.bundle].filter((unit) => unit !== undefined);
       notes = found.notes;
       if (units.length === 0) {
@@ -79,7 +89,21 @@ export const validate: Command = {
     // The compiler loads only here, so that the other commands start without it.
     const { checkUnits } = await import('../check.js');
     const report = checkUnits(units);
-    io.stdout.write(format === 'json' ? jsonReport(report) : textReport(report));
+    io.stdout.write(format === 'sarif' ? await sarif(report, units, root) : format === 'json' ? jsonReport(report) : textReport(report));
     return report.valid ? 0 : 1;
   },
 };
+
+/** The SARIF log; its formatter (with every code's help) loads only when asked for. */
+async function sarif(report: Report, units: Unit[], root: string): Promise<string> {
+  const { sarifReport } = await import('../formatters/sarif.js');
+  // Read as `hub --version` reads it (the bundle carries package.json beside itself).
+  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const sources = new Map<string, string>();
+  for (const unit of units) {
+    if (unit.kind !== 'bundle') sources.set(unit.file, unit.yaml);
+    const entries = unit.kind === 'configuration' ? unit.partials : unit.kind === 'bundle' ? unit.files : [];
+    for (const entry of entries) sources.set(displayPath(unit, entry.path), entry.content);
+  }
+  return sarifReport(report, { version, rootUri: pathToFileURL(join(root, '/')).href, sources });
+}
