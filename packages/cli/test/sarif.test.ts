@@ -177,6 +177,17 @@ describe('hub validate --format sarif', () => {
     expect(artifacts.sort()).toEqual(['.hub/hub.yml', '.hub/workflows/partials/review.md', '.hub/workflows/review.yml']);
   });
 
+  it('locates an issue without a position at its file alone (no region)', async () => {
+    // 101 unknown keys: past maxIssues (100), the last entry is issues.truncated, with no line.
+    const keys = Array.from({ length: 101 }, (_, n) => `extra${n}: 1\n`).join('');
+    const { code, log, findings } = await both({ '.hub/triggers/many.yml': `${triggerYaml('many')}${keys}` });
+    expect(code).toBe(1);
+    const { results } = run(log);
+    expect(results.map(located).sort(byPlace)).toEqual(findings.map(expected).sort(byPlace));
+    const truncated = results.map(located).filter((result) => result.code === 'issues.truncated');
+    expect(truncated).toEqual([expect.objectContaining({ uri: '.hub/triggers/many.yml', region: undefined })]);
+  });
+
   it('for a clean repository is a log with no results, and exit 0', async () => {
     const { code, log, findings } = await both({ '.hub/triggers/nightly.yml': triggerYaml('nightly'), '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Test.\n' });
     expect(code).toBe(0);

@@ -75,7 +75,7 @@ export function sarifReport(report: Report, context: SarifContext): string {
         tool: { driver: { name: 'hub', version: context.version, semanticVersion: context.version, rules } },
         ...(context.rootUri === undefined ? {} : { originalUriBaseIds: { [SRCROOT]: { uri: context.rootUri } } }),
         artifacts,
-        // Said, although it is SARIF's default: the compiler counts code points, converted below.
+        // The compiler counts code points; results count UTF-16 code units (as editors and LSP do), said explicitly.
         columnKind: 'utf16CodeUnits',
         results,
       },
