@@ -235,6 +235,21 @@ describe('hub validate --format sarif', () => {
   });
 });
 
+describe('the SARIF formatter in the bundle', () => {
+  it('is a chunk of its own, which hub validate imports only for --format sarif', () => {
+    const { chunks } = JSON.parse(readFileSync(join(CLI, 'dist/bundle/modules.json'), 'utf8')) as { chunks: Record<string, string[]> };
+    const holding = (module: string) => Object.entries(chunks).filter(([, modules]) => modules.includes(module));
+    const [sarif] = holding('dist/formatters/sarif.js');
+    expect(sarif?.[1].sort()).toEqual(['dist/formatters/rule-help.js', 'dist/formatters/sarif.js']);
+    const [validate] = holding('dist/commands/validate.js');
+    const source = readFileSync(join(CLI, 'dist/bundle', validate?.[0] ?? ''), 'utf8');
+    // Named in a dynamic import() only, never in a static one (`from "./x.js"` or `import "./x.js"`).
+    const name = `["'\`]\\./${(sarif?.[0] ?? '').replace(/[.-]/g, '\\$&')}["'\`]`;
+    expect(source).toMatch(new RegExp(`import\\(\\s*${name}\\s*\\)`));
+    expect(source).not.toMatch(new RegExp(`(from|import)\\s*${name}`));
+  });
+});
+
 describe('the generated rule help', () => {
   it(`${TARGET} is what the generator makes of docs/issue-codes.md (regenerated in a child process)`, () => {
     expect(() => execFileSync(process.execPath, [join(CLI, 'scripts/generate-rule-help.js'), '--check'], { stdio: 'pipe' })).not.toThrow();
