@@ -1,28 +1,28 @@
 // Completion and hover for `hub lsp`, as pure functions of (document, position): no I/O and no
-// LSP connection here (STYLE.md 19); the server in ../ wires them to the protocol.
+// LSP connection here (STYLE.md 19); the server in ../ wires them to the protocol. Both run on
+// every keystroke and on broken YAML, so neither throws: a failure is no answer.
 import type { CompletionItem, Hover, Position } from 'vscode-languageserver';
+import { completeAt } from './complete.js';
+import { hoverAt } from './hover.js';
+import type { FeatureContext } from './types.js';
 
-export type DocumentKind = 'configuration' | 'trigger' | 'legacy-hub' | 'legacy-workflow' | 'partial';
+export type { DocumentKind, FeatureContext } from './types.js';
 
-export interface FeatureContext {
-  kind: DocumentKind;
-  /** The document's current text (the unsaved buffer). */
-  text: string;
-  /** Partial paths that `include:` may name, relative to the partials directory, '/' separated, sorted. */
-  partials: string[];
-  /** A partial's text (open buffer over disk), by a path of `partials`. */
-  readPartial(path: string): string | undefined;
-  /** For 'legacy-workflow': the text of .hub/hub.yml (environments, agents). */
-  hubYaml?: string;
+/** Where a client should ask without waiting for a word: after a key's colon, a space, the dot of `inputs.`, a path's slash, a flow mapping's brace. */
+export const TRIGGER_CHARACTERS: string[] = [':', ' ', '.', '/', '{'];
+
+export function complete(context: FeatureContext, position: Position): CompletionItem[] {
+  try {
+    return completeAt(context, position);
+  } catch {
+    return [];
+  }
 }
 
-/** Where a client should ask again without waiting for a word: after a key's colon, a space, a dot of `inputs.`, a path's slash. */
-export const TRIGGER_CHARACTERS: string[] = [':', ' ', '.', '/', '-', '{'];
-
-export function complete(_context: FeatureContext, _position: Position): CompletionItem[] {
-  return [];
-}
-
-export function hover(_context: FeatureContext, _position: Position): Hover | null {
-  return null;
+export function hover(context: FeatureContext, position: Position): Hover | null {
+  try {
+    return hoverAt(context, position);
+  } catch {
+    return null;
+  }
 }
