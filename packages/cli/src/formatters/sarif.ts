@@ -23,7 +23,7 @@ export interface SarifContext {
 export function sarifReport(report: Report, context: SarifContext): string {
   const artifacts: Artifact[] = [];
   const indexes = new Map<string, number>();
-  // The checked files, and any other file an issue names (a partial that is included but missing).
+  // The checked files, and any other file an issue names.
   const artifactIndex = (path: string): number => {
     let index = indexes.get(path);
     if (index === undefined) {
