@@ -20,6 +20,7 @@ import { operatorHandlers } from './routes/operator.js';
 import { projectHandlers } from './routes/projects.js';
 import { documentationHandlers } from './routes/reference.js';
 import { runHandlers } from './routes/runs.js';
+import { schemaHandlers } from './routes/schemas.js';
 import { triggerHandlers } from './routes/triggers.js';
 
 export { Hub, type HubOptions } from './hub.js';
@@ -52,6 +53,7 @@ export function createApp(hub: Hub): Express {
     ...operatorHandlers(hub),
     ...operationHandlers(hub),
     ...documentationHandlers(),
+    ...schemaHandlers(hub),
   });
   // What the operations did not answer (pages, and the 404 and 405 after them): a body left unread
   // when the answer starts is not read to its end, as on the operations.

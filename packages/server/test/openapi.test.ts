@@ -57,8 +57,10 @@ describe('the OpenAPI document', () => {
       expect(ref, ref).toMatch(/^#\/components\//);
       expect(checker.at(ref.slice(1)), ref).toBeDefined();
     }
-    // A $id would make the references below it resolve against another base.
-    expect([...walk(document)].filter(([pointer]) => /\/\$(id|schema|defs)$/.test(pointer))).toEqual([]);
+    // A $id would make the references below it resolve against another base. (A property named
+    // $id, or an example's, is no keyword: GET /schemas/{file} answers JSON Schemas.)
+    const keywords = [...walk(document)].filter(([pointer]) => /\/\$(id|schema|defs)$/.test(pointer) && !/\/(properties|example)\/\$[a-z]+$/.test(pointer));
+    expect(keywords).toEqual([]);
   });
 
   it('is what the hub mounts: createApp mounts each operation by its operationId, and the operator API is in it', () => {
@@ -104,6 +106,7 @@ describe('the OpenAPI document', () => {
     expect(statuses('listOrganizations')).toEqual(['200', '401', '429', '500', '503']);
     expect(statuses('listOrganizationProjects')).toEqual(['200', '400', '401', '404', '429', '500', '503']);
     expect(statuses('getProblemType')).toEqual(['200', '400', '404', '500']);
+    expect(statuses('getYamlSchema')).toEqual(['200', '304', '400', '404', '500']);
     expect(statuses('getCredential')).toEqual(['200', '401', '429', '500', '503']);
     expect(statuses('listRuns')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
     expect(statuses('cancelRun')).toEqual(['202', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
@@ -121,8 +124,8 @@ describe('the OpenAPI document', () => {
         // A 429 says when to come back and which limit it hit; a 503 (but readiness's) when to retry.
         if (status === '429') expect(Object.keys(resolved.headers as Json), pointer).toEqual(['X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy']);
         if (status === '503' && !pointer.endsWith('~1readyz/get')) expect(Object.keys(resolved.headers as Json), pointer).toEqual(['X-Request-Id', 'Retry-After']);
-        // RFC 7009's revocation answers 200 with no body.
-        if (status === '204' || (pointer.endsWith('~1oauth~1revoke/post') && status === '200')) {
+        // RFC 7009's revocation answers 200 with no body; a 304 has none either.
+        if (status === '204' || status === '304' || (pointer.endsWith('~1oauth~1revoke/post') && status === '200')) {
           expect(resolved.content, pointer).toBeUndefined();
           continue;
         }
@@ -159,7 +162,7 @@ describe('the OpenAPI document', () => {
     expect(signed.sort()).toEqual(['/api/v1/daemon/assignments/next', '/api/v1/daemon/executions/{executionId}/output', '/api/v1/daemon/executions/{executionId}/status', '/api/v1/daemon/heartbeat', '/api/v1/daemon/offline']);
     const open = operations.filter(({ operation }) => (operation.security as unknown[]).length === 0).map(({ path }) => path);
     const oauth = ['/.well-known/oauth-authorization-server', '/oauth/device_authorization', '/oauth/token', '/oauth/revoke'];
-    expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz', '/api/reference', '/api/reference/init.js', '/api/reference/assets/{file}', '/problems', '/problems/{code}', ...oauth].sort());
+    expect(open.sort()).toEqual(['/api/openapi.json', ENROLL, '/healthz', '/readyz', '/api/reference', '/api/reference/init.js', '/api/reference/assets/{file}', '/problems', '/problems/{code}', '/schemas/{file}', ...oauth].sort());
     // Any valid credential may ask what it is.
     expect(byId('getCredential').security).toEqual([{ bearerAuth: [] }]);
     const scopes = Object.fromEntries(operations.filter(({ operation }) => operation['x-hub-scope'] !== undefined).map(({ operation }) => [operation.operationId, operation['x-hub-scope']]));

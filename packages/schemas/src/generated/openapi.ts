@@ -808,6 +808,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schemas/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A JSON Schema of the YAML documents
+         * @description The JSON Schema (draft 2020-12) of one kind of YAML document, for editors (the YAML language server's `# yaml-language-server: $schema=…` line, VS Code's `yaml.schemas`): `configuration.schema.json` (`.hub/config.yml`), `trigger.schema.json` (`.hub/triggers/*.yml`), `legacy-hub.schema.json` (`.hub/hub.yml`) or `legacy-workflow.schema.json` (`.hub/workflows/*.yml`). The file of `@hub/schemas` byte for byte but for its `$id`, which is this URL on this hub (its public URL); every `$ref` in it is internal (`#/$defs/…`). Needs no credential. An ETag and `Cache-Control: public, max-age=300`; a matching `If-None-Match` is a 304.
+         */
+        get: operations["getYamlSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4537,6 +4557,60 @@ export interface operations {
             };
             400: components["responses"]["InvalidRequest"];
             404: components["responses"]["ProblemNotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getYamlSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `configuration.schema.json`, `trigger.schema.json`, `legacy-hub.schema.json` or `legacy-workflow.schema.json`; any other is not found. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The schema's entity tag (a digest of the body), for `If-None-Match`. */
+                    ETag?: string;
+                    /** @description `public, max-age=300`: a hub's schemas change only when the hub is upgraded. */
+                    "Cache-Control"?: "public, max-age=300";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "https://json-schema.org/draft/2020-12/schema",
+                     *       "$id": "http://localhost:8080/schemas/configuration.schema.json",
+                     *       "title": "Hub configuration",
+                     *       "type": "object"
+                     *     }
+                     */
+                    "application/schema+json": {
+                        /** @constant */
+                        $schema: "https://json-schema.org/draft/2020-12/schema";
+                        $id: string;
+                        title: string;
+                        /** @constant */
+                        type: "object";
+                    };
+                };
+            };
+            /** @description Not modified (`If-None-Match` named the current ETag). */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };
     };
