@@ -25,6 +25,9 @@ const INPUT = join(root, 'dist/main.js');
 const BESIDE = [
   // open runs its own xdg-open found beside its module (else the system's): keep it beside the chunk.
   { module: /[\\/]node_modules[\\/]open[\\/]index\.js$/, files: ['xdg-open'] },
+  // vscode-languageserver's files.js reads __filename only in isFileSystemCaseSensitive, which
+  // `hub lsp` never calls (it resolves no modules): nothing to carry.
+  { module: /[\\/]node_modules[\\/]vscode-languageserver[\\/]lib[\\/]node[\\/]files\.js$/, files: [] },
 ];
 /**
  * Chunks beyond rolldown's own (one per lazily imported command): what the entry imports and

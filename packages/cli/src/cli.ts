@@ -27,6 +27,7 @@ export const commands: Command[] = [
   lazy('logs', "Show a run's output; --follow shows it live", async () => (await import('./commands/logs.js')).logs),
   lazy('cancel', 'Cancel a run', async () => (await import('./commands/cancel.js')).cancel),
   lazy('daemon', 'Run coding agents on this machine for a hub (enroll, run)', async () => (await import('./commands/daemon.js')).daemon, ['enroll', 'run']),
+  lazy('lsp', 'Run the language server for editors (hub lsp --stdio)', async () => (await import('./commands/lsp.js')).lsp),
   lazy('completion', 'Print a shell completion script (bash, zsh, fish)', async () => (await import('./commands/completion.js')).completion.of(commands)),
 ];
 

@@ -1,0 +1,56 @@
+// `hub validate`'s check (check.ts) of one unit key, as LSP diagnostics per file: every file of
+// the unit gets a list (an empty one clears what an editor shows), issues in a partial go to the
+// partial, and positions become the 0-based UTF-16 range of the token the compiler points at.
+import { join, sep } from 'node:path';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import { checkUnits, filesOf, type Finding } from '../check.js';
+import type { Unit } from '../discovery.js';
+import { lineStarts, tokenRange } from './positions.js';
+import { unitsOf, type Files } from './workspace.js';
+
+/** Absolute path → the diagnostics of that file. */
+export type Published = Map<string, Diagnostic[]>;
+
+export function diagnose(key: string, files: Files): Published {
+  const { root, units } = unitsOf(key, files);
+  const texts = textsOf(units, root);
+  const published: Published = new Map([...texts.keys()].map((path) => [path, []]));
+  if (units.length === 0) return published;
+  const main = absolute(root, units[0]?.file ?? '');
+  const starts = new Map<string, number[]>();
+  for (const finding of checkUnits(units).issues) {
+    let path = absolute(root, finding.file);
+    // An issue about a file the unit does not hold is shown on the unit's main file.
+    if (!texts.has(path)) path = main;
+    const text = texts.get(path) ?? '';
+    let lines = starts.get(path);
+    if (lines === undefined) starts.set(path, (lines = lineStarts(text)));
+    published.get(path)?.push(toDiagnostic(finding, text, lines, path === absolute(root, finding.file)));
+  }
+  return published;
+}
+
+function toDiagnostic(finding: Finding, text: string, starts: number[], placed: boolean): Diagnostic {
+  const range = placed && finding.line !== undefined ? tokenRange(text, finding.line, finding.column ?? 1, starts) : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  return {
+    range,
+    severity: finding.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error,
+    code: finding.code,
+    source: 'hub',
+    message: placed ? finding.message : `${finding.file}: ${finding.message}`,
+  };
+}
+
+/** The text of each file of the units, by absolute path. */
+function textsOf(units: Unit[], root: string): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const unit of units) {
+    const contents = unit.kind === 'trigger' ? [unit.yaml] : unit.kind === 'configuration' ? [unit.yaml, ...unit.partials.map((partial) => partial.content)] : unit.files.map((file) => file.content);
+    filesOf(unit).forEach((file, index) => texts.set(absolute(root, file.path), contents[index] ?? ''));
+  }
+  return texts;
+}
+
+function absolute(root: string, file: string): string {
+  return join(root, ...file.split('/')).split('/').join(sep);
+}

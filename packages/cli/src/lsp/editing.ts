@@ -1,0 +1,32 @@
+// Completion and hover are the pure functions of ./features; this module gives them a
+// document's context (its kind from its path, the partials an include may name, the hub file of
+// a legacy workflow), read from the open buffers over the disk.
+import { dirname, join } from 'node:path';
+import type { FeatureContext } from './features/index.js';
+import { placeOf, type Files } from './workspace.js';
+
+export { complete, hover, TRIGGER_CHARACTERS, type FeatureContext } from './features/index.js';
+
+/**
+ * The context of the hub file at `path` with `text`: include paths of a configuration and its
+ * partials are relative to .hub/partials/, a legacy workflow's to .hub/workflows/ (so they start
+ * with partials/).
+ */
+export function contextFor(path: string, text: string, files: Files): FeatureContext | undefined {
+  const place = placeOf(path);
+  if (place === undefined) return undefined;
+  const legacy = place.unit.startsWith('bundle:');
+  const base = legacy ? join(place.hubDir, 'workflows') : join(place.hubDir, 'partials');
+  const partials = legacy ? files.tree(join(base, 'partials')).map((file) => `partials/${file}`) : files.tree(base);
+  const context: FeatureContext = {
+    kind: place.kind,
+    text,
+    partials,
+    readPartial: (partial) => (partials.includes(partial) ? files.read(join(base, ...partial.split('/'))) : undefined),
+  };
+  if (place.kind === 'legacy-workflow') {
+    const hubYaml = files.read(join(dirname(base), 'hub.yml'));
+    if (hubYaml !== undefined) context.hubYaml = hubYaml;
+  }
+  return context;
+}

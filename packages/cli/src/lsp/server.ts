@@ -1,0 +1,197 @@
+// `hub lsp`'s wiring (STYLE.md, practice 19: thin glue over the core): open documents over the
+// disk, a debounced check of the unit an edit touches, its diagnostics published on every file
+// of the unit, quick fixes for "did you mean", and completion and hover from ./features.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  CodeActionKind,
+  createConnection,
+  DidChangeWatchedFilesNotification,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Connection,
+  type InitializeParams,
+  type InitializeResult,
+} from 'vscode-languageserver';
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
+import type { Readable, Writable } from 'node:stream';
+import { diagnose } from './diagnostics.js';
+import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } from './editing.js';
+import { quickFixes } from './quick-fix.js';
+import { Files, placeOf, unitKeys } from './workspace.js';
+
+/**
+ * How long an edit waits for the next before its unit is checked: long enough that a burst of
+ * keystrokes is compiled once, short enough that diagnostics follow within 200 ms (bench/lsp.bench.js).
+ */
+export const DEBOUNCE_MS = 50;
+
+/** Serves LSP on `input`/`output`; resolves with the exit code once the client says exit or the input ends. */
+export function serve(input: Readable, output: Writable): Promise<number> {
+  return new Promise((resolve) => {
+    let shutdown = false;
+    // Once the editor says exit or the input ends, nothing may keep the process alive.
+    let ended = false;
+    const end = (code: number) => {
+      if (ended) return;
+      ended = true;
+      server.stop();
+      connection.dispose();
+      input.destroy();
+      resolve(code);
+    };
+    const watchDog = {
+      get shutdownReceived() {
+        return shutdown;
+      },
+      set shutdownReceived(value: boolean) {
+        shutdown = value;
+      },
+      initialize() {},
+      exit: end,
+    };
+    const connection = createConnection((logger) => createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), logger), watchDog);
+    input.on('end', () => end(shutdown ? 0 : 1));
+    const server = new Server(connection);
+    server.listen();
+  });
+}
+
+class Server {
+  private readonly documents = new TextDocuments(TextDocument);
+  private readonly files = new Files();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** The files each unit key last published on, so that a file that left the unit is cleared. */
+  private readonly publishedOn = new Map<string, Set<string>>();
+  private roots: string[] = [];
+
+  constructor(private readonly connection: Connection) {}
+
+  listen(): void {
+    const { connection, documents } = this;
+    connection.onInitialize((params) => this.initialize(params));
+    connection.onInitialized(() => {
+      for (const root of this.roots) for (const key of unitKeys(join(root, '.hub'))) this.schedule(key, 0);
+    });
+    documents.onDidChangeContent(({ document }) => this.changed(document.uri, document.getText(), DEBOUNCE_MS));
+    documents.onDidClose(({ document }) => this.changed(document.uri, undefined, 0));
+    connection.onDidChangeWatchedFiles(({ changes }) => {
+      for (const change of changes) this.changed(change.uri, null, DEBOUNCE_MS);
+    });
+    connection.onCodeAction(({ textDocument, context }) =>
+      this.guard('code action', [], () => {
+        const document = documents.get(textDocument.uri);
+        return document === undefined ? [] : quickFixes(textDocument.uri, document.getText(), context.diagnostics);
+      }),
+    );
+    connection.onCompletion(({ textDocument, position }) => this.guard('completion', [], () => this.withContext(textDocument.uri, [], (context) => complete(context, position))));
+    connection.onHover(({ textDocument, position }) => this.guard('hover', null, () => this.withContext(textDocument.uri, null, (context) => hover(context, position))));
+    documents.listen(connection);
+    connection.listen();
+  }
+
+  stop(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private initialize(params: InitializeParams): InitializeResult {
+    const folders = params.workspaceFolders?.map((folder) => folder.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    this.roots = [...new Set(folders.map(pathOf).filter((path) => path !== undefined).map(repositoryRoot))];
+    if (params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true) {
+      this.connection.onInitialized(() => {
+        void this.connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }] }).catch(() => undefined);
+      });
+    }
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        completionProvider: { triggerCharacters: TRIGGER_CHARACTERS },
+        hoverProvider: true,
+      },
+      serverInfo: { name: 'hub' },
+    };
+  }
+
+  /** A document's text changed (`null`: on disk; `undefined`: its buffer closed): its unit is checked after `delay`. */
+  private changed(uri: string, text: string | null | undefined, delay: number): void {
+    const path = pathOf(uri);
+    if (path === undefined) return;
+    if (text === undefined) this.files.buffers.delete(path);
+    else if (text !== null) this.files.buffers.set(path, text);
+    const place = placeOf(path);
+    if (place !== undefined) this.schedule(place.unit, delay);
+  }
+
+  private schedule(key: string, delay: number): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => this.check(key), delay),
+    );
+  }
+
+  /** Compiles the unit (in-process: a 1,000-line configuration takes milliseconds) and publishes its files' diagnostics. */
+  private check(key: string): void {
+    this.timers.delete(key);
+    let published;
+    try {
+      published = diagnose(key, this.files);
+    } catch (error) {
+      this.log(`checking ${key}`, error);
+      return;
+    }
+    const before = this.publishedOn.get(key) ?? new Set();
+    for (const path of before) if (!published.has(path)) published.set(path, []);
+    this.publishedOn.set(key, new Set([...published].filter(([, list]) => list.length > 0).map(([path]) => path)));
+    for (const [path, diagnostics] of published) void this.connection.sendDiagnostics({ uri: this.uriOf(path), diagnostics }).catch((error: unknown) => this.log('publishing', error));
+  }
+
+  /** The URI the client opened `path` under, else its file URI. */
+  private uriOf(path: string): string {
+    for (const document of this.documents.all()) if (pathOf(document.uri) === path) return document.uri;
+    return pathToFileURL(path).href;
+  }
+
+  private withContext<T>(uri: string, none: T, answer: (context: FeatureContext) => T): T {
+    const path = pathOf(uri);
+    const document = this.documents.get(uri);
+    if (path === undefined || document === undefined) return none;
+    const context = contextFor(path, document.getText(), this.files);
+    return context === undefined ? none : answer(context);
+  }
+
+  /** Runs a request's handler; a thrown error is logged and answered with `fallback`, never ending the server. */
+  private guard<T>(what: string, fallback: T, handler: () => T): T {
+    try {
+      return handler();
+    } catch (error) {
+      this.log(what, error);
+      return fallback;
+    }
+  }
+
+  private log(what: string, error: unknown): void {
+    this.connection.console.error(`hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+}
+
+function pathOf(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+/** As findRoot: the nearest directory from `folder` up that holds .hub/ or .git, else `folder`. */
+function repositoryRoot(folder: string): string {
+  for (let at = folder; ; at = dirname(at)) {
+    if (existsSync(join(at, '.hub')) || existsSync(join(at, '.git'))) return at;
+    if (dirname(at) === at) return folder;
+  }
+}

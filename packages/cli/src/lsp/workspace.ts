@@ -1,0 +1,167 @@
+// The repository as the language server sees it: the files on disk with the editor's open
+// buffers over them (an unsaved buffer wins), and the units `hub validate` would compile
+// (discovery.ts), built from that view. A file that cannot be read counts as absent: the
+// server reports what it can and never stops on a file.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { checkPath } from '@hub/compiler';
+import type { FileEntry, Unit } from '../discovery.js';
+import { includesOf } from '../includes.js';
+import type { DocumentKind } from './features/index.js';
+
+
+/** A hub file's place: its hub directory (`…/.hub`), what it is, and which unit it belongs to. */
+export interface Place {
+  hubDir: string;
+  kind: DocumentKind;
+  /** `triggers:<hubDir>` (all triggers of a directory, for duplicate names), `configuration:…`, `bundle:…`. */
+  unit: string;
+}
+
+/** Where `path` (absolute) stands under a `.hub` directory, or undefined for any other file. */
+export function placeOf(path: string): Place | undefined {
+  const parts = path.split(sep);
+  const at = parts.lastIndexOf('.hub', parts.length - 2);
+  if (at < 0) return undefined;
+  const hubDir = parts.slice(0, at + 1).join(sep);
+  const rest = parts.slice(at + 1);
+  const direct = (dir: string) => rest.length === 2 && rest[0] === dir && rest[1]?.endsWith('.yml') === true;
+  if (rest.length === 1 && rest[0] === 'config.yml') return { hubDir, kind: 'configuration', unit: `configuration:${hubDir}` };
+  if (rest.length === 1 && rest[0] === 'hub.yml') return { hubDir, kind: 'legacy-hub', unit: `bundle:${hubDir}` };
+  if (direct('triggers')) return { hubDir, kind: 'trigger', unit: `triggers:${hubDir}` };
+  if (rest[0] === 'partials' && rest.length > 1) return { hubDir, kind: 'partial', unit: `configuration:${hubDir}` };
+  if (rest[0] === 'workflows' && rest[1] === 'partials' && rest.length > 2) return { hubDir, kind: 'partial', unit: `bundle:${hubDir}` };
+  if (direct('workflows')) return { hubDir, kind: 'legacy-workflow', unit: `bundle:${hubDir}` };
+  return undefined;
+}
+
+/** The unit keys of a hub directory, for a first look at a workspace. */
+export function unitKeys(hubDir: string): string[] {
+  return ['triggers', 'configuration', 'bundle'].map((kind) => `${kind}:${hubDir}`);
+}
+
+export class Files {
+  /** Open documents' texts by absolute path. */
+  readonly buffers = new Map<string, string>();
+
+  /** The buffer, else the file's UTF-8 text (byte for byte, as discovery reads it); undefined if absent or unreadable. */
+  read(path: string): string | undefined {
+    const buffer = this.buffers.get(path);
+    if (buffer !== undefined) return buffer;
+    try {
+      return new TextDecoder('utf-8', { ignoreBOM: true, fatal: true }).decode(readFileSync(path));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The names of the files directly in `dir`, on disk or open, sorted. */
+  files(dir: string): string[] {
+    const names = new Set<string>();
+    try {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) names.add(entry.name);
+    } catch {
+      // A missing directory has no files.
+    }
+    for (const path of this.buffers.keys()) if (dirname(path) === dir) names.add(basename(path));
+    return [...names].sort();
+  }
+
+  /**
+   * The files under `dir` (recursively, relative, `/`-separated, sorted), on disk or open; at
+   * most `max`, so that a huge directory costs a bounded walk.
+   */
+  tree(dir: string, max = 1000): string[] {
+    const found = new Set<string>();
+    const walk = (at: string, prefix: string) => {
+      let entries;
+      try {
+        entries = readdirSync(at, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (found.size >= max) return;
+        if (entry.isFile()) found.add(prefix + entry.name);
+        else if (entry.isDirectory()) walk(join(at, entry.name), `${prefix}${entry.name}/`);
+      }
+    };
+    walk(dir, '');
+    for (const path of this.buffers.keys()) {
+      const inside = relative(dir, path);
+      if (!inside.startsWith('..') && inside !== '' && !inside.startsWith(sep)) found.add(inside.split(sep).join('/'));
+    }
+    return [...found].sort();
+  }
+
+  isFile(path: string): boolean {
+    if (this.buffers.has(path)) return true;
+    try {
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Partial names offered to the compiler at most: it compares no more for a suggestion. */
+const MAX_PARTIAL_NAMES = 200;
+
+/**
+ * The units of a unit key, as discovery would build them from the disk: every trigger of the
+ * directory; the configuration with the partials it includes; the bundle with its workflows and
+ * their partials. None when the main file is absent. `dir` is relative to the hub directory's
+ * parent, which the findings' `file` is then relative to.
+ */
+export function unitsOf(key: string, files: Files): { root: string; units: Unit[] } {
+  const colon = key.indexOf(':');
+  const kind = key.slice(0, colon);
+  const hubDir = key.slice(colon + 1);
+  const root = dirname(hubDir);
+  const dir = '.hub/';
+  if (kind === 'triggers') {
+    const units: Unit[] = [];
+    for (const name of files.files(join(hubDir, 'triggers')).filter((file) => file.endsWith('.yml'))) {
+      const yaml = files.read(join(hubDir, 'triggers', name));
+      if (yaml !== undefined) units.push({ kind: 'trigger', file: `${dir}triggers/${name}`, yaml });
+    }
+    return { root, units };
+  }
+  if (kind === 'configuration') {
+    const yaml = files.read(join(hubDir, 'config.yml'));
+    if (yaml === undefined) return { root, units: [] };
+    const partials = referenced(files, join(hubDir, 'partials'), includesOf(yaml, 'configuration'));
+    // Every partial's name, for the compiler's "did you mean" of an include that names none (as discovery gives it).
+    const partialNames = files.tree(join(hubDir, 'partials'), MAX_PARTIAL_NAMES);
+    return { root, units: [{ kind: 'configuration', file: `${dir}config.yml`, dir, yaml, partials, partialNames }] };
+  }
+  const hub = files.read(join(hubDir, 'hub.yml'));
+  if (hub === undefined) return { root, units: [] };
+  const entries: FileEntry[] = [{ path: '.hub/hub.yml', content: hub }];
+  const includes = new Set<string>();
+  const workflows = join(hubDir, 'workflows');
+  for (const name of files.files(workflows).filter((file) => file.endsWith('.yml'))) {
+    const content = files.read(join(workflows, name));
+    if (content === undefined) continue;
+    entries.push({ path: `.hub/workflows/${name}`, content });
+    for (const include of includesOf(content, 'workflow')) includes.add(include);
+  }
+  const partials = referenced(files, workflows, [...includes].filter((include) => include.startsWith('partials/')));
+  entries.push(...partials.map((partial) => ({ path: `.hub/workflows/${partial.path}`, content: partial.content })));
+  const partialNames = files.tree(join(workflows, 'partials'), MAX_PARTIAL_NAMES).map((name) => `.hub/workflows/partials/${name}`);
+  return { root, units: [{ kind: 'bundle', file: `${dir}hub.yml`, dir, files: entries, partialNames }] };
+}
+
+/** The files under `base` that `includes` name exactly (canonical paths only), sorted by path. */
+function referenced(files: Files, base: string, includes: string[]): FileEntry[] {
+  const found: FileEntry[] = [];
+  for (const include of [...new Set(includes)].sort()) {
+    if (!checkPath(include).ok) continue;
+    const path = join(base, ...include.split('/'));
+    // Same case only: on a case-insensitive disk, the hub would still not find "Testing.md" as "testing.md".
+    if (!files.files(dirname(path)).includes(basename(path))) continue;
+    const content = files.read(path);
+    if (content !== undefined) found.push({ path: include, content });
+  }
+  return found;
+}

@@ -1,0 +1,174 @@
+// `hub lsp --stdio` as an editor runs it: the bundled CLI as a child process, LSP over its
+// standard streams. Diagnostics are the compiler's issues (compiled here too, in-process, for
+// the expected codes and positions), on the file each is in, at 0-based UTF-16 ranges.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileBundle, compileConfiguration, type Issue } from '@hub/compiler';
+import type { CodeAction, Diagnostic } from 'vscode-languageserver';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hub } from './support/cli.js';
+import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
+import { startLsp, uriOf, type LspClient } from './support/lsp.js';
+import { writeTree } from './support/repo.js';
+
+let root: string;
+let client: LspClient | undefined;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'hub-lsp-'));
+});
+
+afterEach(async () => {
+  if (client !== undefined && client.child.exitCode === null) client.child.kill();
+  client = undefined;
+  rmSync(root, { recursive: true, force: true });
+});
+
+const at = (path: string) => uriOf(join(root, path));
+
+/** The 0-based UTF-16 start of the compiler's 1-based code-point position, computed apart from the server's code. */
+function expectedStart(text: string, issue: Issue): { line: number; character: number } {
+  const line = text.split(/\r\n|\r|\n/)[(issue.line ?? 1) - 1] ?? '';
+  return { line: (issue.line ?? 1) - 1, character: Array.from(line).slice(0, (issue.column ?? 1) - 1).join('').length };
+}
+
+/** What a diagnostic's range covers in `text`. */
+function covered(text: string, diagnostic: Diagnostic): string {
+  const line = text.split(/\r\n|\r|\n/)[diagnostic.range.start.line] ?? '';
+  return line.slice(diagnostic.range.start.character, diagnostic.range.end.character);
+}
+
+const codes = (diagnostics: Diagnostic[]) => diagnostics.map((diagnostic) => diagnostic.code).sort();
+
+/** A configuration with a mistyped environment after an astral character on the same line, and an unknown placeholder after one on the line before. */
+const BROKEN = `${configurationYaml([])
+  .replace('environment: laptop', 'environment: lapto # 😀 x')
+  .replace('"Fix the failing tests. {{ prompt }}"', '"𝄞 Fix 😀 {{ inputs.nme }} the tests. {{ prompt }}"')}`;
+
+describe('hub lsp --stdio', () => {
+  it('publishes the compiler’s issues of the configuration at its positions, as UTF-16 ranges of the token', async () => {
+    writeTree(root, { '.hub/config.yml': BROKEN });
+    const compiled = compileConfiguration({ yaml: BROKEN, partials: [] });
+    expect(compiled.ok).toBe(false);
+    const issues = compiled.ok ? [] : compiled.issues;
+    expect(issues.map((issue) => issue.code).sort()).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    client = await startLsp(root);
+    // Not opened: the workspace's files are checked from the disk at start.
+    const published = await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0);
+    expect(codes(published)).toEqual(issues.map((issue) => issue.code).sort());
+    for (const issue of issues) {
+      const diagnostic = published.find((candidate) => candidate.code === issue.code)!;
+      expect(diagnostic.range.start).toEqual(expectedStart(BROKEN, issue));
+      expect(diagnostic).toMatchObject({ source: 'hub', severity: 1, message: issue.message });
+    }
+    const [environment, placeholder] = ['step.unknown_environment', 'template.unknown_placeholder'].map((code) => published.find((candidate) => candidate.code === code)!);
+    expect(covered(BROKEN, environment!)).toBe('lapto');
+    expect(covered(BROKEN, placeholder!)).toBe('{{ inputs.nme }}');
+    // The astral characters before each token count two UTF-16 units each (not one code point).
+    expect(placeholder!.range.start.character).toBe(BROKEN.split('\n')[placeholder!.range.start.line]!.indexOf('{{ inputs'));
+  });
+
+  it('checks an open buffer instead of the disk, and clears the diagnostics once it is fixed', async () => {
+    const valid = configurationYaml([]);
+    writeTree(root, { '.hub/config.yml': valid });
+    client = await startLsp(root);
+    const uri = at('.hub/config.yml');
+    await client.diagnostics(uri, (list) => list.length === 0);
+    await client.open(uri, BROKEN);
+    expect(codes(await client.diagnostics(uri, (list) => list.length === 2))).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    expect(readFileSync(join(root, '.hub/config.yml'), 'utf8')).toBe(valid);
+    await client.change(uri, 2, BROKEN.replace('lapto #', 'laptop #'));
+    expect(codes(await client.diagnostics(uri, (list) => list.length === 1))).toEqual(['template.unknown_placeholder']);
+    await client.change(uri, 3, valid);
+    await client.diagnostics(uri, (list) => list.length === 0);
+    // Closed with its buffer broken: the disk (valid) counts again.
+    await client.change(uri, 4, BROKEN);
+    await client.diagnostics(uri, (list) => list.length === 2);
+    await client.close(uri);
+    await client.diagnostics(uri, (list) => list.length === 0);
+    expect(await client.stop()).toBe(0);
+  });
+
+  it('publishes an issue in a partial on the partial, from the partial’s unsaved buffer', async () => {
+    writeTree(root, { '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Run the tests.\n' });
+    client = await startLsp(root);
+    const config = at('.hub/config.yml');
+    const partial = at('.hub/partials/testing.md');
+    await client.diagnostics(partial, (list) => list.length === 0);
+    const text = 'Run the tests.\n😀 then {{ promt }}\n';
+    await client.open(partial, text);
+    const published = await client.diagnostics(partial, (list) => list.length === 1);
+    const compiled = compileConfiguration({ yaml: configurationYaml(['testing.md']), partials: [{ path: 'testing.md', content: text }] });
+    const issue = compiled.ok ? undefined : compiled.issues[0];
+    expect(issue).toMatchObject({ code: 'template.unknown_placeholder', file: 'testing.md' });
+    expect(published[0]).toMatchObject({ code: issue!.code, range: { start: expectedStart(text, issue!) } });
+    expect(covered(text, published[0]!)).toBe('{{ promt }}');
+    expect(client.latest(config)).toEqual([]);
+  });
+
+  it('reports a misspelled include on the configuration, with a quick fix to the partial that exists', async () => {
+    const yaml = configurationYaml(['testin.md']);
+    writeTree(root, { '.hub/config.yml': yaml, '.hub/partials/testing.md': 'Test.\n' });
+    client = await startLsp(root);
+    const uri = at('.hub/config.yml');
+    await client.open(uri, yaml);
+    const [diagnostic] = await client.diagnostics(uri, (list) => list.length === 1);
+    expect(diagnostic).toMatchObject({ code: 'partial.missing' });
+    expect(covered(yaml, diagnostic!)).toBe('testin.md');
+    const actions = await client.connection.sendRequest<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diagnostic!.range,
+      context: { diagnostics: [diagnostic] },
+    });
+    expect(actions).toEqual([
+      expect.objectContaining({ title: 'Change to testing.md', kind: 'quickfix', edit: { changes: { [uri]: [{ range: diagnostic!.range, newText: 'testing.md' }] } } }),
+    ]);
+  });
+
+  it('checks the triggers of a directory together (a duplicate name) and a legacy bundle’s workflows', async () => {
+    const workflow = workflowYaml('review', []).replace('agent: reviewer', 'agent: reviewr');
+    writeTree(root, {
+      '.hub/triggers/a.yml': triggerYaml('nightly'),
+      '.hub/triggers/b.yml': triggerYaml('nightly'),
+      '.hub/hub.yml': HUB_YML,
+      '.hub/workflows/review.yml': workflow,
+    });
+    client = await startLsp(root);
+    expect(codes(await client.diagnostics(at('.hub/triggers/b.yml'), (list) => list.length > 0))).toEqual(['trigger.duplicate_name']);
+    expect(client.latest(at('.hub/triggers/a.yml'))).toEqual([]);
+    const compiled = compileBundle({ files: [{ path: '.hub/hub.yml', content: HUB_YML }, { path: '.hub/workflows/review.yml', content: workflow }] });
+    const issues = compiled.ok ? compiled.warnings : compiled.issues;
+    expect(issues.length).toBeGreaterThan(0);
+    const published = await client.diagnostics(at('.hub/workflows/review.yml'), (list) => list.length > 0);
+    expect(codes(published)).toEqual(issues.map((issue) => issue.code).sort());
+    expect(client.latest(at('.hub/hub.yml'))).toEqual([]);
+  });
+
+  it('survives documents no editor should send and still answers', async () => {
+    writeTree(root, { '.hub/config.yml': configurationYaml([]) });
+    client = await startLsp(root);
+    const uri = at('.hub/config.yml');
+    await client.open(uri, '\u0000\ud800: [');
+    for (const [version, text] of ['{{{', '- - - - ]]]', 'a: &x [*x]', '['.repeat(5000), '\r\r\n\uFEFF'].entries()) await client.change(uri, version + 2, text);
+    await client.diagnostics(uri, (list) => list.length > 0);
+    expect(await client.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9999, character: 9999 } })).toBeNull();
+    expect(client.child.exitCode).toBeNull();
+  });
+});
+
+describe('hub lsp (the command)', () => {
+  it('--help says how editors start it', async () => {
+    const { code, stdout } = await hub(['lsp', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: hub lsp --stdio$/m);
+    expect(stdout).toMatch(/vim\.lsp\.start/);
+    expect(stdout).toMatch(/languages\.toml/);
+  });
+
+  it('without --stdio is a usage error', async () => {
+    const { code, stderr } = await hub(['lsp']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/Give --stdio/);
+  });
+});

@@ -1,0 +1,79 @@
+// An LSP client for tests: the bundled `hub lsp --stdio` as a child process, spoken to with
+// vscode-jsonrpc as an editor would, its published diagnostics kept per URI.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver';
+import { MAIN } from './cli.js';
+
+export interface LspClient {
+  connection: MessageConnection;
+  child: ChildProcess;
+  /** The latest diagnostics published for `uri`, or undefined if none yet. */
+  latest(uri: string): Diagnostic[] | undefined;
+  /** Waits until the latest diagnostics for `uri` satisfy `test`; rejects after `ms` with what was published. */
+  diagnostics(uri: string, test: (diagnostics: Diagnostic[]) => boolean, ms?: number): Promise<Diagnostic[]>;
+  /** Every diagnostics notification, in arrival order. */
+  published: PublishDiagnosticsParams[];
+  stderr(): string;
+  open(uri: string, text: string): Promise<void>;
+  change(uri: string, version: number, text: string): Promise<void>;
+  close(uri: string): Promise<void>;
+  /** shutdown, exit, and the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function uriOf(path: string): string {
+  return pathToFileURL(path).href;
+}
+
+/** Starts `hub lsp --stdio` and initializes it with `root` as the workspace folder. */
+export async function startLsp(root: string, options: { capabilities?: object } = {}): Promise<LspClient> {
+  const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const published: PublishDiagnosticsParams[] = [];
+  const latest = new Map<string, Diagnostic[]>();
+  connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
+    published.push(params);
+    latest.set(params.uri, params.diagnostics);
+  });
+  connection.onNotification('window/logMessage', () => undefined);
+  connection.onRequest('client/registerCapability', () => null);
+  connection.listen();
+  await connection.sendRequest('initialize', {
+    processId: null,
+    rootUri: uriOf(root),
+    workspaceFolders: [{ uri: uriOf(root), name: 'repo' }],
+    capabilities: options.capabilities ?? {},
+  });
+  await connection.sendNotification('initialized', {});
+  return {
+    connection,
+    child,
+    published,
+    latest: (uri) => latest.get(uri),
+    async diagnostics(uri, test, ms = 20_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const current = latest.get(uri);
+        if (current !== undefined && test(current)) return current;
+        if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri} within ${ms} ms; latest: ${JSON.stringify(current)}\nstderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    stderr: () => stderr,
+    open: (uri, text) => connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } }),
+    change: (uri, version, text) => connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] }),
+    close: (uri) => connection.sendNotification('textDocument/didClose', { textDocument: { uri } }),
+    async stop() {
+      await connection.sendRequest('shutdown');
+      await connection.sendNotification('exit');
+      const code = await exited;
+      connection.dispose();
+      return code;
+    },
+  };
+}
