@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { issueCodes } from '@hub/compiler';
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import AjvDraft04 from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
 import type { Log, Result } from 'sarif';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ruleHelp } from '../dist/formatters/rule-help.js';
@@ -20,19 +22,17 @@ const CLI = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
 
 /**
- * The SARIF 2.1.0 schema (@microsoft/jest-sarif carries it) as ajv 8 takes it: the file is
- * draft-04, whose `id` is draft-07's `$id` and whose other keywords it uses mean the same in
- * draft-07; one of its patterns is not valid as a Unicode regular expression, hence unicodeRegExp.
+ * The SARIF 2.1.0 schema as @microsoft/jest-sarif carries it (draft-04), compiled by ajv's draft-04
+ * build with the formats; one of its patterns is not valid as a Unicode regular expression, hence
+ * unicodeRegExp: false.
  */
 function sarifSchema(): ValidateFunction {
   const path = join(require.resolve('@microsoft/jest-sarif/package.json'), '../lib/schemas/sarif-2.1.0-rtm.5.json');
-  const { $schema, id, ...schema } = JSON.parse(readFileSync(path, 'utf8')) as { $schema: string; id: string };
-  expect($schema).toBe('http://json-schema.org/draft-04/schema#');
-  const ajv = new Ajv({ allErrors: true, unicodeRegExp: false });
-  // ajv-formats is a dependency of @hub/server only (see /tmp/hub16/inbox/sarif.md).
-  const formats = createRequire(join(CLI, '../server/package.json'))('ajv-formats') as { default: (ajv: Ajv) => Ajv };
-  formats.default(ajv);
-  return ajv.compile({ $id: id, ...schema });
+  const schema = JSON.parse(readFileSync(path, 'utf8')) as { $schema: string };
+  expect(schema.$schema).toBe('http://json-schema.org/draft-04/schema#');
+  const ajv = new AjvDraft04({ allErrors: true, unicodeRegExp: false });
+  addFormats(ajv);
+  return ajv.compile(schema);
 }
 
 interface JsonFinding {
