@@ -115,6 +115,9 @@ describe('complete', () => {
     ['nothing inside a block scalar\'s text', 'configuration', `${CONFIG_HEAD}        prompt:\n          - text: |\n              Fix it:\n              ${MARK}\n`, [], ['environment', 'text', 'include']],
     ['astral characters before the cursor', 'configuration', `${CONFIG_HEAD}        prompt:\n          - text: "🎉🎉 {{ inputs.br${MARK}"\n`, ['branch'], []],
     ['astral characters before a flow key', 'configuration', `${CONFIG_HEAD}        agent: { model: "🎉 x", ${MARK}`, ['provider', 'mode'], ['model']],
+    ['inputs of an entry that starts with on', 'configuration', `triggers:\n  - on:\n      manual.run:\n        inputs:\n          area: {}\n    steps:\n      - prompt:\n          - text: "{{ inputs.${MARK}`, ['area'], []],
+    ['inputs in a flow sequence', 'configuration', `${CONFIG_HEAD}        prompt: [{ text: "{{ inputs.${MARK}" }]\n`, ['branch'], []],
+    ['a half-typed key after "- "', 'configuration', `triggers:\n  - na${MARK}\n`, ['name', 'on'], []],
     ['a trigger document\'s agent keys', 'trigger', `name: t\nrun:\n  agent:\n    provider: codex\n    ${MARK}\n`, ['model', 'mode', 'prompt', 'max_runtime', 'idle_timeout'], ['provider', 'target']],
     ['a trigger document\'s inputs', 'trigger', `on:\n  manual.run:\n    inputs:\n      area: {}\nrun:\n  agent:\n    prompt: "Triage {{ inputs.${MARK}"\n`, ['area'], []],
     ['a legacy hub file\'s environment keys', 'legacy-hub', `environments:\n  build:\n    ${MARK}`, ['kind', 'daemon', 'cwd'], ['name']],
@@ -137,6 +140,7 @@ describe('complete', () => {
       ['agent names from hub.yml', `${WORKFLOW}    agent: ${MARK}`, ['reviewer'], ['build']],
       ['inline agent keys', `${WORKFLOW}    agent:\n      ${MARK}`, ['provider', 'mode', 'model'], []],
       ['include paths relative to workflows/', `${WORKFLOW}    prompt:\n      - include: ${MARK}`, ['partials/checks.md'], ['testing.md']],
+      ['declared inputs of the workflow', `${WORKFLOW.replace('manual.run: {}', 'manual.run:\n    inputs:\n      pr: {}')}    prompt:\n      - text: "{{ inputs.${MARK}`, ['pr'], []],
       ['a step\'s keys', `${WORKFLOW}    ${MARK}`, ['environment', 'agent', 'prompt'], ['id', 'steps']],
     ])('%s', (_, source, present, absent) => {
       const offered = labels('legacy-workflow', source, { hubYaml: HUB_YAML });

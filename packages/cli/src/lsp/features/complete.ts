@@ -5,7 +5,7 @@
 import type { CompletionItem, CompletionItemKind, MarkupContent, Position } from 'vscode-languageserver';
 import { cursorAt, type Cursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
-import { lineSpan, splitLines } from './lines.js';
+import { ancestors, lineNodes, splitLines } from './lines.js';
 import { describe, isDuration, ITEM, schemaFor, typeLine, values, type Field, type SchemaIndex } from './schema.js';
 import type { FeatureContext } from './types.js';
 
@@ -26,14 +26,11 @@ export function completeAt(context: FeatureContext, position: Position): Complet
   const lines = splitLines(context.text);
   const line = lines[position.line] ?? '';
   const ch = Math.min(position.character, line.length);
-  const declarations = () => {
-    const [from, to] = lineSpan(context.text, position.line);
-    return new Declarations(context.text, from, to, context.kind, context.hubYaml);
-  };
+  const declarations = () => new Declarations(lines, position.line, context.kind, context.hubYaml);
   const placeholder = PLACEHOLDER.exec(line.slice(0, ch));
   if (placeholder !== null) {
-    const offset = lineSpan(context.text, position.line)[0] + ch;
-    return placeholders(placeholder, line, position.line, ch, context.kind === 'partial' ? [] : declarations().inputs(offset));
+    const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
+    return placeholders(placeholder, line, position.line, ch, context.kind === 'partial' ? [] : declarations().inputs(chain));
   }
   const schema = schemaFor(context.kind);
   if (schema === undefined) return [];

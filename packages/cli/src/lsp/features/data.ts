@@ -1,9 +1,10 @@
 // What the document (and, for a legacy workflow, its hub file) declares: environment names, agent
-// names, a trigger's inputs. Read with the `yaml` parser after blanking the cursor's line with
-// spaces (same length, so offsets hold): the half-typed line is what breaks a document, and the
-// declarations completion needs are elsewhere. The last parse is kept: hover and completion ask
-// about the same text, and a keystroke's completions come in a burst.
-import { isSeq, parseDocument, type Document } from 'yaml';
+// names, a trigger's inputs. Only the block that declares them is parsed with `yaml` (the
+// configuration's `environments`, the trigger entry around the cursor, a document's `on`): a
+// 1,000-line file takes tens of milliseconds to parse whole, too slow for a keystroke, and the
+// half-typed cursor line, left out, is what would break the parse.
+import { parse as parseYaml } from 'yaml';
+import { blockAt, lineNodes, topLevelKey, type Located } from './lines.js';
 import type { DocumentKind } from './types.js';
 
 export interface Named {
@@ -12,68 +13,52 @@ export interface Named {
   documentation?: string;
 }
 
-interface Parsed {
-  doc: Document.Parsed | undefined;
-  data: unknown;
-}
+/** The last few texts parsed: a keystroke's completions and hovers ask about the same blocks. */
+const parsed = new Map<string, unknown>();
+const KEEP = 8;
 
-let last: { text: string; parsed: Parsed } | undefined;
-
-function parse(text: string): Parsed {
-  if (last?.text === text) return last.parsed;
-  let parsed: Parsed;
+function parse(text: string): unknown {
+  if (parsed.has(text)) return parsed.get(text);
+  let data: unknown;
   try {
-    const doc = parseDocument(text, { strict: false, uniqueKeys: false, prettyErrors: false });
-    parsed = { doc, data: doc.toJS({ maxAliasCount: 100 }) };
+    data = parseYaml(text, { strict: false, uniqueKeys: false, prettyErrors: false, maxAliasCount: 100 });
   } catch {
-    parsed = { doc: undefined, data: undefined };
+    data = undefined;
   }
-  last = { text, parsed };
-  return parsed;
-}
-
-/** `text` with the characters of [from, to) replaced by spaces. */
-function blank(text: string, from: number, to: number): string {
-  return text.slice(0, from) + ' '.repeat(Math.max(0, to - from)) + text.slice(to);
+  if (parsed.size >= KEEP) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(text, data);
+  return data;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
 function text(value: unknown): string | undefined {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
 }
 
-/** The document's declarations, the cursor's line [lineFrom, lineTo) left out. */
+/** The document's declarations, line `row` (the cursor's) left out. */
 export class Declarations {
-  readonly #parsed: Parsed;
-
   constructor(
-    source: string,
-    lineFrom: number,
-    lineTo: number,
+    private readonly lines: readonly string[],
+    private readonly row: number,
     private readonly kind: DocumentKind,
     private readonly hubYaml: string | undefined,
-  ) {
-    this.#parsed = parse(blank(source, lineFrom, lineTo));
-  }
+  ) {}
 
   /** Environments a step may name: the configuration's list, or a legacy hub file's map. */
   environments(): Named[] {
     if (this.kind === 'configuration') {
-      return list(record(this.#parsed.data)?.environments).flatMap((entry) => {
+      const list = this.#topLevel('environments');
+      return (Array.isArray(list) ? list : []).flatMap((entry) => {
         const environment = record(entry);
         const name = text(environment?.name);
         return name === undefined ? [] : [{ name, detail: where(environment) }];
       });
     }
     if (this.kind === 'legacy-workflow' && this.hubYaml !== undefined) {
-      const environments = record(record(parse(this.hubYaml).data)?.environments) ?? {};
+      const environments = record(record(parse(this.hubYaml))?.environments) ?? {};
       return Object.entries(environments).map(([name, value]) => ({ name, detail: where(record(value)) }));
     }
     return [];
@@ -82,7 +67,7 @@ export class Declarations {
   /** Agents a legacy step may name: the hub file's `agents`. */
   agents(): Named[] {
     if (this.kind !== 'legacy-workflow' || this.hubYaml === undefined) return [];
-    const agents = record(record(parse(this.hubYaml).data)?.agents) ?? {};
+    const agents = record(record(parse(this.hubYaml))?.agents) ?? {};
     return Object.entries(agents).map(([name, value]) => {
       const agent = record(value);
       const parts = ['provider', 'mode', 'model'].flatMap((field) => (text(agent?.[field]) === undefined ? [] : [`${field} ${text(agent?.[field])}`]));
@@ -90,10 +75,10 @@ export class Declarations {
     });
   }
 
-  /** The inputs declared by the trigger around `offset` (a configuration's trigger entry, or the whole document). */
-  inputs(offset: number): Named[] {
-    const trigger = this.#trigger(offset);
-    const inputs = record(record(record(trigger?.on)?.['manual.run'])?.inputs) ?? {};
+  /** The inputs declared by the trigger around the cursor, whose enclosing nodes are `chain`. */
+  inputs(chain: readonly Located[]): Named[] {
+    const on = this.kind === 'configuration' ? this.#triggerOn(chain) : this.#topLevel('on');
+    const inputs = record(record(record(on)?.['manual.run'])?.inputs) ?? {};
     return Object.entries(inputs).map(([name, value]) => {
       const input = record(value);
       const fallback = text(input?.default);
@@ -101,18 +86,28 @@ export class Declarations {
     });
   }
 
-  #trigger(offset: number): Record<string, unknown> | undefined {
-    const data = record(this.#parsed.data);
-    if (this.kind !== 'configuration') return data;
-    const node = this.#parsed.doc?.get('triggers', true);
-    if (!isSeq(node)) return undefined;
-    // The entry the cursor is in: the last one that starts before it.
-    let index = -1;
-    node.items.forEach((item, i) => {
-      const start = (item as { range?: [number, number, number] } | null)?.range?.[0];
-      if (start !== undefined && start <= offset) index = i;
+  #topLevel(key: string): unknown {
+    const row = topLevelKey(this.lines, key);
+    return row < 0 || row === this.row ? undefined : record(parse(blockAt(this.lines, row, 0, this.row)))?.[key];
+  }
+
+  /** A configuration trigger's `on`: the entry of `triggers` the cursor is in, its `on:` line found among its own keys. */
+  #triggerOn(chain: readonly Located[]): unknown {
+    const at = chain.findIndex((node) => node.kind === 'key' && node.col === 0 && node.key === 'triggers');
+    const entry = chain[at + 1];
+    if (at < 0 || entry?.kind !== 'item') return undefined;
+    const block = blockAt(this.lines, entry.row, entry.col, this.row).split('\n');
+    // The entry's keys sit at the column after its `- `; `on:` is one of them.
+    const first = lineNodes(block[0] as string).find((node) => node.col > entry.col);
+    if (first === undefined) return undefined;
+    const row = block.findIndex((line, i) => {
+      const nodes = lineNodes(line);
+      const node = i === 0 ? nodes.find((candidate) => candidate.col === first.col) : nodes[0];
+      return node?.kind === 'key' && node.key === 'on' && node.col === first.col;
     });
-    return record(list(data?.triggers)[index]);
+    if (row < 0) return undefined;
+    const [head = '', ...rest] = blockAt(block, row, first.col).split('\n');
+    return record(parse([' '.repeat(first.col) + head.slice(first.col), ...rest].join('\n')))?.on;
   }
 }
 

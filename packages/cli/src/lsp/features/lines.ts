@@ -8,6 +8,9 @@ import { ITEM, type Segment } from './schema.js';
 /** A node that starts on a line: a sequence entry's `- `, or a mapping key. */
 export type LineNode = { kind: 'item'; col: number } | { kind: 'key'; col: number; key: string; end: number; valueCol: number; value: string };
 
+/** A node and the line it starts on. */
+export type Located = LineNode & { row: number };
+
 /** A plain, single- or double-quoted key, then a colon followed by a space or the end of the line. */
 const KEY = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s#'"{}[\],&*!|>%@`][^#]*?))[ \t]*:(?=[ \t]|$)/;
 const BLOCK_SCALAR = /^[|>][0-9+-]*[ \t]*(?:#.*)?$/;
@@ -49,19 +52,21 @@ function indentOf(line: string): number {
  * are the nodes of line `row` left of it. An entry's `- ` may sit at its key's own column
  * (`steps:` then `- id: x` at the same indentation).
  */
-export function ancestors(lines: readonly string[], row: number, col: number, before: readonly LineNode[]): LineNode[] {
-  const chain: LineNode[] = [];
+export function ancestors(lines: readonly string[], row: number, col: number, before: readonly LineNode[]): Located[] {
+  const chain: Located[] = [];
   let bound = col;
   let afterItem = false;
+  let at = row;
   const consider = (node: LineNode) => {
     if (node.col < bound || (afterItem && node.kind === 'key' && node.col === bound)) {
-      chain.push(node);
+      chain.push({ ...node, row: at });
       bound = node.col;
       afterItem = node.kind === 'item';
     }
   };
   for (let i = before.length - 1; i >= 0; i--) consider(before[i] as LineNode);
   for (let r = row - 1; r >= 0 && (bound > 0 || afterItem); r--) {
+    at = r;
     const nodes = lineNodes(lines[r] as string);
     for (let i = nodes.length - 1; i >= 0; i--) consider(nodes[i] as LineNode);
   }
@@ -101,14 +106,23 @@ export function siblingKeys(lines: readonly string[], row: number, col: number, 
   return keys;
 }
 
-/** The offsets where line `row` starts and ends (its line break excluded). */
-export function lineSpan(text: string, row: number): [number, number] {
-  let start = 0;
-  for (let r = 0; r < row; r++) {
-    const next = text.slice(start).search(/\r\n|\r|\n/);
-    if (next < 0) return [text.length, text.length];
-    start += next + (text.startsWith('\r\n', start + next) ? 2 : 1);
+/**
+ * The lines of the node that starts at column `col` of line `row`: that line and the ones below
+ * it that are indented further (or, under a key, a sequence at the key's own column). Line
+ * `skip` (the cursor's, half typed) is left out as a blank line.
+ */
+export function blockAt(lines: readonly string[], row: number, col: number, skip = -1): string {
+  const head = lineNodes(lines[row] as string).find((node) => node.col === col);
+  const out = [row === skip ? '' : (lines[row] as string)];
+  for (let r = row + 1; r < lines.length; r++) {
+    const first = lineNodes(lines[r] as string)[0];
+    if (first !== undefined && first.col <= col && !(head?.kind === 'key' && first.kind === 'item' && first.col === col)) break;
+    out.push(r === skip ? '' : (lines[r] as string));
   }
-  const end = text.slice(start).search(/\r\n|\r|\n/);
-  return [start, end < 0 ? text.length : start + end];
+  return out.join('\n');
+}
+
+/** The line of the document's top-level key `key`, or -1. */
+export function topLevelKey(lines: readonly string[], key: string): number {
+  return lines.findIndex((line) => line.startsWith(key) && lineNodes(line).some((node) => node.kind === 'key' && node.col === 0 && node.key === key));
 }
