@@ -47,8 +47,9 @@ export function checkUnits(units: Unit[]): Report {
 
 function compile(unit: Unit): CompileResult<CompiledConfiguration> {
   if (unit.kind === 'trigger') return compileTrigger({ yaml: unit.yaml });
-  if (unit.kind === 'configuration') return compileConfiguration({ yaml: unit.yaml, partials: unit.partials });
-  return compileBundle({ files: unit.files });
+  // The names of the partials not included serve "did you mean" for an include of none of them.
+  if (unit.kind === 'configuration') return compileConfiguration({ yaml: unit.yaml, partials: unit.partials }, { partialNames: unit.partialNames });
+  return compileBundle({ files: unit.files }, { partialNames: unit.partialNames });
 }
 
 /**

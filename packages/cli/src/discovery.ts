@@ -15,12 +15,14 @@ export interface FileEntry {
 /**
  * One request's worth of files. `file` is the main file's path relative to the repository root,
  * with `/` separators; `dir` is the hub directory's (`.hub/`), which partial and bundle paths are
- * under.
+ * under. `partialNames` are the files under the partials directory, in the paths the request
+ * would give them, whether included or not: never sent, only offered to the compiler for "did
+ * you mean" (CompileOptions.partialNames).
  */
 export type Unit =
   | { kind: 'trigger'; file: string; yaml: string }
-  | { kind: 'configuration'; file: string; dir: string; yaml: string; partials: FileEntry[] }
-  | { kind: 'bundle'; file: string; dir: string; files: FileEntry[] };
+  | { kind: 'configuration'; file: string; dir: string; yaml: string; partials: FileEntry[]; partialNames?: string[] }
+  | { kind: 'bundle'; file: string; dir: string; files: FileEntry[]; partialNames?: string[] };
 
 export interface Discovered {
   root: string;
@@ -150,7 +152,8 @@ async function configurationUnit(dir: string, root: string): Promise<Unit> {
   const file = join(dir, 'config.yml');
   const yaml = await readText(file, root);
   const partials = await referenced(join(dir, 'partials'), includesOf(yaml, 'configuration'), root);
-  return { kind: 'configuration', file: slashed(relative(root, file)), dir: dirPrefix(dir, root), yaml, partials };
+  const partialNames = await filesUnder(join(dir, 'partials'));
+  return { kind: 'configuration', file: slashed(relative(root, file)), dir: dirPrefix(dir, root), yaml, partials, partialNames };
 }
 
 /**
@@ -169,7 +172,8 @@ async function bundleUnit(dir: string, root: string, notes: string[]): Promise<U
   }
   const partials = await referenced(workflowDir, [...includes].filter((include) => include.startsWith('partials/')), root);
   files.push(...partials.map((partial) => ({ path: `${BUNDLE_DIR}workflows/${partial.path}`, content: partial.content })));
-  return { kind: 'bundle', file: slashed(relative(root, join(dir, 'hub.yml'))), dir: dirPrefix(dir, root), files };
+  const partialNames = (await filesUnder(join(workflowDir, 'partials'))).map((name) => `${BUNDLE_DIR}workflows/partials/${name}`);
+  return { kind: 'bundle', file: slashed(relative(root, join(dir, 'hub.yml'))), dir: dirPrefix(dir, root), files, partialNames };
 }
 
 /**
@@ -199,6 +203,30 @@ async function referenced(base: string, includes: string[], root: string): Promi
     if (present && (await isFile(dir))) found.push({ path: include, content: await readText(dir, root) });
   }
   return found;
+}
+
+/** Names listed at most by filesUnder: the compiler compares no more for a suggestion. */
+const MAX_PARTIAL_NAMES = 200;
+/** Directory levels filesUnder descends at most. */
+const MAX_PARTIAL_DEPTH = 8;
+
+/**
+ * The files under `base`, as `/`-separated paths relative to it, sorted; at most
+ * MAX_PARTIAL_NAMES of them. Only names are read, never contents: they serve "did you mean".
+ */
+async function filesUnder(base: string): Promise<string[]> {
+  const found: string[] = [];
+  const pending: [string, number][] = [['', 0]];
+  while (pending.length > 0 && found.length < MAX_PARTIAL_NAMES) {
+    const [prefix, depth] = pending.shift() as [string, number];
+    const entries = await readdir(join(base, prefix), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+      if (entry.isFile()) found.push(path);
+      else if (entry.isDirectory() && depth + 1 < MAX_PARTIAL_DEPTH) pending.push([path, depth + 1]);
+    }
+  }
+  return found.slice(0, MAX_PARTIAL_NAMES).sort();
 }
 
 /** The *.yml files directly in `dir`, sorted; *.yaml ones are noted as not read. A missing `dir` has none. */

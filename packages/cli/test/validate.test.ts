@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discover } from '../dist/discovery.js';
 import { includesOf } from '../dist/includes.js';
+import { requestFor } from '../dist/payload.js';
 import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
 import { hubIn, writeTree } from './support/repo.js';
 
@@ -43,6 +44,7 @@ describe('discovery', () => {
         { path: 'sub/deep.md', content: 'deep\n' },
         { path: 'testing.md', content: testing },
       ],
+      partialNames: ['dot.md', 'other.md', 'sub/deep.md', 'testing.md', 'unused.md'],
     });
     if (found.configuration?.kind !== 'configuration') throw new Error('no configuration');
     expect(Buffer.from(found.configuration.yaml).equals(readFileSync(join(dir, '.hub/config.yml')))).toBe(true);
@@ -93,6 +95,7 @@ describe('discovery', () => {
         { path: '.hub/workflows/partials/lint/style.md', content: 'Style.\n' },
         { path: '.hub/workflows/partials/review.md', content: `${BOM}Review.  \r\n` },
       ],
+      partialNames: ['.hub/workflows/partials/lint/style.md', '.hub/workflows/partials/review.md', '.hub/workflows/partials/unused.md'],
     });
   });
 
@@ -226,6 +229,23 @@ describe('hub validate', () => {
     expect(stderr).toMatch(message);
     expect(stdout).toBe('');
     expect(code).toBe(2);
+  });
+
+  it('suggests, for an include of no file, a partial of .hub/partials/ that no prompt includes, and sends only the included ones', async () => {
+    writeTree(dir, {
+      '.hub/config.yml': configurationYaml(['testin.md']),
+      '.hub/partials/testing.md': 'Run the tests.\n',
+      '.hub/partials/deploy/checklist.md': 'Check.\n',
+    });
+    const { code, stdout } = await hubIn(dir, ['validate', '--json']);
+    const report = JSON.parse(stdout) as { issues: { file: string; code: string; line: number; column: number; message: string }[] };
+    expect(report.issues.map(({ file, code, line, column }) => [file, code, line, column])).toEqual([['.hub/config.yml', 'partial.missing', 19, 22]]);
+    expect(report.issues[0]?.message).toContain('did you mean "testing.md"?');
+    expect(report.issues[0]?.message).not.toContain('request');
+    expect(code).toBe(1);
+    const found = await discover(dir);
+    if (found.configuration === undefined) throw new Error('no configuration');
+    expect(Object.keys(JSON.parse(requestFor(found.configuration, 'app').body) as object)).toEqual(['projectSlug', 'yaml', 'partials']);
   });
 
   it('exits 2 when there is nothing to validate', async () => {

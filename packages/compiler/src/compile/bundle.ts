@@ -1,6 +1,6 @@
 import { IssueCollector } from '../issues/collect.js';
 import type { CompileResult } from '../issues/issue.js';
-import { resolveLimits, type CompileOptions } from '../limits/limits.js';
+import { partialNamesOf, resolveLimits, type CompileOptions } from '../limits/limits.js';
 import { entries, field, listTrigger, root, type Draft, type DraftTrigger } from '../model/draft.js';
 import type { CompiledConfiguration } from '../model/types.js';
 import { classifyBundle, PARTIALS_DIR, WORKFLOWS_DIR } from '../paths/bundle.js';
@@ -66,6 +66,8 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
     agents: new Map(entries(field(hubRoot, 'agents'))),
     triggers: workflows.map((doc): DraftTrigger => listTrigger(root(doc))),
     partials: layout.partials,
+    partialsDir: '',
+    partialNames: partialNamesOf(options),
     includeTarget: (path) =>
       path.startsWith('partials/')
         ? { ok: true, path: `${WORKFLOWS_DIR}${path}` }

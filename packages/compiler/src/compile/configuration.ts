@@ -1,6 +1,6 @@
 import { IssueCollector } from '../issues/collect.js';
 import type { CompileResult } from '../issues/issue.js';
-import { resolveLimits, type CompileOptions } from '../limits/limits.js';
+import { partialNamesOf, resolveLimits, type CompileOptions } from '../limits/limits.js';
 import { field, items, listTrigger, root, type Draft } from '../model/draft.js';
 import type { CompiledConfiguration } from '../model/types.js';
 import { checkPartials, intakeFiles } from '../paths/partials.js';
@@ -54,6 +54,8 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
     agents: new Map(),
     triggers: items(field(top, 'triggers')).map(listTrigger),
     partials,
+    partialsDir: '.hub/partials/',
+    partialNames: partialNamesOf(options),
     includeTarget: (path) => ({ ok: true, path }),
   };
   return finishDraft(draft, 'configuration', issues, limits);

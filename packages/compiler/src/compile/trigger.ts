@@ -61,6 +61,8 @@ export function compileTrigger(input: TriggerInput, options?: CompileOptions): C
       },
     ],
     partials: [],
+    partialsDir: '',
+    partialNames: [],
     includeTarget: (path) => ({ ok: true, path }),
   };
   return finishDraft(draft, 'trigger', issues, limits);

@@ -25,7 +25,7 @@ export const issueCodes = {
   'limit.path_length': 'A path is longer than maxPathLength characters.',
   'path.unsafe': 'A path could leave its directory: absolute, a .. segment, a drive prefix or a backslash.',
   'path.noncanonical': 'A path is not canonical: empty, an empty or . segment, a control character, or not NFC.',
-  'partial.missing': 'A prompt include names a partial that the request does not carry.',
+  'partial.missing': 'A prompt include names a partial that is not among the partials given.',
   'partial.extra': 'The request carries a partial that no prompt includes.',
   'partial.duplicate': 'Two partials have the same path after NFC normalization and case folding.',
   'include.outside_partials': 'A legacy workflow includes a file outside .hub/workflows/partials/.',

@@ -44,6 +44,18 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
 
 export interface CompileOptions {
   limits?: Partial<Limits>;
+  /**
+   * Paths of partials that exist where the input's partials come from but are not in the input
+   * (a repository's whole .hub/partials/, when only the included files are sent), written as the
+   * input writes its partial paths. Only "did you mean" reads them; the hub passes none.
+   */
+  partialNames?: readonly string[];
+}
+
+/** The partial names an option gives, strings only (options are not trusted to be typed). */
+export function partialNamesOf(options: CompileOptions | undefined): string[] {
+  const names = isRecord(options) ? options.partialNames : undefined;
+  return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : [];
 }
 
 /**

@@ -65,6 +65,10 @@ export interface Draft {
   agents: Map<string, Field>;
   triggers: DraftTrigger[];
   partials: PartialEntry[];
+  /** Where the partial paths are relative to, for messages ('' when the paths say it). */
+  partialsDir: string;
+  /** Paths of partials that exist but were not given (CompileOptions.partialNames): suggestions only. */
+  partialNames: readonly string[];
   /** Turns a canonical include path into the path of the partial entry it names. */
   includeTarget(include: string): IncludeTarget;
 }

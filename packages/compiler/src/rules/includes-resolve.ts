@@ -10,7 +10,7 @@ function everythingRead({ draft, issues }: RuleContext): boolean {
 }
 
 /**
- * Every prompt include names exactly one partial the request carries, and every partial is
+ * Every prompt include names exactly one partial the input carries, and every partial is
  * included somewhere. Sets each include's `partial` for the rules and the model after it.
  */
 export function includesResolve(context: RuleContext): void {
@@ -43,9 +43,10 @@ export function includesResolve(context: RuleContext): void {
           continue;
         }
         const folded = byFolded.get(foldPath(target.path));
+        // Worded for the hub (the partials are a request's) and offline (a repository's) alike.
         const message = () => {
-          const hint = folded !== undefined ? `; did you mean "${folded.path}"?` : didYouMean(target.path, byPath.keys()) || '.';
-          return `The request carries no partial "${target.path}"${hint}`;
+          const hint = folded !== undefined ? `; did you mean "${folded.path}"?` : didYouMean(target.path, [...byPath.keys(), ...draft.partialNames]) || '.';
+          return `No partial "${target.path}"${draft.partialsDir === '' ? '' : ` in ${draft.partialsDir}`}${hint}`;
         };
         reportAt(issues, 'partial.missing', message, part.field);
       }
