@@ -131,7 +131,8 @@ export function composeYaml(
   // Only the first syntax error: the parser's later ones mostly echo it on valid lines.
   const syntax = doc.errors[0];
   if (syntax !== undefined) {
-    issues.add('yaml.syntax', firstLine(syntax.message), '', where(syntaxOffset(source.text, tokens, syntax)));
+    const place = syntaxPlace(source.text, tokens, syntax);
+    issues.add('yaml.syntax', place.message ?? firstLine(syntax.message), '', where(place.offset));
     return undefined;
   }
   const walker = new Walker(doc, limits, issues, source, file);
@@ -198,11 +199,11 @@ function findTooDeep(tokens: CST.Token[], maxDepth: number): number | undefined 
 }
 
 /**
- * Where to point for a syntax error. The parser reports where it noticed the problem; for a
- * quote or a bracket never closed, the place to fix is where it opened, and for a badly
- * indented line, the first character after the indentation.
+ * Where to point for a syntax error, and what to say where yaml's words would mislead. The parser
+ * reports where it noticed the problem; for a quote or a bracket never closed, the place to fix
+ * is where it opened, and for a badly indented line, the first character after the indentation.
  */
-function syntaxOffset(text: string, tokens: CST.Token[], error: { code: string; message: string; pos: [number, number] }): number {
+function syntaxPlace(text: string, tokens: CST.Token[], error: { code: string; message: string; pos: [number, number] }): { offset: number; message?: string } {
   const at = error.pos[0];
   const unclosedQuote = error.code === 'MISSING_CHAR' && /quote/i.test(error.message);
   const unclosedFlow = /end with a [\]}]/.test(error.message);
@@ -213,11 +214,40 @@ function syntaxOffset(text: string, tokens: CST.Token[], error: { code: string; 
       const open = unclosedQuote ? isUnclosedQuote(token) : isUnclosedFlow(token);
       if (open && (best === undefined || token.offset > best)) best = token.offset;
     }
-    if (best !== undefined) return best;
+    if (best !== undefined) return { offset: best };
   }
-  let offset = at;
+  if (error.code === 'BLOCK_AS_IMPLICIT_KEY' || error.code === 'MULTILINE_IMPLICIT_KEY') {
+    const key = overIndentedKey(text, tokens, at);
+    if (key !== undefined) return { offset: key, message: OVER_INDENTED };
+  }
+  return { offset: firstOnLine(text, at) ?? at };
+}
+
+const OVER_INDENTED = 'This line is indented deeper than the line above it, so YAML reads it as part of the value there: indent a key as its siblings are.';
+
+/**
+ * A key indented deeper than its siblings continues the scalar before it ("provider: claude" then
+ * "    mode: plan" reads as the key "claude mode"), and yaml reports that scalar's start, on the
+ * line above. The mistake is the line the key ends on, where its ':' is: its first character.
+ */
+function overIndentedKey(text: string, tokens: CST.Token[], at: number): number | undefined {
+  for (const [token] of nodeTokens(tokens)) {
+    if (token.offset !== at || !('source' in token) || typeof token.source !== 'string') continue;
+    const end = token.offset + token.source.length;
+    const lastLine = text.lastIndexOf('\n', end - 1) + 1;
+    if (lastLine <= at) return undefined;
+    const key = firstOnLine(text, lastLine);
+    const firstLine = text.lastIndexOf('\n', at - 1) + 1;
+    const indent = (line: number) => (firstOnLine(text, line) ?? line) - line;
+    return key !== undefined && key - lastLine > indent(firstLine) ? key : undefined;
+  }
+  return undefined;
+}
+
+/** The first character other than a space from `offset` on, if the line has one. */
+function firstOnLine(text: string, offset: number): number | undefined {
   while (offset < text.length && text[offset] === ' ') offset++;
-  return offset < text.length && text[offset] !== '\n' && text[offset] !== '\r' ? offset : at;
+  return offset < text.length && text[offset] !== '\n' && text[offset] !== '\r' ? offset : undefined;
 }
 
 function isUnclosedQuote(token: CST.Token): boolean {
