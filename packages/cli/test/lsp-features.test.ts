@@ -217,6 +217,8 @@ describe('hover', () => {
     ['a key after "- "', 'configuration', `triggers:\n  - na${MARK}me: t\n`, ["The trigger's name"]],
     ['a legacy step\'s agent', 'legacy-workflow', `steps:\n  - id: a\n    ag${MARK}ent: reviewer\n`, ["the name of an entry of the hub file's agents"]],
     ['a legacy hub file\'s environment', 'legacy-hub', `environments:\n  build:\n    cw${MARK}d: /srv\n`, ['working directory']],
+    ['a key in a flow mapping', 'configuration', `${CONFIG_HEAD}        agent: { provider: claude, mo${MARK}de: edit }\n`, ['**mode**', "The provider's mode"]],
+    ['a key in a nested flow mapping', 'trigger', `run: { target: { daemon: d, c${MARK}wd: /srv } }\n`, ['**cwd**', 'The working directory']],
     ['an include\'s partial, its first lines', 'configuration', `${CONFIG_HEAD}        prompt:\n          - include: review/st${MARK}yle.md\n`, ['**review/style.md**', 'style line 1\n', 'style line 10\n', '(2 more lines)']],
     ['a quoted include', 'configuration', `prompt:\n  - include: "test${MARK}ing.md"\n`, ['Run the tests first.']],
     ['an include that names no partial', 'configuration', `prompt:\n  - include: nope${MARK}.md\n`, ['No partial `nope.md`']],
@@ -233,6 +235,7 @@ describe('hover', () => {
     ['an unknown key', 'configuration', `environments:\n  - name: a\n    com${MARK}and: x\n`],
     ['a block scalar\'s text that looks like a key', 'configuration', `triggers:\n  - steps:\n      - prompt:\n          - text: |\n              na${MARK}me: x\n`],
     ['a plain value', 'configuration', `environments:\n  - name: lap${MARK}top\n`],
+    ['a flow mapping\'s value', 'configuration', `${CONFIG_HEAD}        agent: { provider: cla${MARK}ude }\n`],
     ['a partial', 'partial', `na${MARK}me: x`],
   ])('shows nothing on %s', (_, kind, source) => {
     expect(hoverText(kind, source)).toBeUndefined();
