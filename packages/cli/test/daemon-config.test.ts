@@ -29,6 +29,8 @@ describe('the daemon config in the CLI', () => {
       await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`No daemon config at ${file}`) });
       writeFileSync(file, 'providers: {}\n');
       await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`${file}:1:12: providers:`) });
+      writeFileSync(file, 'providers:\n  claude:\n    comand: [claude, -p]\n');
+      await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`${file}:3:5: providers.claude.comand: unknown key; did you mean \`command\`?`) });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,8 @@
 // and how many executions run at once. Every mistake is reported at once, as data with its line
 // and key; finding the file and showing the mistakes are the CLI's.
 import type { WireSchema } from '@hub/schemas';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { closest } from './suggest.js';
 
 export interface ProviderConfig {
   /** argv; `{mode}` and `{model}` in an argument are the assignment's (see `commandLine`). */
@@ -25,7 +26,7 @@ export interface ConfigIssue {
   /** Keys from the top of the document: `['providers', 'claude', 'command']`. */
   path: (string | number)[];
   message: string;
-  /** 1-based, where the document has the key (or its nearest parent). */
+  /** 1-based, where the document has the value (an unknown key: the key), or its nearest parent. */
   line?: number;
   column?: number;
 }
@@ -45,7 +46,7 @@ export function parseDaemonConfig(text: string): { config: DaemonConfig; issues:
     };
   }
   const issues: ConfigIssue[] = [];
-  const config = readConfig(doc.toJS() as unknown, (path, message) => issues.push({ path, message, ...position(doc, lineCounter, path) }));
+  const config = readConfig(doc.toJS() as unknown, (path, message, at = 'value') => issues.push({ path, message, ...position(doc, lineCounter, path, at) }));
   return issues.length === 0 ? { config, issues: [] } : { issues };
 }
 
@@ -57,7 +58,8 @@ export function runtimesOf(config: DaemonConfig): Runtime[] {
   }));
 }
 
-type Report = (path: (string | number)[], message: string) => void;
+/** `at: 'key'` positions the issue at the key of `path` rather than at its value. */
+type Report = (path: (string | number)[], message: string, at?: 'key' | 'value') => void;
 
 function readConfig(value: unknown, report: Report): DaemonConfig {
   const config: DaemonConfig = { concurrency: 1, providers: new Map() };
@@ -121,9 +123,12 @@ function readEnv(value: unknown, at: (string | number)[], report: Report): Recor
   return env;
 }
 
+/** A key not in `allowed`, at the key (the mistake is its spelling), with the likely one. */
 function unknownKeys(value: Record<string, unknown>, allowed: string[], at: (string | number)[], report: Report): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) report([...at, key], `unknown key; allowed: ${allowed.join(', ')}`);
+    if (allowed.includes(key)) continue;
+    const likely = closest(key, allowed);
+    report([...at, key], `unknown key${likely === undefined ? '' : `; did you mean \`${likely}\`?`} (allowed: ${allowed.join(', ')})`, 'key');
   }
 }
 
@@ -131,8 +136,15 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The position of the node at `path`, or of its nearest parent that the document has. */
-function position(doc: Document, lineCounter: LineCounter, path: (string | number)[]): { line?: number; column?: number } {
+/** The position of the node at `path` (or of its key), or of its nearest parent that the document has. */
+function position(doc: Document, lineCounter: LineCounter, path: (string | number)[], at: 'key' | 'value'): { line?: number; column?: number } {
+  if (at === 'key' && path.length > 0) {
+    const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+    const name = path[path.length - 1];
+    const pair = isMap(parent) ? parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(name)) : undefined;
+    const range = isScalar(pair?.key) ? pair.key.range : undefined;
+    if (range) return lineColumn(lineCounter.linePos(range[0]));
+  }
   for (let length = path.length; length >= 0; length--) {
     const node = length === 0 ? doc.contents : doc.getIn(path.slice(0, length), true);
     const range = (node as { range?: [number, number, number] } | null | undefined)?.range;

@@ -58,8 +58,10 @@ describe('parseDaemonConfig', () => {
     ['providers:\n  claude:\n    command: [claude]\n    modes: edit\n', [{ path: ['providers', 'claude', 'modes'], line: 4, column: 12, message: /list of non-empty strings/ }]],
     ['providers:\n  claude:\n    command: [claude]\n    env: { 1X: a }\n', [{ path: ['providers', 'claude', 'env', '1X'], line: 4, message: /variable name/ }]],
     ['providers:\n  claude:\n    command: [claude]\n    env: { X: [a] }\n', [{ path: ['providers', 'claude', 'env', 'X'], line: 4, message: /string, a number or a boolean/ }]],
-    ['providers:\n  claude:\n    command: [claude]\n    comand: [x]\n', [{ path: ['providers', 'claude', 'comand'], line: 4, message: /unknown key; allowed: command, modes, models, env/ }]],
-    ['provider:\n  claude:\n    command: [claude]\n', [{ path: ['provider'], line: 2, message: /unknown key/ }, { path: [], message: /needs `providers`/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    comand: [x]\n', [{ path: ['providers', 'claude', 'comand'], line: 4, column: 5, message: /^unknown key; did you mean `command`\? \(allowed: command, modes, models, env\)$/ }]],
+    ['provider:\n  claude:\n    command: [claude]\n', [{ path: ['provider'], line: 1, column: 1, message: /did you mean `providers`/ }, { path: [], message: /needs `providers`/ }]],
+    ['concurency: 2\nproviders:\n  claude:\n    command: [claude]\n', [{ path: ['concurency'], line: 1, column: 1, message: /did you mean `concurrency`/ }]],
+    ['providers:\n  claude:\n    command: [claude]\n    "1": x\n    timeout: 5\n', [{ path: ['providers', 'claude', '1'], line: 4, column: 5, message: /^unknown key \(allowed/ }, { path: ['providers', 'claude', 'timeout'], line: 5, column: 5, message: /^unknown key \(allowed/ }]],
     ['providers:\n  claude: [claude]\n', [{ path: ['providers', 'claude'], line: 2, column: 11, message: /must be a mapping with `command`/ }]],
     ['providers:\n  claude:\n    command: [claude\n', [{ path: [], line: 4, message: /.+/ }]],
     ['providers:\n  a:\n    command: [a]\n  a:\n    command: [b]\n', [{ path: [], line: 4, message: /unique/i }]],
@@ -67,6 +69,15 @@ describe('parseDaemonConfig', () => {
     const { config, issues } = parseDaemonConfig(text);
     expect(config).toBeUndefined();
     expect(issues).toEqual(expected.map((issue) => expect.objectContaining({ ...issue, message: expect.stringMatching(issue.message) })));
+  });
+
+  it('reports a misspelled key at the key, with the likely one, and what its absence means at the mapping', () => {
+    const { issues } = parseDaemonConfig('providers:\n  claude:\n    comand: [claude, -p]\n');
+    expect(issues?.map(({ path, line, column }) => [path.join('.'), line, column])).toEqual([
+      ['providers.claude.comand', 3, 5],
+      ['providers.claude.command', 3, 5],
+    ]);
+    expect(issues?.[0]?.message).toContain('did you mean `command`?');
   });
 
   it('reports every issue at once, each with its position and key', () => {
