@@ -101,6 +101,7 @@ describe('complete', () => {
     ['keys in a nested flow mapping', 'trigger', `run: { target: { daemon: d, ${MARK}`, ['cwd'], ['daemon', 'agent']],
     ['environment names of the configuration', 'configuration', `${CONFIG_HEAD}        environment: ${MARK}\n`, ['laptop', 'ci'], ['build']],
     ['environment names with a half-typed, broken document around', 'configuration', `${CONFIG_HEAD}        environment: l${MARK}\n        agent: { provider: \n      - id: "broken\n`, ['laptop', 'ci'], []],
+    ['nothing in a comment after a value', 'configuration', `${CONFIG_HEAD}        environment: laptop # or ${MARK}\n`, [], []],
     ['an enum value', 'configuration', `environments:\n  - name: a\n    kind: ${MARK}`, ['daemon'], []],
     ['booleans', 'trigger', `name: t\nenabled: ${MARK}\n`, ['true', 'false'], []],
     ['duration units after a number', 'configuration', `triggers:\n  - max_runtime: 90${MARK}`, ['90d', '90h', '90m', '90s'], []],
@@ -220,7 +221,7 @@ describe('hover', () => {
     ['a key in a flow mapping', 'configuration', `${CONFIG_HEAD}        agent: { provider: claude, mo${MARK}de: edit }\n`, ['**mode**', "The provider's mode"]],
     ['a key in a nested flow mapping', 'trigger', `run: { target: { daemon: d, c${MARK}wd: /srv } }\n`, ['**cwd**', 'The working directory']],
     ['an include\'s partial, its first lines', 'configuration', `${CONFIG_HEAD}        prompt:\n          - include: review/st${MARK}yle.md\n`, ['**review/style.md**', 'style line 1\n', 'style line 10\n', '(2 more lines)']],
-    ['a quoted include', 'configuration', `prompt:\n  - include: "test${MARK}ing.md"\n`, ['Run the tests first.']],
+    ['a quoted include', 'configuration', `prompt:\n  - include: "test${MARK}ing.md"\n`, ['```markdown\nRun the tests first.\n```']],
     ['an include that names no partial', 'configuration', `prompt:\n  - include: nope${MARK}.md\n`, ['No partial `nope.md`']],
   ])('%s', (_, kind, source, parts) => {
     const shown = hoverText(kind, source);

@@ -54,6 +54,8 @@ function valueCursor(lines: readonly string[], row: number, line: string, ch: nu
   }
   if (opensBlockScalar({ ...key, value: written })) return null;
   const quoted = written.startsWith('"') || written.startsWith("'");
+  // In a comment after the value.
+  if (!quoted && /(?:^|\s)#/.test(written)) return null;
   const from = key.valueCol + (quoted ? 1 : 0);
   const bare = key.valueCol === ch && line[ch - 1] === ':';
   return { mode: 'value', path, from, to: valueEnd(line, from, ch), prefix: line.slice(from, ch), bare };

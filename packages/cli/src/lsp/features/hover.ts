@@ -51,7 +51,7 @@ function flowKeyHover(schema: SchemaIndex, path: Segment[], line: string, valueC
 
 function preview(path: string, content: string | undefined): string {
   if (content === undefined) return `No partial \`${path}\` in the partials directory.`;
-  const all = splitLines(content);
+  const all = splitLines(content.replace(/(?:\r\n|\r|\n)$/, ''));
   const shown = all.slice(0, PREVIEW_LINES).join('\n');
   const fence = '`'.repeat(Math.max(3, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length + 1)));
   const language = /\.md$/i.test(path) ? 'markdown' : '';
