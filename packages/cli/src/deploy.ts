@@ -2,6 +2,7 @@
 // installed on its own) and a project's configuration (one request).
 import type { FieldIssue, Problem, WireSchema } from '@hub/schemas';
 import type { Io } from './command.js';
+import { jsonDeployReport, recordFile, recordIssues, type DeployReport } from './deploy-report.js';
 import { displayPath, type Unit } from './discovery.js';
 import { CliError } from './errors.js';
 import { hubRequest, renderProblem, type HubAnswer } from './hub-client.js';
@@ -13,23 +14,46 @@ export interface Target {
   token: string;
   dryRun: boolean;
   io: Io;
+  /** With --json: filled as the deploy goes, and printed instead of the lines for people. */
+  report?: DeployReport;
+}
+
+/** A line for people on standard output; nothing with --json. */
+function say({ io, report }: Pick<Target, 'io' | 'report'>, text: string): void {
+  if (report === undefined) io.stdout.write(text);
+}
+
+/** With --json, the report: once the hub has answered about the files, whatever it answered. */
+function finish({ io, report }: Pick<Target, 'io' | 'report'>, code: 0 | 1): number {
+  if (report !== undefined) io.stdout.write(jsonDeployReport({ ...report, ok: code === 0 }));
+  return code;
 }
 
 /** The configuration or the legacy bundle of `project`, installed (or only validated) in one request. */
-export async function deployConfiguration(unit: Unit, project: string, { origin, token, dryRun, io }: Target): Promise<number> {
+export async function deployConfiguration(unit: Unit, project: string, target: Target): Promise<number> {
+  const { origin, token, dryRun, report } = target;
   const request = requestFor(unit, project);
   const answer = await hubRequest(origin, token, 'POST', dryRun ? request.validate : request.install, request.body);
   const what = `${unit.file}${contents(unit)}`;
   if (answer.status !== (dryRun ? 200 : 201)) {
-    throw new CliError(`${dryRun ? 'Validating' : 'Installing'} ${what} for project ${project} failed: ${problemOf(answer, unit)}`);
+    const problem = problemOf(answer, unit);
+    // A refusal of the files is reported; any other failure (credential, hub) concerns the deploy, not them.
+    if (report !== undefined && CONTENT_PROBLEMS.has(answer.status)) {
+      recordFile(report, unit, { status: 'invalid', error: firstLine(problem) });
+      recordIssues(report, unit, answer.body);
+      finish(target, 1);
+    }
+    throw new CliError(`${dryRun ? 'Validating' : 'Installing'} ${what} for project ${project} failed: ${problem}`);
   }
   if (dryRun) {
-    io.stdout.write(`${what} is valid for project ${project} at ${origin}.\nDry run: nothing was installed.\n`);
-    return 0;
+    if (report !== undefined) recordFile(report, unit, { status: 'valid' });
+    say(target, `${what} is valid for project ${project} at ${origin}.\nDry run: nothing was installed.\n`);
+    return finish(target, 0);
   }
   const { version, versionId } = (answer.body ?? {}) as Unread<WireSchema<'ConfigurationRevision'>>;
-  io.stdout.write(`Installed ${what} in project ${project} at ${origin}: version ${String(version)} (${String(versionId)}), now active.\n`);
-  return 0;
+  if (report !== undefined) recordFile(report, unit, { status: 'installed', ...revision(version, versionId) });
+  say(target, `Installed ${what} in project ${project} at ${origin}: version ${String(version)} (${String(versionId)}), now active.\n`);
+  return finish(target, 0);
 }
 
 /** What the hub answers about a trigger file; any other status concerns the whole deploy. */
@@ -40,7 +64,8 @@ const CONTENT_PROBLEMS = new Set([400, 413, 422]);
  * different triggers), then each installed in its own request. An install that fails for its
  * file's sake leaves the others to go on; one that fails for the deploy's (credential, hub) ends it.
  */
-export async function deployTriggers(units: Unit[], { origin, token, dryRun, io }: Target): Promise<number> {
+export async function deployTriggers(units: Unit[], target: Target): Promise<number> {
+  const { origin, token, dryRun, io, report } = target;
   const checked: { unit: Unit; body: string; install: string; name: string }[] = [];
   let invalid = 0;
   for (const unit of units) {
@@ -48,37 +73,60 @@ export async function deployTriggers(units: Unit[], { origin, token, dryRun, io 
     const answer = await hubRequest(origin, token, 'POST', request.validate, request.body);
     if (answer.status === 200) {
       checked.push({ unit, body: request.body, install: request.install, name: nameOf(answer) });
+      if (report !== undefined) recordFile(report, unit, { status: 'valid', trigger: nameOf(answer) });
       continue;
     }
     const problem = problemOf(answer, unit);
     if (!CONTENT_PROBLEMS.has(answer.status)) throw new CliError(`Validating ${unit.file} failed: ${problem}\nNothing was installed.`);
     invalid++;
     io.stderr.write(`${unit.file}: invalid: ${problem}\n`);
+    if (report !== undefined) {
+      recordFile(report, unit, { status: 'invalid', error: firstLine(problem) });
+      recordIssues(report, unit, answer.body);
+    }
   }
   if (invalid > 0) {
     io.stderr.write(`${count(invalid, 'trigger file')} of ${units.length} ${invalid === 1 ? 'is' : 'are'} invalid, so nothing was installed: every file must be valid before any is installed.\n`);
-    return 1;
+    return finish(target, 1);
   }
   const clashes = sameNames(checked);
   if (clashes.length > 0) {
     io.stderr.write(`${clashes.join('\n')}\nNothing was installed: each trigger file needs a name of its own, or the later install replaces the earlier.\n`);
-    return 1;
+    if (report !== undefined) recordClashes(report, checked);
+    return finish(target, 1);
   }
   if (dryRun) {
-    for (const { unit, name } of checked) io.stdout.write(`${unit.file}: valid (trigger ${name})\n`);
-    io.stdout.write(`Dry run: ${count(checked.length, 'trigger file')} valid at ${origin}; nothing was installed.\n`);
-    return 0;
+    for (const { unit, name } of checked) say(target, `${unit.file}: valid (trigger ${name})\n`);
+    say(target, `Dry run: ${count(checked.length, 'trigger file')} valid at ${origin}; nothing was installed.\n`);
+    return finish(target, 0);
   }
-  return installTriggers(checked, { origin, token, io });
+  return installTriggers(checked, target);
 }
 
-async function installTriggers(checked: { unit: Unit; body: string; install: string }[], { origin, token, io }: Pick<Target, 'origin' | 'token' | 'io'>): Promise<number> {
+/** In the report, each file after the first of a name is invalid, with the issue `hub validate` gives it (but its position). */
+function recordClashes(report: DeployReport, checked: { unit: Unit; name: string }[]): void {
+  const first = new Map<string, string>();
+  for (const { unit, name } of checked) {
+    const earlier = first.get(name);
+    if (earlier === undefined) {
+      first.set(name, unit.file);
+      continue;
+    }
+    const message = `The trigger "${name}" is also defined in ${earlier}; each trigger file needs a name of its own.`;
+    recordFile(report, unit, { status: 'invalid', error: message });
+    report.issues.push({ file: unit.file, pointer: '/name', code: 'trigger.duplicate_name', message, severity: 'error' });
+  }
+}
+
+async function installTriggers(checked: { unit: Unit; body: string; install: string }[], target: Target): Promise<number> {
+  const { origin, token, io, report } = target;
   let installed = 0;
   let failed = 0;
   let stopped = false;
   for (const { unit, body, install } of checked) {
     if (stopped) {
       io.stderr.write(`${unit.file}: not attempted, after the failure above.\n`);
+      if (report !== undefined) recordFile(report, unit, { status: 'not_attempted' });
       continue;
     }
     let answer: HubAnswer;
@@ -90,22 +138,37 @@ async function installTriggers(checked: { unit: Unit; body: string; install: str
     }
     if (answer.status === 201) {
       const { name, version } = (answer.body ?? {}) as Unread<WireSchema<'TriggerRevision'>>;
-      io.stdout.write(`${unit.file}: installed trigger ${String(name)}, version ${String(version)}\n`);
+      say(target, `${unit.file}: installed trigger ${String(name)}, version ${String(version)}\n`);
+      if (report !== undefined) recordFile(report, unit, { status: 'installed', ...(typeof name === 'string' ? { trigger: name } : {}), ...revision(version, undefined) });
       installed++;
       continue;
     }
     failed++;
     stopped = !CONTENT_PROBLEMS.has(answer.status);
-    io.stderr.write(`${unit.file}: not installed: ${answer.status === 0 ? answer.text : problemOf(answer, unit)}\n`);
+    const problem = answer.status === 0 ? answer.text : problemOf(answer, unit);
+    io.stderr.write(`${unit.file}: not installed: ${problem}\n`);
+    if (report !== undefined) {
+      recordFile(report, unit, { status: 'failed', error: firstLine(problem) });
+      recordIssues(report, unit, answer.body);
+    }
   }
   if (failed === 0) {
-    io.stdout.write(`Installed ${count(installed, 'trigger file')} at ${origin}.\n`);
-    return 0;
+    say(target, `Installed ${count(installed, 'trigger file')} at ${origin}.\n`);
+    return finish(target, 0);
   }
   const skipped = checked.length - installed - failed;
   const undone = installed === 0 ? 'Nothing was installed.' : `The ${count(installed, 'trigger')} installed above stay${installed === 1 ? 's' : ''} installed: a failed install does not undo the others.`;
   io.stderr.write(`Installed ${installed} of ${count(checked.length, 'trigger file')}: ${failed} failed${skipped === 0 ? '' : `, ${skipped} not attempted`}. ${undone}\n`);
-  return 1;
+  return finish(target, 1);
+}
+
+/** The version (and versionId) of an installed revision, those the hub sent. */
+function revision(version: unknown, versionId: unknown): { version?: number; versionId?: string } {
+  return { ...(typeof version === 'number' ? { version } : {}), ...(typeof versionId === 'string' ? { versionId } : {}) };
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
 }
 
 function nameOf(answer: HubAnswer): string {

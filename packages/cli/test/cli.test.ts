@@ -67,7 +67,7 @@ describe('hub', () => {
     [['daemon', '--help'], [/^Usage: hub daemon <command>/m, /^ {2}enroll {4}\S/m, /^ {2}run {7}\S/m, /daemons\.json .*mode 0600/]],
     [
       ['daemon', 'enroll', '--help'],
-      [/^Usage: hub daemon enroll \[origin\] --name NAME \[--replace\] \[--config FILE\]$/m, /HUB_ENROLLMENT_TOKEN/, /no option for it/, /^ {2}--replace/m, /command: \[claude, -p/, /^Exit codes:/m],
+      [/^Usage: hub daemon enroll \[origin\] --name NAME \[--replace\] \[--config FILE\] \[--json\]$/m, /HUB_ENROLLMENT_TOKEN/, /no option for it/, /^ {2}--replace/m, /command: \[claude, -p/, /^Exit codes:/m],
     ],
     [['daemon', 'run', '-h'], [/^Usage: hub daemon run \[origin\] \[--config FILE\]$/m, /HUB_INPUT_<NAME>/, /SIGTERM/, /timed_out/, /concurrency: 1/, /^Exit codes:/m]],
   ])('%j prints its help', async (args, patterns) => {

@@ -219,8 +219,8 @@ describe('help and usage', () => {
 
   it.each([
     ['projects', /^Usage: hub projects \[origin\] \[--api-key KEY\] \[--json\]$/m],
-    ['connect', /^Usage: hub connect \[origin\] --name NAME \[--api-key KEY\] \[--replace\] \[--config FILE\]$/m],
-    ['logout', /^Usage: hub logout \[origin\]$/m],
+    ['connect', /^Usage: hub connect \[origin\] --name NAME \[--api-key KEY\] \[--replace\] \[--config FILE\] \[--json\]$/m],
+    ['logout', /^Usage: hub logout \[origin\] \[--json\]$/m],
   ])('hub %s --help: usage, options, environment, an example, exit codes', async (command, usage) => {
     const { code, stdout, stderr } = await runHub([command, '--help']);
     expect(code).toBe(0);

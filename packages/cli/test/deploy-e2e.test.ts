@@ -339,7 +339,7 @@ describe('hub deploy usage', () => {
     const { code, stdout } = await hubIn(dir, ['deploy', '--help']);
     expect(code).toBe(0);
     for (const pattern of [
-      /^Usage: hub deploy \[origin\] \[--project SLUG\] \[--dry-run\] \[--api-key KEY\] \[--dir DIR\]$/m,
+      /^Usage: hub deploy \[origin\] \[--project SLUG\] \[--dry-run\] \[--json\] \[--api-key KEY\] \[--dir DIR\]$/m,
       /if\s+any is invalid, none is installed/,
       /A failed install does not undo the installs before it/,
       /exactly the body\s+an install would send/,

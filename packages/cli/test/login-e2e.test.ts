@@ -422,7 +422,7 @@ describe('help and usage', () => {
   it.each([
     [['login', '--help'], /^Usage: hub login \[origin\] \[--no-browser\]\n {7}hub login \[origin\] --with-token < FILE$/m, ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY', 'DISPLAY, WAYLAND_DISPLAY']],
     [['auth', 'status', '--help'], /^Usage: hub auth status \[--json\]$/m, ['HUB_CONFIG_DIR', 'HUB_API_KEY']],
-    [['logout', '--help'], /^Usage: hub logout \[origin\]$/m, ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY']],
+    [['logout', '--help'], /^Usage: hub logout \[origin\] \[--json\]$/m, ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY']],
   ])('%j: usage, options, files, environment, an example, exit codes', async (args, usage, variables) => {
     const { code, stdout, stderr } = await runHub(args);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });

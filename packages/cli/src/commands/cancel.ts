@@ -4,25 +4,35 @@ import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT
 import { CliError } from '../errors.js';
 import { exitCodes } from '../help.js';
 import { hubRequest, isObject, printable, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
-import { runIdArgument, runPath } from '../run-api.js';
+import { readRun, runIdArgument, runPath } from '../run-api.js';
 import { suggest } from '../run-view.js';
 
 const COMMAND = 'hub cancel';
 
 const help = `${COMMAND}: cancel a run.
 
-Usage: ${COMMAND} RUN [origin] [--api-key KEY]
+Usage: ${COMMAND} RUN [origin] [--json] [--api-key KEY]
 
 Asks the hub to cancel the run. The daemon running its current step hears of it within a
 second, stops the agent's whole process tree and reports the step cancelled; the run then ends
 cancelled, and its later steps never start. The hub records who cancelled it. Asking again is
 harmless. "hub logs RUN --follow" shows the run until it has stopped.
 
+With --json, one object that names the hub, with the run as the hub answered the cancellation
+(as "GET /api/v1/runs/RUN" does): "cancelRequestedAt" set, and "status" cancelled when no daemon
+had taken its step yet, else still running until the daemon has stopped it:
+
+  { "origin": "https://hub.example.com", "run": { "triggerRunId": "...", "status": "running",
+    "cancelRequestedAt": "...", ... } }
+
+A run that had already ended is an error as without --json: nothing on standard output.
+
 Arguments:
   RUN             The run id ("hub run" prints it; "hub runs" lists them)
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
+  --json          Print JSON (above) instead of a sentence
 ${API_KEY_OPTION_HELP}
   -h, --help      Show this help
 
@@ -37,7 +47,7 @@ export const cancel: Command = {
   name: 'cancel',
   summary: 'Cancel a run',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { 'api-key': { type: 'string' } }, 2);
+    const { values, positionals } = parseOptions(COMMAND, args, { json: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -51,6 +61,12 @@ export const cancel: Command = {
       throw new CliError(`Run ${runId} has already ended (${status.replace('_', ' ')}); there is nothing to cancel.`);
     }
     if (answer.status !== 202) throw new CliError(renderProblem(answer));
+    if (values.json) {
+      const run = readRun(answer.body);
+      if (run === undefined) throw new CliError(`The hub at ${origin} answered with something other than a run.`);
+      io.stdout.write(`${JSON.stringify({ origin, run }, null, 2)}\n`);
+      return 0;
+    }
     // A run whose step no daemon had taken yet is cancelled by the hub at once.
     const ended = isObject(answer.body) && answer.body.status === 'cancelled';
     io.stdout.write(

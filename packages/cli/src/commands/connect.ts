@@ -17,13 +17,17 @@ const COMMAND = 'hub connect';
 
 const help = `${COMMAND}: connect this machine to a hub as a daemon, with the CLI's credential.
 
-Usage: ${COMMAND} [origin] --name NAME [--api-key KEY] [--replace] [--config FILE]
+Usage: ${COMMAND} [origin] --name NAME [--api-key KEY] [--replace] [--config FILE] [--json]
 
 Requests a short-lived enrollment token from the hub (POST /api/v1/daemons/enrollment-tokens,
 scope daemons:enroll) and enrolls this machine with it, as "hub daemon enroll" does: a key pair
 is made here and the daemon identity stored in daemons.json. The token is passed in memory
 only. There is no option for a token: to enroll with one you were given, use "hub daemon enroll".
 Afterwards, start the daemon with "hub daemon run ORIGIN".
+
+With --json, standard output gets only the object that "hub daemon enroll --json" prints
+({ "origin", "daemonId", "name", "runtimes", "config", "identityFile", "replaced" }; "hub daemon
+enroll --help" describes it), and not the line about the token.
 
 Arguments:
 ${ORIGIN_ARGUMENT_HELP}
@@ -35,6 +39,7 @@ ${API_KEY_OPTION_HELP}
   --replace       If an active daemon already has that name, retire it and take its place
   --config FILE   The daemon config (default: daemon.yml in the config dir); "hub daemon enroll
                   --help" describes it
+  --json          Print JSON (above) instead of sentences
   -h, --help      Show this help
 
 ${CREDENTIALS_HELP}
@@ -53,7 +58,7 @@ export const connect: Command = {
     if (args.some((arg) => /^--[\w-]*token/i.test(arg))) {
       throw new UsageError(`${COMMAND} takes no token: it requests one with the credential. To enroll with a token you were given, use "hub daemon enroll".`, COMMAND);
     }
-    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, 'api-key': { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' } }, 1);
+    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, 'api-key': { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' }, json: { type: 'boolean' } }, 1);
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -68,9 +73,9 @@ export const connect: Command = {
     if (answer.status !== 201) throw new CliError(`The hub did not issue an enrollment token: ${renderProblem(answer)}`);
     const token = (answer.body as Unread<WireSchema<'EnrollmentToken'>> | undefined)?.token;
     if (typeof token !== 'string' || !token.startsWith('hub_et_')) throw new CliError(`The hub at ${origin} answered with something other than an enrollment token.`);
-    io.stdout.write(`Enrollment token issued by ${origin} (with ${describeSource(credential.source)}).\n`);
+    if (!values.json) io.stdout.write(`Enrollment token issued by ${origin} (with ${describeSource(credential.source)}).\n`);
 
-    const enrollArgs = [origin, '--name', name, ...(values.replace ? ['--replace'] : []), ...(values.config === undefined ? [] : ['--config', values.config])];
+    const enrollArgs = [origin, '--name', name, ...(values.replace ? ['--replace'] : []), ...(values.config === undefined ? [] : ['--config', values.config]), ...(values.json ? ['--json'] : [])];
     return enroll.run(enrollArgs, withToken(io, token));
   },
 };

@@ -1,5 +1,6 @@
 // `hub daemon enroll`: a key pair made here, the public half and an enrollment token sent to the hub.
 import { generateKeyPairSync } from 'node:crypto';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { HubClient, HubError, HubUnreachable, runtimesOf, type Enrollment, type Runtime } from '@hub/daemon';
@@ -26,7 +27,7 @@ const TOKEN_PREFIX = 'hub_et_';
 
 const help = `${COMMAND}: enroll this machine with a hub as a daemon.
 
-Usage: ${COMMAND} [origin] --name NAME [--replace] [--config FILE]
+Usage: ${COMMAND} [origin] --name NAME [--replace] [--config FILE] [--json]
 
 Makes an Ed25519 key pair, and sends the public key, the name, the agent runtimes of the config
 file and an enrollment token to the hub. The hub answers with the daemon's id; the id, the name
@@ -42,6 +43,17 @@ There is deliberately no option for it: a command line is visible to every user 
 and stays in shell history. A token is short-lived and single use; an API key with the scope
 daemons:enroll issues one (POST /api/v1/daemons/enrollment-tokens).
 
+With --json, one object instead of the sentences (the paths absolute, as they were used):
+
+  { "origin": "https://hub.example.com", "daemonId": "...", "name": "dev-box",
+    "runtimes": [ { "provider": "codex", "modes": [ ... ], "models": [ ... ] } ],
+    "config": "/home/me/.config/hub/daemon.yml",
+    "identityFile": "/home/me/.config/hub/daemons.json", "replaced": null }
+
+"runtimes" are those sent, from the config ("modes" and "models" only where it lists them);
+"replaced" is { "name", "daemonId" } of the identity stored for this hub before, which stays
+enrolled at the hub until it is retired, or null.
+
 Arguments:
   origin          The hub, such as https://hub.example.com (default: $HUB_URL, else
                   ${DEFAULT_ORIGIN}). Scheme, host and port only.
@@ -51,6 +63,7 @@ Options:
                   1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit
   --replace       If an active daemon already has that name, retire it and take its place
   --config FILE   The daemon config (default: daemon.yml in the config dir)
+  --json          Print JSON (above) instead of sentences
   -h, --help      Show this help
 
 ${FILES_HELP}
@@ -71,7 +84,7 @@ export const enroll: Command = {
     if (args.some((arg) => /^--[\w-]*token/i.test(arg))) {
       throw new UsageError('The enrollment token is never an option (a command line is visible to other users): set HUB_ENROLLMENT_TOKEN or pipe it on standard input.', COMMAND);
     }
-    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' } }, 1);
+    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' }, json: { type: 'boolean' } }, 1);
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -100,6 +113,12 @@ export const enroll: Command = {
       publicKey: jwk,
       enrolledAt: new Date().toISOString(),
     });
+    if (values.json) {
+      const replaced = previous === undefined ? null : { name: previous.name, daemonId: previous.daemonId };
+      const report = { origin, daemonId: enrolled.daemonId, name: enrolled.name, runtimes, config: resolve(configFile), identityFile: resolve(identityPath(dir)), replaced };
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return 0;
+    }
     const configOption = values.config === undefined ? '' : ` --config ${values.config}`;
     io.stdout.write(
       [

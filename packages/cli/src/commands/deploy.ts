@@ -3,6 +3,7 @@
 // With --project, the configuration (A) or the legacy bundle (B), in one request.
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { deployReport } from '../deploy-report.js';
 import { deployConfiguration, deployTriggers } from '../deploy.js';
 import { discover, DISCOVERY_HELP, findRoot, withNotes, type Discovered, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
@@ -13,7 +14,7 @@ const COMMAND = 'hub deploy';
 
 const help = `${COMMAND}: install the repository's hub files at the hub.
 
-Usage: ${COMMAND} [origin] [--project SLUG] [--dry-run] [--api-key KEY] [--dir DIR]
+Usage: ${COMMAND} [origin] [--project SLUG] [--dry-run] [--json] [--api-key KEY] [--dir DIR]
 
 Without --project, deploys the trigger files .hub/triggers/*.yml (shape B), which belong to the
 organization: every file is validated by the hub first (POST /api/v1/triggers/validate), and if
@@ -32,12 +33,33 @@ an install would send; nothing is installed. Unlike "hub validate", the hub also
 the daemons, agent providers, modes and models named exist in the organization. The key needs
 the scopes configuration:validate and (without --dry-run) configuration:install.
 
+With --json, standard output gets one object instead of the lines for people, once the hub has
+answered about the files (also when it refused them; standard error and the exit code are the
+same as without --json). A failure of the whole deploy before that (the credential refused,
+the hub unreachable) prints nothing on standard output.
+
+  { "origin": "https://hub.example.com", "project": "app" | null, "dryRun": false,
+    "ok": true,
+    "files": [ { "path": ".hub/triggers/nightly.yml", "kind": "trigger",
+                 "status": "installed", "trigger": "nightly", "version": 3 } ],
+    "issues": [ { "file", "line", "column", "pointer", "code", "message",
+                  "severity": "error" } ] }
+
+"ok" is true exactly when the exit code is 0. A file's "kind" is trigger, configuration or hub
+(a legacy bundle); its "status" is valid (validated, not installed), invalid, installed, failed
+or not_attempted (after a failure of the whole deploy). "trigger" is the trigger's name, once
+the hub has read it; an installed configuration has "version" and "versionId"; an invalid or
+failed file has "error" (the problem's first line). "issues" are the hub's, in the shape of
+"hub validate --json" (line and column only where the hub gives them), each in the file of the
+repository it concerns; a second file with the same trigger name is trigger.duplicate_name.
+
 Arguments:
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
   --project SLUG  Deploy the configuration of this project instead of the trigger files
   --dry-run       Validate at the hub only, with the payload a deploy would send
+  --json          Print one JSON object (above) instead of the lines for people
 ${API_KEY_OPTION_HELP}
   --dir DIR       The repository root (default: the nearest directory from here up that holds
                   .hub/ or .git)
@@ -60,7 +82,7 @@ export const deploy: Command = {
   name: 'deploy',
   summary: 'Install the hub files of a repository (triggers, or a project configuration)',
   async run(args, io) {
-    const options = { 'api-key': { type: 'string' }, 'dry-run': { type: 'boolean' }, project: { type: 'string' }, dir: { type: 'string' } } as const;
+    const options = { 'api-key': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, project: { type: 'string' }, dir: { type: 'string' } } as const;
     const { values, positionals } = parseOptions(COMMAND, args, options, 1);
     if (values.help) {
       io.stdout.write(help);
@@ -73,7 +95,8 @@ export const deploy: Command = {
     for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
-    const target = { origin, token, dryRun: values['dry-run'] === true, io };
+    const dryRun = values['dry-run'] === true;
+    const target = { origin, token, dryRun, io, ...(values.json ? { report: deployReport(origin, project, dryRun) } : {}) };
     return project === undefined ? deployTriggers(units, target) : deployConfiguration(units[0] as Unit, project, target);
   },
 };

@@ -18,7 +18,7 @@ const NOT_REVOKED = 'it stays valid there until you revoke it on your account pa
 
 const help = `${COMMAND}: remove the credential stored for a hub.
 
-Usage: ${COMMAND} [origin]
+Usage: ${COMMAND} [origin] [--json]
 
 Deletes the hub's credential from credentials.json in the config dir. A CLI credential (from
 "hub login", hub_cli_...) is first revoked at the hub (POST /oauth/revoke, RFC 7009), so that
@@ -30,11 +30,23 @@ they keep running and stay enrolled.
 
 When nothing is stored for the hub, it says so and exits 0: either way, no credential is left.
 
+With --json, one object instead of the sentences:
+
+  { "origin": "https://hub.example.com", "removed": "cli", "revoked": true,
+    "note": "the hub revoked it", "apiKeyInEnvironment": false }
+
+"origin" is null when no origin was given and no login is active. "removed" is what was stored
+and is now removed: "cli" (a CLI credential), "api_key", or null (nothing was stored). "revoked"
+is true when the hub revoked the CLI credential, false when it could not be asked or refused
+(then "note" says why and what to do), null when no revocation was asked for (an API key, or
+nothing stored). "apiKeyInEnvironment": HUB_API_KEY is set, and other commands still use it.
+
 Arguments:
   origin          The hub whose credential to remove (default: $HUB_URL, else the active stored
                   login)
 
 Options:
+  --json          Print JSON (above) instead of sentences
   -h, --help      Show this help
 
 Files:
@@ -57,18 +69,24 @@ export const logout: Command = {
   name: 'logout',
   summary: 'Remove the credential stored for a hub',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, {}, 1);
+    const { values, positionals } = parseOptions(COMMAND, args, { json: { type: 'boolean' } }, 1);
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
     const dir = configDir(io.env);
     const origin = explicitOrigin(positionals[0], io.env) ?? (await activeOrigin(dir));
+    const { removed, revocation } = origin === undefined ? { removed: undefined, revocation: undefined } : await forget(dir, origin);
+    if (values.json) {
+      const report = { origin: origin ?? null, removed: removed?.kind ?? null, revoked: revocation?.revoked ?? null, note: revocation?.note ?? null, apiKeyInEnvironment: Boolean(io.env.HUB_API_KEY) };
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return 0;
+    }
+    const note = revocation?.note;
     if (origin === undefined) {
       io.stdout.write(`Not logged in: no active credential in ${credentialsPath(dir)}.\n`);
       return 0;
     }
-    const { removed, note } = await forget(dir, origin);
     if (removed === undefined) {
       io.stdout.write(`No credential is stored for ${origin}.\n`);
       return 0;
@@ -80,15 +98,25 @@ export const logout: Command = {
   },
 };
 
+interface Revocation {
+  revoked: boolean;
+  /** What became of it, for the output. */
+  note: string;
+}
+
 /** Removes the credential; a CLI credential is offered to the hub for revocation first. */
-async function forget(dir: string, origin: string): Promise<{ removed: StoredCredential | undefined; note?: string }> {
+async function forget(dir: string, origin: string): Promise<{ removed: StoredCredential | undefined; revocation?: Revocation }> {
   const stored = await credentialFor(dir, origin);
-  const note = stored?.kind === 'cli' ? await revoke(origin, stored.token) : undefined;
-  return { removed: await removeCredential(dir, origin), note };
+  const revocation = stored?.kind === 'cli' ? await revocationOf(origin, stored.token) : undefined;
+  return { removed: await removeCredential(dir, origin), ...(revocation === undefined ? {} : { revocation }) };
 }
 
 /** Revokes a CLI credential at the hub (RFC 7009); what became of it, for the output. */
 export async function revoke(origin: string, token: string): Promise<string> {
+  return (await revocationOf(origin, token)).note;
+}
+
+async function revocationOf(origin: string, token: string): Promise<Revocation> {
   const body = new URLSearchParams({ token, token_type_hint: 'access_token', client_id: CLIENT_ID }).toString();
   const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   let answer;
@@ -96,10 +124,10 @@ export async function revoke(origin: string, token: string): Promise<string> {
     answer = await exchange(`${origin}${REVOKE_PATH}`, { method: 'POST', headers, body }, { secret: token });
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    return `it was not revoked (${error.message}): ${NOT_REVOKED}`;
+    return { revoked: false, note: `it was not revoked (${error.message}): ${NOT_REVOKED}` };
   }
   // RFC 7009, section 2.2: 200 also for a token the hub had already revoked or never knew.
-  if (answer.status === 200) return 'the hub revoked it';
+  if (answer.status === 200) return { revoked: true, note: 'the hub revoked it' };
   const error = isObject(answer.body) && typeof answer.body.error === 'string' ? `, ${printable(answer.body.error)}` : '';
-  return `it was not revoked (the hub answered HTTP ${answer.status}${error}): ${NOT_REVOKED}`;
+  return { revoked: false, note: `it was not revoked (the hub answered HTTP ${answer.status}${error}): ${NOT_REVOKED}` };
 }

@@ -3,6 +3,7 @@
 import type { Run } from '@hub/schemas';
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { UsageError } from '../errors.js';
 import { resolveCredential, resolveOrigin } from '../hub-client.js';
 import { fetchRun, openOutput, runIdArgument, type Session } from '../run-api.js';
 import { followToEnd } from '../run-follow.js';
@@ -15,7 +16,7 @@ const IDLE_MS = 30_000;
 
 const help = `${COMMAND}: show the output of a run, step by step; --follow shows it live until the run ends.
 
-Usage: ${COMMAND} RUN [origin] [--follow] [--api-key KEY]
+Usage: ${COMMAND} RUN [origin] [--follow | --json] [--api-key KEY]
 
 Shows what the agent of each step of the run printed, in step order. The agent's output (its
 stdout and stderr, in the order the daemon read them) goes to standard output exactly as it
@@ -32,12 +33,24 @@ connection or a restarting hub is retried with backoff (said once on standard er
 output resumes where it stopped, each line once; after 5 minutes without reaching the hub it
 gives up. Ctrl-C stops following; the run goes on ("hub cancel RUN" cancels it).
 
+With --json, the output so far as one object, once all of it has arrived: the run as the hub
+answers it (as "GET /api/v1/runs/RUN" does), and each step's output as text (read as UTF-8: a
+byte that is not becomes U+FFFD; for the exact bytes, leave out --json), in step order:
+
+  { "origin": "https://hub.example.com", "run": { "triggerRunId": "...", "status": ..., ... },
+    "steps": [ { "stepId": "fix", "executionId": "...", "status": "succeeded",
+                 "output": "..." } ] }
+
+--json does not combine with --follow: following is for watching, and its standard output is
+the agent's own bytes.
+
 Arguments:
   RUN             The run id ("hub run" prints it; "hub runs" lists them)
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
   --follow        Show the output live until the run ends, and exit with its status
+  --json          Print the run and the output so far as JSON (above)
 ${API_KEY_OPTION_HELP}
   -h, --help      Show this help
 
@@ -57,15 +70,21 @@ export const logs: Command = {
   name: 'logs',
   summary: "Show a run's output; --follow shows it live",
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { follow: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
+    const { values, positionals } = parseOptions(COMMAND, args, { follow: { type: 'boolean' }, json: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
+    if (values.follow && values.json) throw new UsageError('--json prints the output so far as one object; it does not combine with --follow.', COMMAND);
     const runId = runIdArgument(positionals[0], COMMAND);
     const originArgument = positionals[1];
     const origin = await resolveOrigin(originArgument, io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
+    if (values.json) {
+      const report = await soFarAsJson({ origin, token, stop: new AbortController().signal }, runId);
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      return 0;
+    }
     const out = new RunOutput(io);
     if (values.follow) return followToEnd({ origin, token, stop: io.stopSignal() }, runId, out, originArgument);
     const run = await showSoFar({ origin, token, stop: new AbortController().signal }, runId, out);
@@ -73,6 +92,18 @@ export const logs: Command = {
     return 0;
   },
 };
+
+/** The run and each execution's output so far, read whole, for --json. */
+async function soFarAsJson(session: Session, runId: string): Promise<{ origin: string; run: Run; steps: { stepId: string; executionId: string; status: string; output: string }[] }> {
+  const run = await fetchRun(session, runId);
+  const steps = [];
+  for (const { stepId, executionId, status } of run.executions) {
+    const chunks: Uint8Array[] = [];
+    for await (const bytes of await openOutput(session, runId, executionId, { accept: 'text/plain', idleMs: IDLE_MS })) chunks.push(bytes);
+    steps.push({ stepId, executionId, status, output: Buffer.concat(chunks).toString('utf8') });
+  }
+  return { origin: session.origin, run, steps };
+}
 
 /** Each execution's output so far, streamed through as it arrives. */
 async function showSoFar(session: Session, runId: string, out: RunOutput): Promise<Run> {
