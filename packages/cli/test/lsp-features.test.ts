@@ -222,10 +222,19 @@ describe('hover', () => {
     ['a key in a nested flow mapping', 'trigger', `run: { target: { daemon: d, c${MARK}wd: /srv } }\n`, ['**cwd**', 'The working directory']],
     ['an include\'s partial, its first lines', 'configuration', `${CONFIG_HEAD}        prompt:\n          - include: review/st${MARK}yle.md\n`, ['**review/style.md**', 'style line 1\n', 'style line 10\n', '(2 more lines)']],
     ['a quoted include', 'configuration', `prompt:\n  - include: "test${MARK}ing.md"\n`, ['```markdown\nRun the tests first.\n```']],
+    ['a step\'s environment, on its value', 'configuration', `${CONFIG_HEAD}        environment: lap${MARK}top\n`, ['**laptop**: environment (dev-box: ~/src/app)']],
+    ['a declared input\'s placeholder', 'configuration', `${CONFIG_HEAD}        prompt:\n          - text: "Fix {{ inputs.br${MARK}anch }} now"\n`, ['**{{ inputs.branch }}**', 'Branch to fix', 'default main']],
+    ['{{ prompt }} in a partial', 'partial', `Then: {{ pro${MARK}mpt }}`, ['leading key=value tokens']],
     ['an include that names no partial', 'configuration', `prompt:\n  - include: nope${MARK}.md\n`, ['No partial `nope.md`']],
   ])('%s', (_, kind, source, parts) => {
     const shown = hoverText(kind, source);
     for (const part of parts) expect(shown).toContain(part);
+  });
+
+  it('names a legacy step\'s agent from the hub file', () => {
+    const { text, position } = marked(`steps:\n  - id: a\n    agent: revi${MARK}ewer\n`);
+    const shown = hover(context('legacy-workflow', text, { hubYaml: HUB_YAML }), position);
+    expect(shown?.contents).toEqual({ kind: 'markdown', value: '**reviewer**: agent of the hub file (provider claude, mode review)' });
   });
 
   it('shows no more than the first lines of a partial', () => {
@@ -237,6 +246,8 @@ describe('hover', () => {
     ['a block scalar\'s text that looks like a key', 'configuration', `triggers:\n  - steps:\n      - prompt:\n          - text: |\n              na${MARK}me: x\n`],
     ['a plain value', 'configuration', `environments:\n  - name: lap${MARK}top\n`],
     ['a flow mapping\'s value', 'configuration', `${CONFIG_HEAD}        agent: { provider: cla${MARK}ude }\n`],
+    ['an undeclared input', 'configuration', `${CONFIG_HEAD}        prompt:\n          - text: "Fix {{ inputs.bra${MARK}nc }}"\n`],
+    ['an environment the document lacks', 'configuration', `${CONFIG_HEAD}        environment: prod${MARK}\n`],
     ['a partial', 'partial', `na${MARK}me: x`],
   ])('shows nothing on %s', (_, kind, source) => {
     expect(hoverText(kind, source)).toBeUndefined();

@@ -2,11 +2,12 @@
 // hub file's agents, partial paths, enum values and duration units as values; declared inputs
 // inside {{ }}. Every item replaces an exact range of the cursor's line (keys such as manual.run
 // hold a dot, which editors do not count as part of a word).
-import type { CompletionItem, CompletionItemKind, MarkupContent, Position } from 'vscode-languageserver';
+import type { CompletionItem, CompletionItemKind, Position } from 'vscode-languageserver';
 import { cursorAt, type Cursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
+import { fieldDoc, markdown, PROMPT_DOC } from './docs.js';
 import { ancestors, lineNodes, splitLines } from './lines.js';
-import { describe, isDuration, ITEM, schemaFor, typeLine, values, type Field, type SchemaIndex } from './schema.js';
+import { isDuration, ITEM, schemaFor, typeLine, values, type SchemaIndex } from './schema.js';
 import type { FeatureContext } from './types.js';
 
 // CompletionItemKind's values (LSP 3.17), written out so that only types come from vscode-languageserver.
@@ -40,10 +41,6 @@ export function completeAt(context: FeatureContext, position: Position): Complet
   return [];
 }
 
-function markdown(value: string): MarkupContent {
-  return { kind: 'markdown', value };
-}
-
 function edit(row: number, from: number, to: number, newText: string) {
   return { range: { start: { line: row, character: from }, end: { line: row, character: to } }, newText };
 }
@@ -65,11 +62,6 @@ function keys(schema: SchemaIndex, cursor: Extract<Cursor, { mode: 'key' }>, row
     });
   }
   return items;
-}
-
-export function fieldDoc(field: Field): MarkupContent | undefined {
-  const parts = [describe(field), typeLine(field)].filter((part): part is string => part !== undefined);
-  return parts.length === 0 ? undefined : markdown(parts.join('\n\n'));
 }
 
 function valueItems(
@@ -124,6 +116,6 @@ function placeholders(match: RegExpExecArray, line: string, row: number, ch: num
       documentation: input.documentation === undefined ? undefined : markdown(input.documentation),
     }),
   );
-  if (!inInputs) items.unshift(item('prompt', VALUE, { documentation: markdown('The text of the dispatch (its input text after the leading key=value tokens).') }));
+  if (!inInputs) items.unshift(item('prompt', VALUE, { documentation: markdown(PROMPT_DOC) }));
   return items;
 }

@@ -1,40 +1,75 @@
-// Hover: a key's schema description and type; for an `include:` value, the partial's first lines.
+// Hover: a key's schema description and type; on a value, what it names (an include's partial,
+// its first lines; a step's environment; a legacy step's agent); on {{ … }}, the placeholder.
 import type { Hover, Position, Range } from 'vscode-languageserver';
-import { fieldDoc } from './complete.js';
-import { ancestors, lineNodes, opensBlockScalar, pathOf, splitLines, type LineNode } from './lines.js';
 import { flowCursor } from './cursor.js';
-import { schemaFor, type Segment, type SchemaIndex } from './schema.js';
+import { Declarations, type Named } from './data.js';
+import { fieldDoc, PROMPT_DOC } from './docs.js';
+import { ancestors, lineNodes, opensBlockScalar, pathOf, splitLines, type LineNode } from './lines.js';
+import { ITEM, schemaFor, type Segment, type SchemaIndex } from './schema.js';
 import type { FeatureContext } from './types.js';
+
+/** A complete placeholder, as the compiler reads it (rules/placeholders-declared.ts). */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
 
 /** How much of a partial a hover shows. */
 export const PREVIEW_LINES = 10;
 
 export function hoverAt(context: FeatureContext, position: Position): Hover | null {
-  const schema = schemaFor(context.kind);
-  if (schema === undefined) return null;
   const lines = splitLines(context.text);
   const line = lines[position.line] ?? '';
   const ch = position.character;
+  const range = (from: number, to: number) => ({ start: { line: position.line, character: from }, end: { line: position.line, character: to } });
+  const declarations = () => new Declarations(lines, position.line, context.kind, context.hubYaml);
+  for (const match of line.matchAll(PLACEHOLDER)) {
+    if (ch < match.index || ch > match.index + match[0].length) continue;
+    const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
+    const value = placeholderDoc(match[1] as string, () => (context.kind === 'partial' ? [] : declarations().inputs(chain)));
+    return value === undefined ? null : { contents: { kind: 'markdown', value }, range: range(match.index, match.index + match[0].length) };
+  }
+  const schema = schemaFor(context.kind);
+  if (schema === undefined) return null;
   const nodes = lineNodes(line);
   const index = nodes.findIndex((node) => node.kind === 'key' && ch >= node.col);
   const key = nodes[index] as Extract<LineNode, { kind: 'key' }> | undefined;
   if (key === undefined) return null;
   const chain = ancestors(lines, position.line, key.col, nodes.slice(0, index));
   if (chain.some(opensBlockScalar)) return null;
-  const range = (from: number, to: number) => ({ start: { line: position.line, character: from }, end: { line: position.line, character: to } });
+  const path = [...pathOf(chain), key.key];
   if (ch > key.end) {
-    if (ch >= key.valueCol && /^[{[]/.test(key.value)) return flowKeyHover(schema, [...pathOf(chain), key.key], line, key.valueCol, ch, range);
-    // On the value: only an include's says more than the key's hover would.
-    if (key.key !== 'include' || ch < key.valueCol) return null;
+    if (ch < key.valueCol) return null;
+    if (/^[{[]/.test(key.value)) return flowKeyHover(schema, path, line, key.valueCol, ch, range);
     const written = key.value.replace(/\s+#.*$/, '').trim();
-    const path = written.replace(/^"(.*)"$|^'(.*)'$/, '$1$2');
-    if (path === '') return null;
-    return { contents: { kind: 'markdown', value: preview(path, context.readPartial(path)) }, range: range(key.valueCol, key.valueCol + written.length) };
+    const value = written.replace(/^"(.*)"$|^'(.*)'$/, '$1$2');
+    if (value === '') return null;
+    const shown = valueDoc(context, path, value, declarations);
+    return shown === undefined ? null : { contents: { kind: 'markdown', value: shown }, range: range(key.valueCol, key.valueCol + written.length) };
   }
-  const field = schema.at([...pathOf(chain), key.key]);
-  const doc = fieldDoc(field);
+  const doc = fieldDoc(schema.at(path));
   if (doc === undefined) return null;
   return { contents: { kind: 'markdown', value: `**${key.key}**\n\n${doc.value}` }, range: range(key.col, key.end) };
+}
+
+/** On a value, what the value names: an include's partial, a step's environment, a legacy step's agent. */
+function valueDoc(context: FeatureContext, path: Segment[], value: string, declarations: () => Declarations): string | undefined {
+  const name = path[path.length - 1];
+  const inStep = path.length >= 3 && path[path.length - 2] === ITEM && path[path.length - 3] === 'steps';
+  if (name === 'include') return preview(value, context.readPartial(value));
+  const named = (entries: Named[], what: string) => {
+    const found = entries.find((entry) => entry.name === value);
+    return found === undefined ? undefined : `**${value}**: ${what}${found.detail === undefined ? '' : ` (${found.detail})`}`;
+  };
+  if (name === 'environment' && inStep) return named(declarations().environments(), 'environment');
+  if (name === 'agent' && inStep && context.kind === 'legacy-workflow') return named(declarations().agents(), 'agent of the hub file');
+  return undefined;
+}
+
+/** A placeholder's meaning: the dispatch's prompt, or a declared input (undefined for an unknown name: a diagnostic says that). */
+function placeholderDoc(name: string, inputs: () => Named[]): string | undefined {
+  if (name === 'prompt') return `**{{ prompt }}**\n\n${PROMPT_DOC}`;
+  if (!name.startsWith('inputs.')) return undefined;
+  const input = inputs().find((entry) => entry.name === name.slice('inputs.'.length));
+  if (input === undefined) return undefined;
+  return [`**{{ ${name} }}**: declared input`, input.documentation, input.detail].filter((part) => part !== undefined).join('\n\n');
 }
 
 /** A key inside a flow mapping (`agent: { provider: claude }`): the word under the cursor, followed by a colon. */
