@@ -98,6 +98,7 @@ describe('complete', () => {
     ['event kinds under on', 'configuration', `triggers:\n  - name: t\n    on:\n      ${MARK}`, ['manual.run'], ['inputs']],
     ['an input\'s keys, under a map of names', 'configuration', `triggers:\n  - on:\n      manual.run:\n        inputs:\n          branch:\n            ${MARK}`, ['description', 'required', 'default', 'enum'], []],
     ['keys in a flow mapping', 'configuration', `${CONFIG_HEAD}        agent: { provider: claude, ${MARK} }\n`, ['mode', 'model'], ['provider', 'id']],
+    ['keys in a flow mapping that is a sequence entry', 'configuration', `environments:\n  - { name: a, ${MARK} }\n`, ['kind', 'daemon', 'cwd'], ['name']],
     ['keys in a nested flow mapping', 'trigger', `run: { target: { daemon: d, ${MARK}`, ['cwd'], ['daemon', 'agent']],
     ['environment names of the configuration', 'configuration', `${CONFIG_HEAD}        environment: ${MARK}\n`, ['laptop', 'ci'], ['build']],
     ['environment names with a half-typed, broken document around', 'configuration', `${CONFIG_HEAD}        environment: l${MARK}\n        agent: { provider: \n      - id: "broken\n`, ['laptop', 'ci'], []],
@@ -170,6 +171,11 @@ describe('complete', () => {
     expect(found?.detail).toBe('dev-box: ~/src/app');
   });
 
+  it('puts a space after a bare colon in a flow mapping', () => {
+    const found = items('configuration', `environments:\n  - { name: a, kind:${MARK} }\n`).find((item) => item.label === 'daemon');
+    expect(found?.textEdit).toMatchObject({ newText: ' daemon' });
+  });
+
   it('counts UTF-16 code units in ranges after astral characters', () => {
     const found = items('configuration', `${CONFIG_HEAD}        prompt:\n          - text: "🎉 {{ inputs.br${MARK}"\n`).find((item) => item.label === 'branch');
     // `          - text: "🎉 {{ inputs.` is 32 UTF-16 code units (🎉 is two), 31 code points.
@@ -219,6 +225,7 @@ describe('hover', () => {
     ['a legacy step\'s agent', 'legacy-workflow', `steps:\n  - id: a\n    ag${MARK}ent: reviewer\n`, ["the name of an entry of the hub file's agents"]],
     ['a legacy hub file\'s environment', 'legacy-hub', `environments:\n  build:\n    cw${MARK}d: /srv\n`, ['working directory']],
     ['a key in a flow mapping', 'configuration', `${CONFIG_HEAD}        agent: { provider: claude, mo${MARK}de: edit }\n`, ['**mode**', "The provider's mode"]],
+    ['a key in a flow mapping that is a sequence entry', 'configuration', `environments:\n  - { name: a, ki${MARK}nd: daemon }\n`, ['**kind**', 'one of `daemon`']],
     ['a key in a nested flow mapping', 'trigger', `run: { target: { daemon: d, c${MARK}wd: /srv } }\n`, ['**cwd**', 'The working directory']],
     ['an include\'s partial, its first lines', 'configuration', `${CONFIG_HEAD}        prompt:\n          - include: review/st${MARK}yle.md\n`, ['**review/style.md**', 'style line 1\n', 'style line 10\n', '(2 more lines)']],
     ['a quoted include', 'configuration', `prompt:\n  - include: "test${MARK}ing.md"\n`, ['```markdown\nRun the tests first.\n```']],

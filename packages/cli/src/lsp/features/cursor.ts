@@ -33,6 +33,7 @@ export function cursorAt(lines: readonly string[], row: number, character: numbe
     const to = whole?.kind === 'key' ? Math.max(whole.end, ch) : col + (/^[^\s:#]*/.exec(line.slice(col))?.[0].length ?? 0);
     return { mode: 'key', path, from: col, to, prefix: rest, present: siblingKeys(lines, row, col, nodes), colonFollows: whole?.kind === 'key' };
   }
+  if (last?.kind === 'item' && /^[{[]/.test(rest)) return inFlow(path, line, col, ch);
   // A scalar entry of a sequence (`- ci-b|`).
   if (last?.kind === 'item') return { mode: 'value', path, from: col, to: valueEnd(line, col, ch), prefix: rest, bare: false };
   return null;
@@ -45,13 +46,7 @@ function valueCursor(lines: readonly string[], row: number, line: string, ch: nu
   if (text !== null) return text;
   const path = [...pathOf(chain), key.key];
   const written = line.slice(key.valueCol, ch);
-  if (written.startsWith('{') || written.startsWith('[')) {
-    const flow = flowCursor(written);
-    if (flow === null) return null;
-    const from = key.valueCol + flow.from;
-    if (flow.key) return { mode: 'key', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, present: flow.present, colonFollows: false };
-    return { mode: 'value', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, bare: false };
-  }
+  if (written.startsWith('{') || written.startsWith('[')) return inFlow(path, line, key.valueCol, ch);
   if (opensBlockScalar({ ...key, value: written })) return null;
   const quoted = written.startsWith('"') || written.startsWith("'");
   // In a comment after the value.
@@ -59,6 +54,15 @@ function valueCursor(lines: readonly string[], row: number, line: string, ch: nu
   const from = key.valueCol + (quoted ? 1 : 0);
   const bare = key.valueCol === ch && line[ch - 1] === ':';
   return { mode: 'value', path, from, to: valueEnd(line, from, ch), prefix: line.slice(from, ch), bare };
+}
+
+/** The cursor inside a flow collection that starts at column `start`, the value of the field at `path`. */
+function inFlow(path: Segment[], line: string, start: number, ch: number): Cursor | null {
+  const flow = flowCursor(line.slice(start, ch));
+  if (flow === null) return null;
+  const from = start + flow.from;
+  if (flow.key) return { mode: 'key', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, present: flow.present, colonFollows: false };
+  return { mode: 'value', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, bare: line[from - 1] === ':' };
 }
 
 /** The end of a plain or quoted value that starts at `from`: before a comment, trailing blanks, a closing quote. */

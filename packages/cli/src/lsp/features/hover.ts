@@ -31,7 +31,14 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
   const nodes = lineNodes(line);
   const index = nodes.findIndex((node) => node.kind === 'key' && ch >= node.col);
   const key = nodes[index] as Extract<LineNode, { kind: 'key' }> | undefined;
-  if (key === undefined) return null;
+  if (key === undefined) {
+    // A flow mapping as a sequence entry (`- { name: a, kind: daemon }`).
+    const item = nodes[nodes.length - 1];
+    const start = item === undefined ? -1 : item.col + 1 + (/^\s*/.exec(line.slice(item.col + 1))?.[0].length ?? 0);
+    if (start < 0 || !/^[{[]/.test(line.slice(start)) || ch < start) return null;
+    const chain = ancestors(lines, position.line, start, nodes);
+    return chain.some(opensBlockScalar) ? null : flowKeyHover(schema, pathOf(chain), line, start, ch, range);
+  }
   const chain = ancestors(lines, position.line, key.col, nodes.slice(0, index));
   if (chain.some(opensBlockScalar)) return null;
   const path = [...pathOf(chain), key.key];
