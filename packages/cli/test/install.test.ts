@@ -78,11 +78,18 @@ describe('node scripts/pack.js --install', () => {
     expect(which.stdout.trim()).toBe(join(prefix, 'bin/hub'));
   });
 
-  it('shows its help', async () => {
+  it('shows its help, and every command it lists loads (each is a chunk of its own) and shows its own', async () => {
     const help = await installed(['--help'], dir);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: hub <command> \[options\]$/m);
-  });
+    const names = [...help.stdout.matchAll(/^ {2}([a-z]+) +[A-Z]/gm)].map(([, name]) => name as string);
+    expect(names).toEqual(expect.arrayContaining(['validate', 'deploy', 'daemon', 'completion']));
+    for (const name of names) {
+      const own = await installed([name, '--help'], dir);
+      expect({ name, code: own.code, stderr: own.stderr }).toEqual({ name, code: 0, stderr: '' });
+      expect(own.stdout).toMatch(new RegExp(`^Usage: hub ${name}\\b`, 'm'));
+    }
+  }, 60_000);
 
   it('validates a repository outside the checkout with the bundled compiler', async () => {
     const repo = join(dir, 'repo');
