@@ -6,7 +6,7 @@ import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /** The YAML documents' schemas that editors may load from the hub (@hub/schemas/schemas/<file>). */
-export const SERVED_SCHEMAS = ['configuration.schema.json', 'trigger.schema.json', 'legacy-hub.schema.json', 'legacy-workflow.schema.json'] as const;
+const SERVED_SCHEMAS = ['configuration.schema.json', 'trigger.schema.json', 'legacy-hub.schema.json', 'legacy-workflow.schema.json'] as const;
 
 // Schemas change only with the hub itself; a few minutes of caching, then an ETag revalidation.
 const CACHE_CONTROL = 'public, max-age=300';
@@ -23,7 +23,7 @@ interface Served {
  * and do not depend on where a hub runs. Every `$ref` in them is internal (`#/$defs/…`), so the
  * new `$id` resolves nothing differently.
  */
-export function servedSchema(text: string, origin: string, file: string): string {
+function servedSchema(text: string, origin: string, file: string): string {
   const schema = JSON.parse(text) as Record<string, unknown>;
   schema.$id = `${origin}/schemas/${file}`;
   return `${JSON.stringify(schema, null, 2)}\n`;
