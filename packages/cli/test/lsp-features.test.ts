@@ -1,7 +1,11 @@
 // Completion and hover of `hub lsp` (src/lsp/features/), as pure functions: documents with a
 // cursor marker ‸, mostly half-typed, and the labels offered or the hover shown there.
-import type { CompletionItem, MarkupContent, Position } from 'vscode-languageserver';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import type { CompletionItem, MarkupContent, Position, Range } from 'vscode-languageserver';
 import { describe, expect, it } from 'vitest';
+import { completeAt } from '../src/lsp/features/complete.js';
+import { hoverAt } from '../src/lsp/features/hover.js';
 import { complete, hover, TRIGGER_CHARACTERS, type DocumentKind, type FeatureContext } from '../src/lsp/features/index.js';
 
 const MARK = '‸';
@@ -263,5 +267,48 @@ describe('hover', () => {
   it('covers the key it describes', () => {
     const { text, position } = marked(`environments:\n  - name: a\n    da${MARK}emon: x\n`);
     expect(hover(context('configuration', text), position)?.range).toEqual({ start: { line: 2, character: 4 }, end: { line: 2, character: 10 } });
+  });
+});
+
+describe('on any edit of the examples', () => {
+  const EXAMPLES: [DocumentKind, string][] = [
+    ['configuration', '../../schemas/examples/configuration.yml'],
+    ['trigger', '../../schemas/examples/trigger.yml'],
+    ['legacy-hub', '../../schemas/examples/bundle/.hub/hub.yml'],
+  ];
+  const documents = EXAMPLES.map(([kind, path]) => [kind, readFileSync(new URL(path, import.meta.url), 'utf8')] as const);
+  const within = (range: Range, position: Position, length: number) =>
+    range.start.line === position.line && range.end.line === position.line && range.start.character <= position.character && position.character <= range.end.character && range.end.character <= length;
+
+  // The inner functions, which index.ts wraps in a try: here a throw fails the property.
+  it('answers without throwing, with ranges on the cursor line around the cursor', () => {
+    const edit = fc.record({
+      example: fc.nat(documents.length - 1),
+      cut: fc.double({ min: 0, max: 1, noNaN: true }),
+      inserted: fc.string({ unit: fc.constantFrom(' ', '-', ':', '{', '}', '[', ']', ',', '"', "'", '|', '#', '\n', 'a', 'é', '🎉', '{{ ', 'inputs.', '\r\n'), maxLength: 12 }),
+      keepTail: fc.boolean(),
+    });
+    let offered = 0;
+    fc.assert(
+      fc.property(edit, ({ example, cut, inserted, keepTail }) => {
+        const [kind, source] = documents[example] as (typeof documents)[number];
+        const at = Math.floor(cut * source.length);
+        const text = source.slice(0, at) + inserted + (keepTail ? source.slice(at) : '');
+        const before = text.slice(0, at + inserted.length).split(/\r\n|\r|\n/);
+        const position = { line: before.length - 1, character: (before[before.length - 1] as string).length };
+        const length = (text.split(/\r\n|\r|\n/)[position.line] as string).length;
+        const context: FeatureContext = { kind, text, partials: ['testing.md'], readPartial: () => 'x', hubYaml: HUB_YAML };
+        for (const item of completeAt(context, position)) {
+          offered += 1;
+          const range = (item.textEdit as { range: Range } | undefined)?.range;
+          expect(range !== undefined && within(range, position, length)).toBe(true);
+        }
+        const shown = hoverAt(context, position);
+        if (shown?.range !== undefined) expect(shown.range.start.line).toBe(position.line);
+      }),
+      { numRuns: 500 },
+    );
+    // Not vacuous: the edits leave the cursor where completion has something to offer, often.
+    expect(offered).toBeGreaterThan(20);
   });
 });
