@@ -23,7 +23,17 @@ export interface DashboardOptions {
 
 /** The largest form the dashboard reads: its forms hold a few short fields. */
 const FORM_LIMIT_BYTES = 64 * 1024;
-const parseForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
+/** Fields of a form at most (the parser's default, said here so that the page can say it). */
+const FORM_FIELDS = 1000;
+const parseForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES, parameterLimit: FORM_FIELDS });
+
+/** The 413 page says the limits, so that a person knows how much to take out. */
+function formTooLarge(res: Response): void {
+  sendMessage(res, 413, {
+    title: 'Form too large',
+    message: `The hub reads forms of at most ${FORM_LIMIT_BYTES / 1024} KiB (and ${FORM_FIELDS.toLocaleString('en-US')} fields), and this one is larger, so nothing was changed. Go back and shorten what you typed.`,
+  });
+}
 
 /**
  * Form bodies, parsed on the POST routes only, after the origin check. A body announced larger
@@ -33,10 +43,14 @@ const parseForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES 
 export const formBody: RequestHandler = (req, res, next) => {
   const length = req.headers['content-length'];
   if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= FORM_LIMIT_BYTES))) {
-    sendMessage(res, 413, { title: 'Form too large', message: 'The hub reads forms of at most 64 KB, and this one is larger, so nothing was changed. Go back and shorten what you typed.' });
+    formTooLarge(res);
     return;
   }
-  parseForm(req, res, next);
+  // The parser's own refusals (more fields than FORM_FIELDS) are the same page, not an API problem.
+  parseForm(req, res, (error?: unknown) => {
+    if ((error as { status?: unknown } | undefined)?.status === 413) formTooLarge(res);
+    else next(error);
+  });
 };
 
 /** An HTML answer (a page from pages/) with the dashboard's headers. */

@@ -17,7 +17,7 @@ const KiB = 1024;
 interface RawAnswer {
   status: number;
   headers: IncomingHttpHeaders;
-  body: { code?: string; status?: number } | undefined;
+  body: { code?: string; status?: number; detail?: string } | undefined;
   /** Resolves when the hub has closed the connection (the request itself is never ended). */
   closed: Promise<void>;
 }
@@ -113,6 +113,30 @@ describe('body limits, before any parsing', () => {
     await answer.closed;
   });
 
+  it('cuts a chunked signed daemon request off at its limit with a 413 that names it, and stays up', async () => {
+    // Well-formed signature headers: the body is read (and refused) before the daemon is looked up.
+    const headers = {
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+      'hub-daemon': randomUUID(),
+      'hub-timestamp': String(Date.now()),
+      'hub-nonce': 'abcdefghijklmnop',
+      'hub-signature': 'A'.repeat(86),
+    };
+    const answer = await unfinished(hub.url, 'POST', '/api/v1/daemon/heartbeat', headers, [Buffer.alloc(70 * KiB, 0x20)]);
+    expect([answer.status, answer.body?.code]).toEqual([413, 'payload_too_large']);
+    expect(answer.body?.detail).toContain('64 KiB');
+    await answer.closed;
+    expect((await call(hub, 'GET', '/api/v1/credential', { token: ctx.key })).status).toBe(200);
+  });
+
+  it('says how many parameters an OAuth form may have when it has more', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => `p${i}=1`).join('&');
+    const answer = await call(hub, 'POST', '/oauth/token', { raw: many, contentType: 'application/x-www-form-urlencoded' });
+    expectProblem(answer, 413, 'payload_too_large');
+    expect((answer.body as { detail?: string }).detail).toContain('100');
+  });
+
   it('checks a dispatch key before it reads a large body: 401 and 403 without reading it', async () => {
     const headers = { 'content-type': 'application/json', 'content-length': String(1024 * KiB) };
     const wrongKey = await unfinished(hub.url, 'POST', DISPATCH, { ...headers, authorization: 'Bearer hub_pk_nope' }, [filler(4 * KiB)]);
@@ -186,7 +210,12 @@ triggers:
     // Sent whole, it is refused all the same, and the answer is read, not reset.
     const whole = await fetch(`${hub.url}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: `email=${'a'.repeat(4 * 1024 * KiB)}` });
     expect(whole.status).toBe(413);
-    expect(await whole.text()).toContain('Form too large');
+    expect(await whole.text()).toMatch(/Form too large.*at most 64 KiB/s);
+    // More fields than the parser takes, in a small body: the same page, saying the limit.
+    const fields = Array.from({ length: 1_100 }, (_, i) => `f${i}=1`).join('&');
+    const many = await fetch(`${hub.url}/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin }, body: fields });
+    expect([many.status, many.headers.get('content-type')]).toEqual([413, expect.stringMatching(/^text\/html/)]);
+    expect(await many.text()).toContain('1,000 fields');
   });
 
   it('reads JSON as UTF-8 only, uncompressed, with or without a byte order mark', async () => {

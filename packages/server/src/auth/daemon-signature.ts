@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
-import { invalidJson, isJsonType, notJson, tooLarge } from '../http/middleware.js';
+import { invalidJson, isJsonType, notJson, readBody } from '../http/middleware.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Throttle } from './throttle.js';
 
@@ -83,17 +83,6 @@ function authenticate(sql: Sql, maxBodyBytes: number): (req: Request) => Promise
     contextOf(req).daemon = { daemonId, organizationId: daemon.organizationId };
     req.body = parseBody(req.get('content-type'), body);
   };
-}
-
-async function readBody(req: Request, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 function parseBody(type: string | undefined, body: Buffer): unknown {

@@ -57,7 +57,11 @@ export function isJsonType(type: string | undefined): boolean {
 }
 
 export const notJson = () => new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
-/** 413; with the operation's limit when it is known, so the client learns how large a body may be. */
+/**
+ * 413; with the operation's limit when it is known, so the client learns how large a body may be.
+ * Every reader of the hub's own passes it; only a body refused by a parser that did not say its
+ * limit goes without.
+ */
 export const tooLarge = (limit?: number) =>
   new HttpProblem('payload_too_large', limit === undefined ? 'The body is larger than this operation accepts.' : `The body is larger than this operation accepts: at most ${sizeOf(limit)}.`);
 
@@ -120,7 +124,9 @@ const LINGER_MS = 1_000;
  * refused bodies costs no more than their answers.
  */
 function lingerOnClose(req: Request): void {
-  const socket = req.socket;
+  // A request destroyed before its answer (its socket gone) has no connection left to linger on.
+  const socket = req.socket as Request['socket'] | null;
+  if (socket === null || socket.destroyed) return;
   const destroySoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
     if (req.complete || socket.destroyed) {
@@ -244,7 +250,7 @@ export function formBody(limit: number): RequestHandler {
 
 function parseForm(body: Buffer): Record<string, string | string[]> {
   const text = body.toString('utf8');
-  if (text.split('&').length > FORM_PARAMETERS) throw tooLarge();
+  if (text.split('&').length > FORM_PARAMETERS) throw new HttpProblem('payload_too_large', `The form has more than ${FORM_PARAMETERS} parameters.`);
   const form: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(text)) {
     const earlier = form[name];
@@ -294,13 +300,19 @@ function asProblem(error: unknown): HttpProblem {
   if (databaseUnavailable(error)) return unavailableProblem();
   const status = (error as { status?: unknown; type?: unknown } | null)?.status;
   const type = (error as { type?: unknown } | null)?.type;
-  if (status === 413 || type === 'entity.too.large') return tooLarge();
+  // body-parser's errors carry the limit they enforced.
+  if (status === 413 || type === 'entity.too.large') return tooLarge(limitOf(error));
   if (type === 'entity.parse.failed') return invalidJson();
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     return new HttpProblem('unsupported_media_type', 'Send the body as UTF-8 JSON.');
   }
   if (typeof status === 'number' && status >= 400 && status < 500) return new HttpProblem('invalid_request', 'The request could not be read.');
   return new HttpProblem('internal_error', 'Something went wrong on the hub; the request id identifies it in the logs.');
+}
+
+function limitOf(error: unknown): number | undefined {
+  const limit = (error as { limit?: unknown } | null)?.limit;
+  return typeof limit === 'number' && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
 }
 
 function describe(error: unknown): string {
