@@ -106,6 +106,7 @@ describe('complete', () => {
     ['keys in a nested flow mapping', 'trigger', `run: { target: { daemon: d, ${MARK}`, ['cwd'], ['daemon', 'agent']],
     ['environment names of the configuration', 'configuration', `${CONFIG_HEAD}        environment: ${MARK}\n`, ['laptop', 'ci'], ['build']],
     ['environment names with a half-typed, broken document around', 'configuration', `${CONFIG_HEAD}        environment: l${MARK}\n        agent: { provider: \n      - id: "broken\n`, ['laptop', 'ci'], []],
+    ['nothing in the indentation of a line with content', 'configuration', `environments:\n  - name: a\n  ${MARK}  kind: daemon\n`, [], []],
     ['nothing in a comment after a value', 'configuration', `${CONFIG_HEAD}        environment: laptop # or ${MARK}\n`, [], []],
     ['an enum value', 'configuration', `environments:\n  - name: a\n    kind: ${MARK}`, ['daemon'], []],
     ['booleans', 'trigger', `name: t\nenabled: ${MARK}\n`, ['true', 'false'], []],

@@ -28,6 +28,8 @@ export function cursorAt(lines: readonly string[], row: number, character: numbe
   const text = inBlockScalar(chain);
   if (text !== null) return text;
   const path = pathOf(chain);
+  // In the indentation of a line that has content (a space typed to re-indent it): nothing to offer.
+  if (rest === '' && /^\s+\S/.test(line.slice(ch))) return null;
   if (PARTIAL_KEY.test(rest)) {
     const whole = lineNodes(line).find((node) => node.col === col);
     const to = whole?.kind === 'key' ? Math.max(whole.end, ch) : col + (/^[^\s:#]*/.exec(line.slice(col))?.[0].length ?? 0);
