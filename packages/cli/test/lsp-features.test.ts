@@ -101,6 +101,8 @@ describe('complete', () => {
     ['a compact sequence (entries at the key\'s column)', 'configuration', `triggers:\n- name: t\n  steps:\n  - id: s\n    ${MARK}`, ['environment', 'agent', 'prompt'], ['id', 'name']],
     ['event kinds under on', 'configuration', `triggers:\n  - name: t\n    on:\n      ${MARK}`, ['manual.run'], ['inputs']],
     ['an input\'s keys, under a map of names', 'configuration', `triggers:\n  - on:\n      manual.run:\n        inputs:\n          branch:\n            ${MARK}`, ['description', 'required', 'default', 'enum'], []],
+    ['a prompt item\'s one key', 'configuration', `${CONFIG_HEAD}        prompt:\n          - ${MARK}\n`, ['text', 'include'], []],
+    ['no second key in a prompt item', 'configuration', `${CONFIG_HEAD}        prompt:\n          - text: a\n            ${MARK}\n`, [], []],
     ['keys in a flow mapping', 'configuration', `${CONFIG_HEAD}        agent: { provider: claude, ${MARK} }\n`, ['mode', 'model'], ['provider', 'id']],
     ['keys in a flow mapping that is a sequence entry', 'configuration', `environments:\n  - { name: a, ${MARK} }\n`, ['kind', 'daemon', 'cwd'], ['name']],
     ['keys in a nested flow mapping', 'trigger', `run: { target: { daemon: d, ${MARK}`, ['cwd'], ['daemon', 'agent']],

@@ -47,7 +47,10 @@ function edit(row: number, from: number, to: number, newText: string) {
 
 /** The keys the mapping may still take, required ones first. */
 function keys(schema: SchemaIndex, cursor: Extract<Cursor, { mode: 'key' }>, row: number): CompletionItem[] {
-  const required = new Set(schema.at(cursor.path).resolved.flatMap((node) => (Array.isArray(node.required) ? node.required.map(String) : [])));
+  const mapping = schema.at(cursor.path).resolved;
+  // A prompt item takes one key (text or include): none more once it has it.
+  if (mapping.some((node) => typeof node.maxProperties === 'number' && cursor.present.size >= node.maxProperties)) return [];
+  const required = new Set(mapping.flatMap((node) => (Array.isArray(node.required) ? node.required.map(String) : [])));
   const items: CompletionItem[] = [];
   for (const [name, field] of schema.properties(cursor.path)) {
     if (cursor.present.has(name)) continue;
