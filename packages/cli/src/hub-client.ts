@@ -81,6 +81,9 @@ export async function exchange(url: string, init: { method: string; headers: Rec
   }
 }
 
+/** The hub's own 413 is a problem naming the operation's limit; any other came from in front of it. */
+const PROXY_413 = "The hub's own 413 names its limit; this one came from a proxy in front of it, which accepts less (nginx: client_max_body_size).";
+
 /**
  * A failed answer for people: its status, title and detail on the first line, then each field
  * issue on a line of its own as `file:line:column: code message` (the form editors and CI
@@ -92,7 +95,7 @@ export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'
     const location = answer.headers?.get('location');
     if (answer.status >= 300 && answer.status < 400 && location) return `The hub answered ${status}, a redirect to ${printable(location)}: give the origin it redirects to.`;
     const text = printable(answer.text.trim()).slice(0, 300);
-    return `The hub answered ${status}${text === '' ? ' with an empty body' : `: ${text}`}`;
+    return `The hub answered ${status}${text === '' ? ' with an empty body' : `: ${text}`}${answer.status === 413 ? `\n${PROXY_413}` : ''}`;
   }
   // A `Problem`, or some other JSON error (`error`, `message`) from a proxy or an older hub.
   const body: Unread<Problem> & { error?: unknown; message?: unknown } = answer.body;
