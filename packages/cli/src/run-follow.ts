@@ -8,8 +8,8 @@ import type { Execution, Run } from '@hub/schemas';
 import { CliError, Interrupted } from './errors.js';
 import { isObject } from './hub-client.js';
 import { fetchRun, HubUnavailable, openOutput, type Session } from './run-api.js';
-import type { RunOutput } from './run-output.js';
-import { EXIT_CODES, isFinal, runStatusLine, stepEnd, stepHeader, suggest } from './run-view.js';
+import type { RunOutput, StepEnd } from './run-output.js';
+import { EXIT_CODES, isFinal, suggest } from './run-view.js';
 import { SseParser, sseEvents } from './sse.js';
 
 /** How often a running run is asked whether its next step has started. */
@@ -21,7 +21,7 @@ const MAX_RETRY_MS = 15_000;
 /** A hub unreachable this long is given up on. */
 const GIVE_UP_MS = 5 * 60_000;
 
-type End = Pick<Execution, 'status' | 'exitCode' | 'message'>;
+type End = StepEnd;
 
 /** Where a stream of one execution stands, across reconnections. */
 interface StreamState {
@@ -54,10 +54,10 @@ export async function followRun(session: Session, runId: string, out: RunOutput)
 }
 
 async function followExecution(session: Session, runId: string, execution: Execution, out: RunOutput, retry: Retry): Promise<void> {
-  out.note(stepHeader(execution));
+  out.stepStarted(execution);
   const state: StreamState = { lastEventId: '', nextSeq: 0, retryMs: undefined };
   const end = await retry.around((connected) => streamOnce(session, runId, execution.executionId, { out, state, connected }), () => state.retryMs);
-  out.note(stepEnd(execution.stepId, end));
+  out.stepEnded(execution, end);
 }
 
 /** One connection to the execution's event stream, until its `end` event; any other end is HubUnavailable. */
@@ -70,7 +70,7 @@ async function streamOnce(session: Session, runId: string, executionId: string, 
     context.connected();
     for await (const event of sseEvents(bytes, parser)) {
       if (event.type === 'output') await showChunk(event.data, state, context.out);
-      else if (event.type === 'cut') context.out.note(`==> ${cutBytes(event.data)} of output cut here by the hub (it keeps the first and the last 5 MiB of a step's output)\n`);
+      else if (event.type === 'cut') context.out.cut(cutBytes(event.data));
       else if (event.type === 'end') return readEnd(event.data);
     }
   } finally {
@@ -98,9 +98,9 @@ function readEnd(data: string): End {
   };
 }
 
-function cutBytes(data: string): string {
+function cutBytes(data: string): number | undefined {
   const cut = parse(data);
-  return isObject(cut) && Number.isInteger(cut.bytes) ? `${cut.bytes as number} bytes` : 'some bytes';
+  return isObject(cut) && Number.isInteger(cut.bytes) ? (cut.bytes as number) : undefined;
 }
 
 function parse(data: string): unknown {
@@ -175,7 +175,7 @@ class Retry {
 export async function followToEnd(session: Session, runId: string, out: RunOutput, originArgument: string | undefined): Promise<number> {
   try {
     const run = await followRun(session, runId, out);
-    out.note(runStatusLine(run));
+    out.runEnded(run);
     return isFinal(run.status) ? EXIT_CODES[run.status] : 1;
   } catch (error) {
     if (!(error instanceof Interrupted)) throw error;

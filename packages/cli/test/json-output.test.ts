@@ -264,10 +264,20 @@ describe('hub logs --json and hub cancel --json', () => {
     expect(report.steps).toEqual([{ stepId: 'say', executionId: executions[0]?.executionId, status: 'succeeded', output: 'say line 1\nsay line 2\nsay line 3\n' }]);
   });
 
-  it('logs: --json with --follow is a usage error', async () => {
-    const done = await cli(['logs', '8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b', hub.url, '--json', '--follow']);
-    expect(done).toMatchObject({ code: 2, stdout: '' });
-    expect(done.stderr).toMatch(/^hub: --json .* does not combine with --follow\.\nRun "hub logs --help" for usage\.\n$/);
+  it('logs --follow --json: one event a line, from the step to the run as it ended; standard error as without --json', async () => {
+    const runId = await dispatch('lines=3');
+    const done = await cli(['logs', runId, hub.url, '--follow', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout.endsWith('\n')).toBe(true);
+    const events = done.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const executionId = events[0]?.executionId;
+    expect(events[0]).toEqual({ type: 'step', stepId: 'say', executionId: expect.stringMatching(UUID), daemon: 'dev-box' });
+    const outputs = events.slice(1, -2);
+    for (const event of outputs) expect(event).toEqual({ type: 'output', executionId, text: expect.any(String) });
+    expect(outputs.map((event) => event.text).join('')).toBe('say line 1\nsay line 2\nsay line 3\n');
+    expect(events.at(-2)).toEqual({ type: 'step_end', stepId: 'say', executionId, status: 'succeeded', exitCode: 0, message: null });
+    expect(events.at(-1)).toEqual({ type: 'run', origin: hub.url, run: expect.objectContaining({ triggerRunId: runId, status: 'succeeded' }) });
+    expect(done.stderr).toBe(`==> step say on daemon dev-box (execution ${executionId as string})\n==> step say succeeded, exit code 0\nRun ${runId} succeeded.\n`);
   });
 
   it('cancel: the run as the hub answered, its cancellation requested; a run that has ended is an error with nothing on standard output', async () => {

@@ -3,11 +3,10 @@
 import type { Run } from '@hub/schemas';
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
-import { UsageError } from '../errors.js';
 import { resolveCredential, resolveOrigin } from '../hub-client.js';
 import { fetchRun, openOutput, runIdArgument, type Session } from '../run-api.js';
 import { followToEnd } from '../run-follow.js';
-import { RunOutput } from '../run-output.js';
+import { JsonLinesRunOutput, RunOutput } from '../run-output.js';
 import { FOLLOW_EXIT_CODES, runStatusLine, stepEnd, stepHeader, suggest } from '../run-view.js';
 
 const COMMAND = 'hub logs';
@@ -16,7 +15,7 @@ const IDLE_MS = 30_000;
 
 const help = `${COMMAND}: show the output of a run, step by step; --follow shows it live until the run ends.
 
-Usage: ${COMMAND} RUN [origin] [--follow | --json] [--api-key KEY]
+Usage: ${COMMAND} RUN [origin] [--follow] [--json] [--api-key KEY]
 
 Shows what the agent of each step of the run printed, in step order. The agent's output (its
 stdout and stderr, in the order the daemon read them) goes to standard output exactly as it
@@ -41,8 +40,18 @@ byte that is not becomes U+FFFD; for the exact bytes, leave out --json), in step
     "steps": [ { "stepId": "fix", "executionId": "...", "status": "succeeded",
                  "output": "..." } ] }
 
---json does not combine with --follow: following is for watching, and its standard output is
-the agent's own bytes.
+With --follow --json, one JSON object a line (NDJSON) as things happen, and standard error as
+without --json. A step starts, its output as it arrives (in pieces, as the hub sends them), a
+cut the hub made, the step ends, and at last the run as it ended (the exit code as below):
+
+  { "type": "step", "stepId": "fix", "executionId": "...", "daemon": "dev-box" }
+  { "type": "output", "executionId": "...", "text": "..." }
+  { "type": "cut", "executionId": "...", "bytes": 1048576 }
+  { "type": "step_end", "stepId": "fix", "executionId": "...", "status": "succeeded",
+    "exitCode": 0, "message": null }
+  { "type": "run", "origin": "https://hub.example.com", "run": { ... } }
+
+Ctrl-C stops following before the "run" line.
 
 Arguments:
   RUN             The run id ("hub run" prints it; "hub runs" lists them)
@@ -50,7 +59,8 @@ ${ORIGIN_ARGUMENT_HELP}
 
 Options:
   --follow        Show the output live until the run ends, and exit with its status
-  --json          Print the run and the output so far as JSON (above)
+  --json          Print JSON (above): the run and its output so far, or with --follow
+                  one event a line
 ${API_KEY_OPTION_HELP}
   -h, --help      Show this help
 
@@ -75,18 +85,17 @@ export const logs: Command = {
       io.stdout.write(help);
       return 0;
     }
-    if (values.follow && values.json) throw new UsageError('--json prints the output so far as one object; it does not combine with --follow.', COMMAND);
     const runId = runIdArgument(positionals[0], COMMAND);
     const originArgument = positionals[1];
     const origin = await resolveOrigin(originArgument, io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
+    if (values.follow) return followToEnd({ origin, token, stop: io.stopSignal() }, runId, values.json ? new JsonLinesRunOutput(io, origin) : new RunOutput(io), originArgument);
     if (values.json) {
       const report = await soFarAsJson({ origin, token, stop: new AbortController().signal }, runId);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
     }
     const out = new RunOutput(io);
-    if (values.follow) return followToEnd({ origin, token, stop: io.stopSignal() }, runId, out, originArgument);
     const run = await showSoFar({ origin, token, stop: new AbortController().signal }, runId, out);
     out.note(run.status === 'running' ? `${runStatusLine(run).trimEnd()} Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n` : runStatusLine(run));
     return 0;
