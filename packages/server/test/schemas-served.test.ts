@@ -27,6 +27,7 @@ describe('the hub serves the YAML schemas', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/schema+json; charset=utf-8');
     expect(answer.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.body.$id).toBe(url);
     const file$ = published(file);
     expect(file$.$id).toMatch(/^urn:hub:schema:/);

@@ -817,7 +817,7 @@ export interface paths {
         };
         /**
          * A JSON Schema of the YAML documents
-         * @description The JSON Schema (draft 2020-12) of one kind of YAML document, for editors (the YAML language server's `# yaml-language-server: $schema=…` line, VS Code's `yaml.schemas`): `configuration.schema.json` (`.hub/config.yml`), `trigger.schema.json` (`.hub/triggers/*.yml`), `legacy-hub.schema.json` (`.hub/hub.yml`) or `legacy-workflow.schema.json` (`.hub/workflows/*.yml`). The file of `@hub/schemas` byte for byte but for its `$id`, which is this URL on this hub (its public URL); every `$ref` in it is internal (`#/$defs/…`). Needs no credential. An ETag and `Cache-Control: public, max-age=300`; a matching `If-None-Match` is a 304.
+         * @description The JSON Schema (draft 2020-12) of one kind of YAML document, for editors (the YAML language server's `# yaml-language-server: $schema=…` line, VS Code's `yaml.schemas`): `configuration.schema.json` (`.hub/config.yml`), `trigger.schema.json` (`.hub/triggers/*.yml`), `legacy-hub.schema.json` (`.hub/hub.yml`) or `legacy-workflow.schema.json` (`.hub/workflows/*.yml`). The file of `@hub/schemas` byte for byte but for its `$id`, which is this URL on this hub (its public URL); every `$ref` in it is internal (`#/$defs/…`). Needs no credential, and any origin may read it (`Access-Control-Allow-Origin: *`). An ETag and `Cache-Control: public, max-age=300`; a matching `If-None-Match` is a 304.
          */
         get: operations["getYamlSchema"];
         put?: never;
@@ -4580,6 +4580,8 @@ export interface operations {
                     ETag?: string;
                     /** @description `public, max-age=300`: a hub's schemas change only when the hub is upgraded. */
                     "Cache-Control"?: "public, max-age=300";
+                    /** @description `*`: a public document that editors running in a browser (on another origin) may load too; it carries no credential and reads none. */
+                    "Access-Control-Allow-Origin"?: "*";
                     [name: string]: unknown;
                 };
                 content: {

@@ -45,6 +45,8 @@ export function schemaHandlers(hub: Hub): Handlers {
       if (schema === undefined) throw new HttpProblem('not_found', `The hub serves no schema of that name; it serves ${SERVED_SCHEMAS.join(', ')}.`);
       res.setHeader('ETag', schema.etag);
       res.setHeader('Cache-Control', CACHE_CONTROL);
+      // Public and credential-free: an editor running in a browser (vscode.dev) may load it from any origin.
+      res.setHeader('Access-Control-Allow-Origin', '*');
       // Express answers 304 itself when If-None-Match names the ETag (req.fresh).
       res.type('application/schema+json').send(schema.body);
     }),
