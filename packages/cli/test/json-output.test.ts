@@ -280,6 +280,17 @@ describe('hub logs --json and hub cancel --json', () => {
     expect(done.stderr).toBe(`==> step say on daemon dev-box (execution ${executionId as string})\n==> step say succeeded, exit code 0\nRun ${runId} succeeded.\n`);
   });
 
+  it('run --follow --json: the dispatch first, then the events of logs --follow --json, and the exit code of the run', async () => {
+    const done = await cli(['run', 'talk', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=2', '--follow', '--json']);
+    expect(done.code, done.stderr).toBe(0);
+    const events = done.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events[0]).toEqual(expect.objectContaining({ type: 'dispatched', origin: hub.url, replayed: false, triggerRunId: expect.stringMatching(UUID) }));
+    expect(events.map((event) => event.type).filter((type) => type !== 'output')).toEqual(['dispatched', 'step', 'step_end', 'run']);
+    expect(events.filter((event) => event.type === 'output').map((event) => event.text).join('')).toBe('say line 1\nsay line 2\n');
+    expect(events.at(-1)).toEqual({ type: 'run', origin: hub.url, run: expect.objectContaining({ triggerRunId: events[0]?.triggerRunId, status: 'succeeded' }) });
+    expect(done.stderr).toMatch(/^Run \S+ dispatched; following its output/);
+  });
+
   it('cancel: the run as the hub answered, its cancellation requested; a run that has ended is an error with nothing on standard output', async () => {
     const runId = await dispatch('lines=1 sleep_ms=120000');
     await eventually(runId, (run) => run.executions[0]?.status === 'running');

@@ -178,7 +178,6 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
     it.each([
       [['run', '--project', 'app'], /Give the trigger to run/],
       [['run', 'chatty'], /Give the project with --project SLUG/],
-      [['run', 'chatty', '--project', 'app', '--follow', '--json'], /give one of them/],
       [['logs', 'not-a-run'], /"not-a-run" is not a run id/],
       [['cancel'], /Give the run id/],
       [['runs', '--status', 'done'], /--status is one of running, succeeded, failed, cancelled, timed_out\./],

@@ -8,7 +8,7 @@ import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT
 import { CliError, UsageError } from '../errors.js';
 import { hubRequest, isObject, printable, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
 import { followToEnd } from '../run-follow.js';
-import { RunOutput } from '../run-output.js';
+import { JsonLinesRunOutput, RunOutput } from '../run-output.js';
 import { FOLLOW_EXIT_CODES, suggest } from '../run-view.js';
 
 const COMMAND = 'hub run';
@@ -16,7 +16,7 @@ const COMMAND = 'hub run';
 const help = `${COMMAND}: dispatch a manual run of a trigger, and follow its output if you like.
 
 Usage: ${COMMAND} TRIGGER --project SLUG [origin] [--input TEXT] [--actor NAME]
-               [--delivery-key KEY] [--follow | --json] [--api-key KEY]
+               [--delivery-key KEY] [--follow] [--json] [--api-key KEY]
 
 Dispatches the manual.run trigger TRIGGER of the project (POST /api/v1/manual-runs): the hub
 finds it in the project's active configuration, else among the organization's triggers, and
@@ -47,7 +47,9 @@ Options:
   --delivery-key KEY
                   The dispatch's delivery key, 1 to 255 characters (default: a new random one)
   --follow        Show the run's output until it ends, and exit with its status
-  --json          Print the hub's answer as JSON: { origin, replayed, triggerRunId, ... }
+  --json          Print the hub's answer as JSON: { origin, replayed, triggerRunId, ... };
+                  with --follow, one JSON object a line: first { "type": "dispatched", ... }
+                  with the same fields, then the events of "hub logs RUN --follow --json"
 ${API_KEY_OPTION_HELP}
   -h, --help      Show this help
 
@@ -91,7 +93,6 @@ export const run: Command = {
     const [trigger, originArgument] = positionals;
     if (trigger === undefined) throw new UsageError('Give the trigger to run, such as "hub run fix-tests --project app".', COMMAND);
     if (values.project === undefined) throw new UsageError('Give the project with --project SLUG ("hub projects" lists them).', COMMAND);
-    if (values.follow && values.json) throw new UsageError('--follow prints the output and --json the dispatch: give one of them.', COMMAND);
     const request: ManualRunRequest = {
       projectSlug: values.project,
       trigger,
@@ -103,7 +104,7 @@ export const run: Command = {
     const { token } = await resolveCredential(origin, values['api-key'], io);
     const { dispatched, replayed } = await dispatch(origin, token, request, values.actor === undefined);
     const runId = printable(dispatched.triggerRunId);
-    if (values.json) {
+    if (values.json && !values.follow) {
       io.stdout.write(`${JSON.stringify({ origin, replayed, ...dispatched }, null, 2)}\n`);
       return 0;
     }
@@ -114,7 +115,9 @@ export const run: Command = {
       return 0;
     }
     io.stderr.write(`Run ${runId} dispatched; following its output (Ctrl-C stops following; the run goes on).\n`);
-    return followToEnd({ origin, token, stop: io.stopSignal() }, runId, new RunOutput(io), originArgument);
+    if (values.json) io.stdout.write(`${JSON.stringify({ type: 'dispatched', origin, replayed, ...dispatched })}\n`);
+    const out = values.json ? new JsonLinesRunOutput(io, origin) : new RunOutput(io);
+    return followToEnd({ origin, token, stop: io.stopSignal() }, runId, out, originArgument);
   },
 };
 
