@@ -39,7 +39,7 @@ function options(argv) {
 /** Runs `command args` with the output shown; a failure stops the script. */
 function run(command, args, cwd = workspace) {
   const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
 }
 
 /** `tsc -b` of the CLI and what it references (the compiler, the schemas, the daemon), not the server. */
@@ -120,7 +120,7 @@ function pack(out) {
     writeFileSync(join(stage, 'README.md'), README(pkg.name, pkg.version));
     mkdirSync(out, { recursive: true });
     const result = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (result.status !== 0) throw new Error(`npm pack failed (exit ${result.status ?? result.signal})`);
+    if (result.status !== 0) throw new Error(`npm pack failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
     const [{ filename }] = JSON.parse(result.stdout);
     return join(out, filename);
   } finally {
