@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { issueCodes } from '@hub/compiler';
 import type { ValidateFunction } from 'ajv';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import ajvDraft04 from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import type { Log, Result } from 'sarif';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ruleHelp } from '../dist/formatters/rule-help.js';
@@ -30,8 +30,8 @@ function sarifSchema(): ValidateFunction {
   const path = join(require.resolve('@microsoft/jest-sarif/package.json'), '../lib/schemas/sarif-2.1.0-rtm.5.json');
   const schema = JSON.parse(readFileSync(path, 'utf8')) as { $schema: string };
   expect(schema.$schema).toBe('http://json-schema.org/draft-04/schema#');
-  const ajv = new AjvDraft04({ allErrors: true, unicodeRegExp: false });
-  addFormats(ajv);
+  const ajv = new ajvDraft04.default({ allErrors: true, unicodeRegExp: false });
+  ajvFormats.default(ajv);
   return ajv.compile(schema);
 }
 

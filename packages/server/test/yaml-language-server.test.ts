@@ -11,19 +11,15 @@
 // are not compared; neither is the number of diagnostics on a line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileBundle, compileConfiguration, compileTrigger, type Issue } from '@hub/compiler';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubOn } from './support/hub.js';
 
-// vscode-jsonrpc is a devDependency of @hub/cli, whose LSP tests speak it too: resolved from there.
-const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = createRequire(new URL('../../cli/package.json', import.meta.url))(
-  'vscode-jsonrpc/node',
-) as typeof import('vscode-jsonrpc/node');
 type MessageConnection = ReturnType<typeof createMessageConnection>;
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
