@@ -66,7 +66,8 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
     agents: new Map(entries(field(hubRoot, 'agents'))),
     triggers: workflows.map((doc): DraftTrigger => listTrigger(root(doc))),
     partials: layout.partials,
-    partialsDir: '',
+    includeDir: WORKFLOWS_DIR,
+    includeOf: (path) => (path.startsWith(WORKFLOWS_DIR) ? path.slice(WORKFLOWS_DIR.length) : path),
     partialNames: partialNamesOf(options),
     includeTarget: (path) =>
       path.startsWith('partials/')

@@ -54,7 +54,8 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
     agents: new Map(),
     triggers: items(field(top, 'triggers')).map(listTrigger),
     partials,
-    partialsDir: '.hub/partials/',
+    includeDir: '.hub/partials/',
+    includeOf: (path) => path,
     partialNames: partialNamesOf(options),
     includeTarget: (path) => ({ ok: true, path }),
   };

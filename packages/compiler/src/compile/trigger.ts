@@ -61,7 +61,8 @@ export function compileTrigger(input: TriggerInput, options?: CompileOptions): C
       },
     ],
     partials: [],
-    partialsDir: '',
+    includeDir: '.hub/partials/',
+    includeOf: (path) => path,
     partialNames: [],
     includeTarget: (path) => ({ ok: true, path }),
   };

@@ -65,8 +65,10 @@ export interface Draft {
   agents: Map<string, Field>;
   triggers: DraftTrigger[];
   partials: PartialEntry[];
-  /** Where the partial paths are relative to, for messages ('' when the paths say it). */
-  partialsDir: string;
+  /** What includes are relative to, for messages: .hub/partials/, or a bundle's .hub/workflows/. */
+  includeDir: string;
+  /** A partial entry's path as an include names it (the inverse of includeTarget), for suggestions. */
+  includeOf(path: string): string;
   /** Paths of partials that exist but were not given (CompileOptions.partialNames): suggestions only. */
   partialNames: readonly string[];
   /** Turns a canonical include path into the path of the partial entry it names. */

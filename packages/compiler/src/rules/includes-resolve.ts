@@ -43,10 +43,12 @@ export function includesResolve(context: RuleContext): void {
           continue;
         }
         const folded = byFolded.get(foldPath(target.path));
-        // Worded for the hub (the partials are a request's) and offline (a repository's) alike.
+        // Worded for the hub (the partials are a request's) and offline (a repository's) alike, and
+        // the suggestion as the include would write it (a quick fix puts it in place of the include).
         const message = () => {
-          const hint = folded !== undefined ? `; did you mean "${folded.path}"?` : didYouMean(target.path, [...byPath.keys(), ...draft.partialNames]) || '.';
-          return `No partial "${target.path}"${draft.partialsDir === '' ? '' : ` in ${draft.partialsDir}`}${hint}`;
+          const known = [...byPath.keys(), ...draft.partialNames].map((path) => draft.includeOf(path));
+          const hint = folded !== undefined ? `; did you mean "${draft.includeOf(folded.path)}"?` : didYouMean(checked.path, known) || '.';
+          return `No partial "${checked.path}" in ${draft.includeDir}${hint}`;
         };
         reportAt(issues, 'partial.missing', message, part.field);
       }

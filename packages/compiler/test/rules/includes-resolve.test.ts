@@ -62,7 +62,7 @@ describe('includesResolve', () => {
       expect(missing('testin.md', [], options)).not.toContain('did you mean');
     });
 
-    it('in a legacy bundle, suggests among partialNames under .hub/workflows/partials/', () => {
+    it('in a legacy bundle, suggests among partialNames under .hub/workflows/partials/, as an include names it', () => {
       const workflow = legacyWorkflow('review', `  - id: review
     environment: build
     agent: reviewer
@@ -75,7 +75,7 @@ describe('includesResolve', () => {
       const result = compileBundle({ files }, { partialNames: ['.hub/workflows/partials/review.md'] });
       const issue = result.ok ? undefined : result.issues.find((entry) => entry.code === 'partial.missing');
       expect([issue?.pointer, issue?.file]).toEqual(['/steps/0/prompt/0/include', '.hub/workflows/review.yml']);
-      expect(issue?.message).toContain('did you mean ".hub/workflows/partials/review.md"?');
+      expect(issue?.message).toContain('"partials/revew.md" in .hub/workflows/; did you mean "partials/review.md"?');
     });
   });
 });
