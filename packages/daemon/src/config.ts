@@ -92,7 +92,9 @@ function readProvider(value: unknown, at: string[], report: Report): ProviderCon
   }
   unknownKeys(value, ['command', 'modes', 'models', 'env'], at, report);
   const { command } = value;
-  if (!Array.isArray(command) || command.length === 0 || !command.every((arg) => typeof arg === 'string' && arg !== '')) {
+  if (command === undefined) {
+    report([...at, 'command'], 'is missing: the program and its arguments, as a list: [claude, -p]');
+  } else if (!Array.isArray(command) || command.length === 0 || !command.every((arg) => typeof arg === 'string' && arg !== '')) {
     report([...at, 'command'], 'must be a list of non-empty strings, the program first: [claude, -p]');
   } else if (PLACEHOLDER.test(command[0] as string)) {
     report([...at, 'command', 0], 'the program cannot be a {mode} or {model} placeholder');

@@ -52,7 +52,7 @@ describe('parseDaemonConfig', () => {
     ['concurrency: 1.5\nproviders:\n  claude:\n    command: [claude]\n', [{ path: ['concurrency'], line: 1, message: /whole number/ }]],
     ['providers:\n  claude:\n    command: claude -p\n', [{ path: ['providers', 'claude', 'command'], line: 3, column: 14, message: /list of non-empty strings/ }]],
     ['providers:\n  claude:\n    command: []\n', [{ path: ['providers', 'claude', 'command'], line: 3, message: /list of non-empty strings/ }]],
-    ['providers:\n  claude:\n    modes: [edit]\n', [{ path: ['providers', 'claude', 'command'], line: 3, column: 5, message: /list of non-empty strings/ }]],
+    ['providers:\n  claude:\n    modes: [edit]\n', [{ path: ['providers', 'claude', 'command'], line: 3, column: 5, message: /^is missing/ }]],
     ['providers:\n  claude:\n    command: ["{model}", x]\n', [{ path: ['providers', 'claude', 'command', 0], line: 3, column: 15, message: /program cannot be/ }]],
     ['providers:\n  Claude Code:\n    command: [claude]\n', [{ path: ['providers', 'Claude Code'], line: 3, message: /provider name/ }]],
     ['providers:\n  claude:\n    command: [claude]\n    modes: edit\n', [{ path: ['providers', 'claude', 'modes'], line: 4, column: 12, message: /list of non-empty strings/ }]],
