@@ -172,3 +172,35 @@ describe('hub lsp (the command)', () => {
     expect(stderr).toMatch(/Give --stdio/);
   });
 });
+
+describe('completion and hover through hub lsp', () => {
+  it('answer what the features answer in-process, with the document’s kind, partials and hub file', async () => {
+    const { complete, hover } = await import('../src/lsp/features/index.js');
+    const config = configurationYaml(['testing.md']).replace('environment: laptop', 'environment: ');
+    const workflow = workflowYaml('review', []).replace('agent: reviewer', 'agent: ');
+    writeTree(root, { '.hub/config.yml': config, '.hub/partials/testing.md': 'Run the tests first.\n', '.hub/hub.yml': HUB_YML, '.hub/workflows/review.yml': workflow });
+    client = await startLsp(root);
+    const lines = config.split('\n');
+    const environmentAt = { line: lines.findIndex((line) => line.includes('environment: ')), character: lines.find((line) => line.includes('environment: '))!.length };
+    const includeAt = { line: lines.findIndex((line) => line.includes('include: testing.md')), character: lines.find((line) => line.includes('include: testing.md'))!.indexOf('testing') + 2 };
+    const partials = ['testing.md'];
+    const readPartial = (path: string) => (path === 'testing.md' ? 'Run the tests first.\n' : undefined);
+    await client.open(at('.hub/config.yml'), config);
+    const completion = await client.connection.sendRequest<unknown>('textDocument/completion', { textDocument: { uri: at('.hub/config.yml') }, position: environmentAt });
+    const expected = complete({ kind: 'configuration', text: config, partials, readPartial }, environmentAt);
+    expect(expected.map((item) => item.label)).toContain('laptop');
+    expect(completion).toEqual(expected);
+    const hovered = await client.connection.sendRequest<unknown>('textDocument/hover', { textDocument: { uri: at('.hub/config.yml') }, position: includeAt });
+    const expectedHover = hover({ kind: 'configuration', text: config, partials, readPartial }, includeAt);
+    expect(JSON.stringify(expectedHover)).toContain('Run the tests first.');
+    expect(hovered).toEqual(expectedHover);
+
+    const workflowLines = workflow.split('\n');
+    const agentAt = { line: workflowLines.findIndex((line) => line.includes('agent: ')), character: workflowLines.find((line) => line.includes('agent: '))!.length };
+    await client.open(at('.hub/workflows/review.yml'), workflow);
+    const agents = await client.connection.sendRequest<unknown>('textDocument/completion', { textDocument: { uri: at('.hub/workflows/review.yml') }, position: agentAt });
+    const expectedAgents = complete({ kind: 'legacy-workflow', text: workflow, partials: [], readPartial: () => undefined, hubYaml: HUB_YML }, agentAt);
+    expect(expectedAgents.map((item) => item.label)).toContain('reviewer');
+    expect(agents).toEqual(expectedAgents);
+  });
+});

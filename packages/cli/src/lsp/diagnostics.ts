@@ -5,14 +5,15 @@ import { join, sep } from 'node:path';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import { checkUnits, filesOf, type Finding } from '../check.js';
 import type { Unit } from '../discovery.js';
+import type { IncludeCache } from './include-cache.js';
 import { lineStarts, tokenRange } from './positions.js';
 import { unitsOf, type Files } from './workspace.js';
 
 /** Absolute path → the diagnostics of that file. */
 export type Published = Map<string, Diagnostic[]>;
 
-export function diagnose(key: string, files: Files): Published {
-  const { root, units } = unitsOf(key, files);
+export function diagnose(key: string, files: Files, includes: IncludeCache): Published {
+  const { root, units } = unitsOf(key, files, includes);
   const texts = textsOf(units, root);
   const published: Published = new Map([...texts.keys()].map((path) => [path, []]));
   if (units.length === 0) return published;

@@ -19,6 +19,7 @@ import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } fr
 import type { Readable, Writable } from 'node:stream';
 import { diagnose } from './diagnostics.js';
 import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } from './editing.js';
+import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
 import { Files, placeOf, unitKeys } from './workspace.js';
 
@@ -62,6 +63,7 @@ export function serve(input: Readable, output: Writable): Promise<number> {
 class Server {
   private readonly documents = new TextDocuments(TextDocument);
   private readonly files = new Files();
+  private readonly includes = new IncludeCache();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The files each unit key last published on, so that a file that left the unit is cleared. */
   private readonly publishedOn = new Map<string, Set<string>>();
@@ -139,7 +141,7 @@ class Server {
     this.timers.delete(key);
     let published;
     try {
-      published = diagnose(key, this.files);
+      published = diagnose(key, this.files, this.includes);
     } catch (error) {
       this.log(`checking ${key}`, error);
       return;

@@ -6,8 +6,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
 import type { FileEntry, Unit } from '../discovery.js';
-import { includesOf } from '../includes.js';
 import type { DocumentKind } from './features/index.js';
+import { IncludeCache } from './include-cache.js';
 
 
 /** A hub file's place: its hub directory (`…/.hub`), what it is, and which unit it belongs to. */
@@ -111,9 +111,10 @@ const MAX_PARTIAL_NAMES = 200;
  * The units of a unit key, as discovery would build them from the disk: every trigger of the
  * directory; the configuration with the partials it includes; the bundle with its workflows and
  * their partials. None when the main file is absent. `dir` is relative to the hub directory's
- * parent, which the findings' `file` is then relative to.
+ * parent, which the findings' `file` is then relative to. `includes` remembers what each
+ * document included, for the next edit.
  */
-export function unitsOf(key: string, files: Files): { root: string; units: Unit[] } {
+export function unitsOf(key: string, files: Files, includes = new IncludeCache()): { root: string; units: Unit[] } {
   const colon = key.indexOf(':');
   const kind = key.slice(0, colon);
   const hubDir = key.slice(colon + 1);
@@ -130,7 +131,7 @@ export function unitsOf(key: string, files: Files): { root: string; units: Unit[
   if (kind === 'configuration') {
     const yaml = files.read(join(hubDir, 'config.yml'));
     if (yaml === undefined) return { root, units: [] };
-    const partials = referenced(files, join(hubDir, 'partials'), includesOf(yaml, 'configuration'));
+    const partials = referenced(files, join(hubDir, 'partials'), includes.get(join(hubDir, 'config.yml'), yaml, 'configuration'));
     // Every partial's name, for the compiler's "did you mean" of an include that names none (as discovery gives it).
     const partialNames = files.tree(join(hubDir, 'partials'), MAX_PARTIAL_NAMES);
     return { root, units: [{ kind: 'configuration', file: `${dir}config.yml`, dir, yaml, partials, partialNames }] };
@@ -138,15 +139,15 @@ export function unitsOf(key: string, files: Files): { root: string; units: Unit[
   const hub = files.read(join(hubDir, 'hub.yml'));
   if (hub === undefined) return { root, units: [] };
   const entries: FileEntry[] = [{ path: '.hub/hub.yml', content: hub }];
-  const includes = new Set<string>();
+  const included = new Set<string>();
   const workflows = join(hubDir, 'workflows');
   for (const name of files.files(workflows).filter((file) => file.endsWith('.yml'))) {
     const content = files.read(join(workflows, name));
     if (content === undefined) continue;
     entries.push({ path: `.hub/workflows/${name}`, content });
-    for (const include of includesOf(content, 'workflow')) includes.add(include);
+    for (const include of includes.get(join(workflows, name), content, 'workflow')) included.add(include);
   }
-  const partials = referenced(files, workflows, [...includes].filter((include) => include.startsWith('partials/')));
+  const partials = referenced(files, workflows, [...included].filter((include) => include.startsWith('partials/')));
   entries.push(...partials.map((partial) => ({ path: `.hub/workflows/${partial.path}`, content: partial.content })));
   const partialNames = files.tree(join(workflows, 'partials'), MAX_PARTIAL_NAMES).map((name) => `.hub/workflows/partials/${name}`);
   return { root, units: [{ kind: 'bundle', file: `${dir}hub.yml`, dir, files: entries, partialNames }] };
