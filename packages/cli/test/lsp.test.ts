@@ -126,6 +126,18 @@ describe('hub lsp --stdio', () => {
     ]);
   });
 
+  it('offers the fix of a legacy workflow’s misspelled include as the include writes it', async () => {
+    const workflow = workflowYaml('review', ['partials/revew.md']);
+    writeTree(root, { '.hub/hub.yml': HUB_YML, '.hub/workflows/review.yml': workflow, '.hub/workflows/partials/review.md': 'Review.\n' });
+    client = await startLsp(root);
+    const uri = at('.hub/workflows/review.yml');
+    await client.open(uri, workflow);
+    const [diagnostic] = await client.diagnostics(uri, (list) => list.some((item) => item.code === 'partial.missing'));
+    expect(covered(workflow, diagnostic!)).toBe('partials/revew.md');
+    const actions = await client.connection.sendRequest<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: diagnostic!.range, context: { diagnostics: [diagnostic] } });
+    expect(actions.map((action) => action.edit?.changes?.[uri])).toEqual([[{ range: diagnostic!.range, newText: 'partials/review.md' }]]);
+  });
+
   it('checks the triggers of a directory together (a duplicate name) and a legacy bundle’s workflows', async () => {
     const workflow = workflowYaml('review', []).replace('agent: reviewer', 'agent: reviewr');
     writeTree(root, {
