@@ -169,6 +169,26 @@ describe('hub lsp --stdio', () => {
   });
 });
 
+describe('hub lsp and a broken connection', () => {
+  it('logs malformed messages and goes on; exits 0 after shutdown and exit', async () => {
+    writeTree(root, { '.hub/config.yml': BROKEN });
+    const raw = ['{}', '{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","params":null}', '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{}}'];
+    client = await startLsp(root, { raw: raw.map((body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`).join('') });
+    expect(codes(await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0))).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    expect(await client.stop()).toBe(0);
+    expect(client.stderr()).toBe('');
+  });
+
+  it('exits 1 when the editor goes away without shutdown, printing nothing', async () => {
+    writeTree(root, { '.hub/config.yml': BROKEN });
+    client = await startLsp(root, { raw: 'Content-Length: 2\r\n\r\n{}' });
+    await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0);
+    client.child.stdin?.end();
+    expect(await client.exited).toBe(1);
+    expect(client.stderr()).toBe('');
+  });
+});
+
 describe('hub lsp (the command)', () => {
   it('--help says how editors start it', async () => {
     const { code, stdout } = await hub(['lsp', '--help']);

@@ -14,6 +14,7 @@ import {
   type Connection,
   type InitializeParams,
   type InitializeResult,
+  type Logger,
 } from 'vscode-languageserver';
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
 import type { Readable, Writable } from 'node:stream';
@@ -33,13 +34,14 @@ export const DEBOUNCE_MS = 50;
 export function serve(input: Readable, output: Writable): Promise<number> {
   return new Promise((resolve) => {
     let shutdown = false;
-    // Once the editor says exit or the input ends, nothing may keep the process alive.
+    // Once the editor says exit or the input ends, nothing may keep the process alive. The
+    // connection is left to close with its streams: disposing it would make a log line still
+    // queued (about a malformed message, say) throw.
     let ended = false;
     const end = (code: number) => {
       if (ended) return;
       ended = true;
       server.stop();
-      connection.dispose();
       input.destroy();
       resolve(code);
     };
@@ -53,11 +55,28 @@ export function serve(input: Readable, output: Writable): Promise<number> {
       initialize() {},
       exit: end,
     };
-    const connection = createConnection((logger) => createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), logger), watchDog);
+    const connection = createConnection((logger) => createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), quiet(logger)), watchDog);
     input.on('end', () => end(shutdown ? 0 : 1));
     const server = new Server(connection);
     server.listen();
   });
+}
+
+/**
+ * The connection's own log lines (about a malformed message, say) go to the editor; once the
+ * connection has closed, sending one throws, outside any handler: those are dropped instead.
+ */
+function quiet(logger: Logger): Logger {
+  const safely =
+    (write: (message: string) => void) =>
+    (message: string): void => {
+      try {
+        write(message);
+      } catch {
+        // The editor is gone: there is no one to tell.
+      }
+    };
+  return { error: safely((m) => logger.error(m)), warn: safely((m) => logger.warn(m)), info: safely((m) => logger.info(m)), log: safely((m) => logger.log(m)) };
 }
 
 class Server {
@@ -177,7 +196,7 @@ class Server {
   }
 
   private log(what: string, error: unknown): void {
-    this.connection.console.error(`hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    quiet(this.connection.console).error(`hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
 }
 

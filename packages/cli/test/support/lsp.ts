@@ -21,18 +21,21 @@ export interface LspClient {
   close(uri: string): Promise<void>;
   /** shutdown, exit, and the exit code. */
   stop(): Promise<number | null>;
+  exited: Promise<number | null>;
 }
 
 export function uriOf(path: string): string {
   return pathToFileURL(path).href;
 }
 
-/** Starts `hub lsp --stdio` and initializes it with `root` as the workspace folder. */
-export async function startLsp(root: string, options: { capabilities?: object } = {}): Promise<LspClient> {
+/** Starts `hub lsp --stdio` (after `raw` bytes, if given) and initializes it with `root` as the workspace folder. */
+export async function startLsp(root: string, options: { capabilities?: object; raw?: string } = {}): Promise<LspClient> {
   const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  // Bytes no editor should send, before the first real message.
+  if (options.raw !== undefined) child.stdin?.write(options.raw);
   const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const published: PublishDiagnosticsParams[] = [];
   const latest = new Map<string, Diagnostic[]>();
@@ -65,6 +68,7 @@ export async function startLsp(root: string, options: { capabilities?: object } 
       }
     },
     stderr: () => stderr,
+    exited,
     open: (uri, text) => connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } }),
     change: (uri, version, text) => connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] }),
     close: (uri) => connection.sendNotification('textDocument/didClose', { textDocument: { uri } }),
