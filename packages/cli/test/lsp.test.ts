@@ -138,6 +138,24 @@ describe('hub lsp --stdio', () => {
     expect(actions.map((action) => action.edit?.changes?.[uri])).toEqual([[{ range: diagnostic!.range, newText: 'partials/review.md' }]]);
   });
 
+  it('clears a partial that is no longer included, and sees a file created on disk when told of it', async () => {
+    const config = configurationYaml(['testing.md']);
+    writeTree(root, { '.hub/config.yml': config, '.hub/partials/testing.md': 'Then {{ promt }}.\n' });
+    client = await startLsp(root, { capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } } });
+    const uri = at('.hub/config.yml');
+    const partial = at('.hub/partials/testing.md');
+    expect(codes(await client.diagnostics(partial, (list) => list.length > 0))).toEqual(['template.unknown_placeholder']);
+    await client.open(uri, config);
+    await client.change(uri, 2, configurationYaml(['other.md']));
+    expect(codes(await client.diagnostics(uri, (list) => list.length > 0))).toEqual(['partial.missing']);
+    await client.diagnostics(partial, (list) => list.length === 0);
+    expect(client.registrations).toEqual([expect.objectContaining({ method: 'workspace/didChangeWatchedFiles', registerOptions: { watchers: [{ globPattern: '**/.hub/**' }] } })]);
+    writeTree(root, { '.hub/partials/other.md': 'Other.\n' });
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: at('.hub/partials/other.md'), type: 1 }] });
+    await client.diagnostics(uri, (list) => list.length === 0);
+    expect(client.latest(at('.hub/partials/other.md'))).toEqual([]);
+  });
+
   it('checks the triggers of a directory together (a duplicate name) and a legacy bundle’s workflows', async () => {
     const workflow = workflowYaml('review', []).replace('agent: reviewer', 'agent: reviewr');
     writeTree(root, {

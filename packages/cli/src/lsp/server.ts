@@ -87,6 +87,7 @@ class Server {
   /** The files each unit key last published on, so that a file that left the unit is cleared. */
   private readonly publishedOn = new Map<string, Set<string>>();
   private roots: string[] = [];
+  private watch = false;
 
   constructor(private readonly connection: Connection) {}
 
@@ -94,6 +95,7 @@ class Server {
     const { connection, documents } = this;
     connection.onInitialize((params) => this.initialize(params));
     connection.onInitialized(() => {
+      if (this.watch) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }] }).catch(() => undefined);
       for (const root of this.roots) for (const key of unitKeys(join(root, '.hub'))) this.schedule(key, 0);
     });
     documents.onDidChangeContent(({ document }) => this.changed(document.uri, document.getText(), DEBOUNCE_MS));
@@ -121,11 +123,8 @@ class Server {
   private initialize(params: InitializeParams): InitializeResult {
     const folders = params.workspaceFolders?.map((folder) => folder.uri) ?? (params.rootUri ? [params.rootUri] : []);
     this.roots = [...new Set(folders.map(pathOf).filter((path) => path !== undefined).map(repositoryRoot))];
-    if (params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true) {
-      this.connection.onInitialized(() => {
-        void this.connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }] }).catch(() => undefined);
-      });
-    }
+    // Files changed on disk but not open (a partial created, a branch checked out) are seen when the editor watches them for us.
+    this.watch = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,

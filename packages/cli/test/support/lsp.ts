@@ -13,6 +13,8 @@ export interface LspClient {
   latest(uri: string): Diagnostic[] | undefined;
   /** Waits until the latest diagnostics for `uri` satisfy `test`; rejects after `ms` with what was published. */
   diagnostics(uri: string, test: (diagnostics: Diagnostic[]) => boolean, ms?: number): Promise<Diagnostic[]>;
+  /** What the server registered dynamically (client/registerCapability). */
+  registrations: unknown[];
   /** Every diagnostics notification, in arrival order. */
   published: PublishDiagnosticsParams[];
   stderr(): string;
@@ -44,7 +46,11 @@ export async function startLsp(root: string, options: { capabilities?: object; r
     latest.set(params.uri, params.diagnostics);
   });
   connection.onNotification('window/logMessage', () => undefined);
-  connection.onRequest('client/registerCapability', () => null);
+  const registrations: unknown[] = [];
+  connection.onRequest('client/registerCapability', (params: { registrations: unknown[] }) => {
+    registrations.push(...params.registrations);
+    return null;
+  });
   connection.listen();
   await connection.sendRequest('initialize', {
     processId: null,
@@ -57,6 +63,7 @@ export async function startLsp(root: string, options: { capabilities?: object; r
     connection,
     child,
     published,
+    registrations,
     latest: (uri) => latest.get(uri),
     async diagnostics(uri, test, ms = 20_000) {
       const deadline = Date.now() + ms;
