@@ -167,7 +167,13 @@ class Server {
     const before = this.publishedOn.get(key) ?? new Set();
     for (const path of before) if (!published.has(path)) published.set(path, []);
     this.publishedOn.set(key, new Set([...published].filter(([, list]) => list.length > 0).map(([path]) => path)));
-    for (const [path, diagnostics] of published) void this.connection.sendDiagnostics({ uri: this.uriOf(path), diagnostics }).catch((error: unknown) => this.log('publishing', error));
+    for (const [path, diagnostics] of published) {
+      try {
+        void this.connection.sendDiagnostics({ uri: this.uriOf(path), diagnostics }).catch(() => undefined);
+      } catch {
+        // The connection closed under this check (the editor went away): nothing to publish to.
+      }
+    }
   }
 
   /** The URI the client opened `path` under, else its file URI. */
