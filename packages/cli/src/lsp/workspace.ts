@@ -9,7 +9,6 @@ import type { FileEntry, Unit } from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
 import { IncludeCache } from './include-cache.js';
 
-
 /** A hub file's place: its hub directory (`…/.hub`), what it is, and which unit it belongs to. */
 export interface Place {
   hubDir: string;
