@@ -16,8 +16,13 @@ the same places: for .hub/config.yml and its partials, .hub/triggers/*.yml, and 
 the partial. What is open in the editor is checked as it is in the editor, saved or not; other
 files are read from the disk, from the repository of the workspace folder (the nearest
 directory from it up that holds .hub/ or .git). It also offers quick fixes for "did you mean",
-completion and hover. As with "hub validate", no hub is asked: whether daemons, agent
-providers, modes and models exist is not checked.
+completion and hover.
+
+With a login (hub login, or HUB_URL and HUB_API_KEY), the hub is also asked, in the background,
+whether the daemons, agent providers, modes and models that a valid file names exist (as
+"hub deploy --dry-run" does): for trigger files, and for the configuration or legacy bundle when
+the editor names its project in the initialization options ({ "project": "<slug>" }). Answers
+are kept per file content; a keystroke never waits for one. Without a login, nothing is asked.
 
 Options:
   --stdio                 Speak LSP on standard input and output (required)
@@ -33,7 +38,10 @@ Setup:
   Helix     in languages.toml: [language-server.hub] command = "hub", args = ["lsp", "--stdio"],
             and add "hub" to the language-servers of [[language]] name = "yaml"
 
-Environment: none (no hub is asked, no credential is read).
+Environment (only to find a login, as the other commands do):
+  HUB_URL          the hub (default: the active stored login's)
+  HUB_API_KEY      the credential (default: the one stored for the hub)
+  HUB_CONFIG_DIR   where logins are stored (default: $XDG_CONFIG_HOME/hub or ~/.config/hub)
 
 Exit codes:
   0  the editor asked to shut down, then to exit
@@ -52,6 +60,6 @@ export const lsp: Command = {
     }
     if (values.stdio !== true) throw new UsageError('Give --stdio: editors start the server with it and speak LSP on standard input and output.', COMMAND);
     const { serve } = await import('../lsp/server.js');
-    return serve(io.stdin, io.stdout);
+    return serve(io.stdin, io.stdout, io.env);
   },
 };

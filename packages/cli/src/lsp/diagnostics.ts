@@ -6,20 +6,23 @@ import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import { checkUnits, filesOf, type Finding } from '../check.js';
 import type { Unit } from '../discovery.js';
 import type { IncludeCache } from './include-cache.js';
+import type { HubResources } from './resources.js';
 import { lineStarts, tokenRange } from './positions.js';
 import { unitsOf, type Files } from './workspace.js';
 
 /** Absolute path → the diagnostics of that file. */
 export type Published = Map<string, Diagnostic[]>;
 
-export function diagnose(key: string, files: Files, includes: IncludeCache): Published {
+export function diagnose(key: string, files: Files, includes: IncludeCache, resources?: HubResources): Published {
   const { root, units } = unitsOf(key, files, includes);
   const texts = textsOf(units, root);
   const published: Published = new Map([...texts.keys()].map((path) => [path, []]));
   if (units.length === 0) return published;
   const main = absolute(root, units[0]?.file ?? '');
   const starts = new Map<string, number[]>();
-  for (const finding of checkUnits(units).issues) {
+  const findings = checkUnits(units).issues;
+  if (resources !== undefined) findings.push(...resourceFindings(key, units, findings, resources));
+  for (const finding of findings) {
     let path = absolute(root, finding.file);
     // An issue about a file the unit does not hold is shown on the unit's main file.
     if (!texts.has(path)) path = main;
@@ -29,6 +32,12 @@ export function diagnose(key: string, files: Files, includes: IncludeCache): Pub
     published.get(path)?.push(toDiagnostic(finding, text, lines, path === absolute(root, finding.file)));
   }
   return published;
+}
+
+/** The hub's resource issues of each unit that is valid offline (the hub resolves resources only for those). */
+function resourceFindings(key: string, units: Unit[], findings: Finding[], resources: HubResources): Finding[] {
+  const failed = new Set(findings.filter((finding) => finding.severity === 'error').map((finding) => finding.file));
+  return units.flatMap((unit) => (filesOf(unit).some((file) => failed.has(file.path)) ? [] : (resources.issues(key, unit) ?? [])));
 }
 
 function toDiagnostic(finding: Finding, text: string, starts: number[], placed: boolean): Diagnostic {

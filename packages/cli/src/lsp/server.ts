@@ -22,6 +22,7 @@ import { diagnose } from './diagnostics.js';
 import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } from './editing.js';
 import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
+import { HubResources } from './resources.js';
 import { Files, placeOf, unitKeys } from './workspace.js';
 
 /**
@@ -31,7 +32,7 @@ import { Files, placeOf, unitKeys } from './workspace.js';
 export const DEBOUNCE_MS = 50;
 
 /** Serves LSP on `input`/`output`; resolves with the exit code once the client says exit or the input ends. */
-export function serve(input: Readable, output: Writable): Promise<number> {
+export function serve(input: Readable, output: Writable, env: Record<string, string | undefined>): Promise<number> {
   return new Promise((resolve) => {
     let shutdown = false;
     // Once the editor says exit or the input ends, nothing may keep the process alive. The
@@ -57,7 +58,7 @@ export function serve(input: Readable, output: Writable): Promise<number> {
     };
     const connection = createConnection((logger) => createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), quiet(logger)), watchDog);
     input.on('end', () => end(shutdown ? 0 : 1));
-    const server = new Server(connection);
+    const server = new Server(connection, env);
     server.listen();
   });
 }
@@ -89,7 +90,12 @@ class Server {
   private roots: string[] = [];
   private watch = false;
 
-  constructor(private readonly connection: Connection) {}
+  private resources: HubResources | undefined;
+
+  constructor(
+    private readonly connection: Connection,
+    private readonly env: Record<string, string | undefined>,
+  ) {}
 
   listen(): void {
     const { connection, documents } = this;
@@ -125,6 +131,10 @@ class Server {
     this.roots = [...new Set(folders.map(pathOf).filter((path) => path !== undefined).map(repositoryRoot))];
     // Files changed on disk but not open (a partial created, a branch checked out) are seen when the editor watches them for us.
     this.watch = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    // A configuration is validated for a project: the editor may name one ({ "project": "slug" }); triggers need none.
+    const options: unknown = params.initializationOptions;
+    const project = typeof options === 'object' && options !== null && 'project' in options && typeof options.project === 'string' ? options.project : undefined;
+    this.resources = new HubResources(this.env, project, (key) => this.schedule(key, 0), (message) => quiet(this.connection.console).info(`hub lsp: ${message}`));
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -159,7 +169,7 @@ class Server {
     this.timers.delete(key);
     let published;
     try {
-      published = diagnose(key, this.files, this.includes);
+      published = diagnose(key, this.files, this.includes, this.resources);
     } catch (error) {
       this.log(`checking ${key}`, error);
       return;

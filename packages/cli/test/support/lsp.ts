@@ -31,8 +31,8 @@ export function uriOf(path: string): string {
 }
 
 /** Starts `hub lsp --stdio` (after `raw` bytes, if given) and initializes it with `root` as the workspace folder. */
-export async function startLsp(root: string, options: { capabilities?: object; raw?: string } = {}): Promise<LspClient> {
-  const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root }, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startLsp(root: string, options: { capabilities?: object; raw?: string; env?: Record<string, string>; initializationOptions?: object } = {}): Promise<LspClient> {
+  const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -57,6 +57,7 @@ export async function startLsp(root: string, options: { capabilities?: object; r
     rootUri: uriOf(root),
     workspaceFolders: [{ uri: uriOf(root), name: 'repo' }],
     capabilities: options.capabilities ?? {},
+    ...(options.initializationOptions === undefined ? {} : { initializationOptions: options.initializationOptions }),
   });
   await connection.sendNotification('initialized', {});
   return {
