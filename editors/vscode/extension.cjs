@@ -7,7 +7,9 @@ const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
 let client;
 
 function activate(context) {
-  const command = vscode.workspace.getConfiguration('hub').get('path', 'hub');
+  const settings = vscode.workspace.getConfiguration('hub');
+  const command = settings.get('path', 'hub');
+  const project = settings.get('project', '');
   const server = { command, args: ['lsp'], transport: TransportKind.stdio };
   client = new LanguageClient('hub', 'Hub', server, {
     documentSelector: [
@@ -15,6 +17,7 @@ function activate(context) {
       { scheme: 'file', pattern: '**/.hub/{partials,workflows/partials}/**' },
     ],
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/.hub/**') },
+    initializationOptions: project === '' ? {} : { project },
   });
   context.subscriptions.push(client);
   return client.start();
