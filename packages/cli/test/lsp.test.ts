@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { compileBundle, compileConfiguration, type Issue } from '@hub/compiler';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { unreadNote } from '../dist/lsp/workspace.js';
 import { hub } from './support/cli.js';
 import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
 import { startLsp, uriOf, type LspClient } from './support/lsp.js';
@@ -175,6 +176,21 @@ describe('hub lsp --stdio', () => {
     expect(client.latest(at('.hub/hub.yml'))).toEqual([]);
   });
 
+  it('says on an open .yaml trigger that it is not read and what to rename it to, and clears that when it is closed', async () => {
+    writeTree(root, { '.hub/triggers/n.yaml': triggerYaml('n'), '.hub/config.yaml': configurationYaml([]) });
+    client = await startLsp(root);
+    for (const [file, renamed] of [['.hub/triggers/n.yaml', 'n.yml'], ['.hub/config.yaml', 'config.yml']] as const) {
+      const uri = at(file);
+      await client.open(uri, readFileSync(join(root, file), 'utf8'));
+      const [note, ...more] = await client.diagnostics(uri, (list) => list.length > 0);
+      expect(more).toEqual([]);
+      expect(note?.severity).toBe(2);
+      expect(note?.message).toContain(`rename it to ${renamed}`);
+      await client.close(uri);
+      await client.diagnostics(uri, (list) => list.length === 0);
+    }
+  });
+
   it('survives documents no editor should send and still answers', async () => {
     writeTree(root, { '.hub/config.yml': configurationYaml([]) });
     client = await startLsp(root);
@@ -184,6 +200,23 @@ describe('hub lsp --stdio', () => {
     await client.diagnostics(uri, (list) => list.length > 0);
     expect(await client.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9999, character: 9999 } })).toBeNull();
     expect(client.child.exitCode).toBeNull();
+  });
+});
+
+describe('files under .hub that are not read', () => {
+  it.each([
+    ['.hub/triggers/n.yaml', 'trigger files end in .yml; rename it to n.yml'],
+    ['.hub/workflows/review.yaml', 'workflow files end in .yml; rename it to review.yml'],
+    ['.hub/config.yaml', 'rename it to config.yml'],
+    ['.hub/hub.yaml', 'rename it to hub.yml'],
+    ['.hub/partials/notes.yaml', undefined],
+    ['.hub/triggers/deep/n.yaml', undefined],
+    ['.hub/triggers/n.yml', undefined],
+    ['elsewhere/n.yaml', undefined],
+  ])('%s', (file, said) => {
+    const note = unreadNote(join(root, ...file.split('/')));
+    if (said === undefined) expect(note).toBeUndefined();
+    else expect(note).toContain(said);
   });
 });
 

@@ -8,10 +8,12 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   CodeActionKind,
   createConnection,
+  DiagnosticSeverity,
   DidChangeWatchedFilesNotification,
   TextDocuments,
   TextDocumentSyncKind,
   type Connection,
+  type Diagnostic,
   type InitializeParams,
   type InitializeResult,
   type Logger,
@@ -23,7 +25,7 @@ import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } 
 import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
 import { HubResources } from './resources.js';
-import { Files, placeOf, unitKeys } from './workspace.js';
+import { Files, placeOf, unitKeys, unreadNote } from './workspace.js';
 
 /**
  * How long an edit waits for the next before its unit is checked: long enough that a burst of
@@ -154,6 +156,19 @@ class Server {
     else if (text !== null) this.files.buffers.set(path, text);
     const place = placeOf(path);
     if (place !== undefined) this.schedule(place.unit, delay);
+    else if (text !== null) this.noteUnread(uri, path, text !== undefined);
+  }
+
+  /** An open file that looks meant but is not read (`.hub/triggers/n.yaml`) says so on its first line; closed, it is cleared. */
+  private noteUnread(uri: string, path: string, open: boolean): void {
+    const note = unreadNote(path);
+    if (note === undefined) return;
+    const diagnostics: Diagnostic[] = open ? [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: DiagnosticSeverity.Warning, source: 'hub', message: note }] : [];
+    try {
+      void this.connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined);
+    } catch {
+      // The connection closed (the editor went away): nothing to publish to.
+    }
   }
 
   private schedule(key: string, delay: number): void {

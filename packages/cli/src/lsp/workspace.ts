@@ -34,6 +34,26 @@ export function placeOf(path: string): Place | undefined {
   return undefined;
 }
 
+/**
+ * Why a file under `.hub` that looks meant is not read, as discovery notes it: a trigger or
+ * workflow ending in `.yaml`, a `config.yaml` or `hub.yaml`. Undefined for any other file.
+ */
+export function unreadNote(path: string): string | undefined {
+  const parts = path.split(sep);
+  const at = parts.lastIndexOf('.hub', parts.length - 2);
+  if (at < 0) return undefined;
+  const rest = parts.slice(at + 1);
+  const name = rest[rest.length - 1] ?? '';
+  if (!name.endsWith('.yaml')) return undefined;
+  const renamed = `${name.slice(0, -'.yaml'.length)}.yml`;
+  let why: string | undefined;
+  if (rest.length === 2 && rest[0] === 'triggers') why = 'trigger files end in .yml';
+  else if (rest.length === 2 && rest[0] === 'workflows') why = 'workflow files end in .yml';
+  else if (rest.length === 1 && name === 'config.yaml') why = 'the configuration is .hub/config.yml';
+  else if (rest.length === 1 && name === 'hub.yaml') why = 'the legacy bundle is .hub/hub.yml';
+  return why === undefined ? undefined : `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
+}
+
 /** The unit keys of a hub directory, for a first look at a workspace. */
 export function unitKeys(hubDir: string): string[] {
   return ['triggers', 'configuration', 'bundle'].map((kind) => `${kind}:${hubDir}`);
