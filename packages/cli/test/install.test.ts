@@ -2,7 +2,6 @@
 // dependencies and installs it with npm into a temporary prefix, offline and with a registry that
 // answers nothing; the installed `hub` then runs from a directory outside the checkout, with a PATH
 // that holds no workspace bin directory and no NODE_PATH.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,24 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finished } from './support/cli.js';
 import { triggerYaml } from './support/documents.js';
-import { writeTree } from './support/repo.js';
+import { exec, writeTree } from './support/repo.js';
 
 const CLI = fileURLToPath(new URL('..', import.meta.url));
 const PACK = join(CLI, 'scripts/pack.js');
 const { name, version } = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as { name: string; version: string };
 // npm on a loaded two-core machine.
 const NPM_MS = 180_000;
-
-/** Runs `command args` to completion with exactly `env`. */
-async function exec(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Finished> {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
-}
 
 let dir: string;
 let prefix: string;
