@@ -58,7 +58,9 @@ export function group(spec: {
   commands: Command[];
   options?: Record<string, (io: Io) => number>;
 }): Command {
-  const listing = spec.commands.map((command) => `  ${command.name.padEnd(9)} ${command.summary}`).join('\n');
+  // The summaries start in one column, past the longest name (completion, in hub's listing).
+  const width = Math.max(...spec.commands.map((command) => command.name.length)) + 2;
+  const listing = spec.commands.map((command) => `  ${command.name.padEnd(width)} ${command.summary}`).join('\n');
   const names = spec.commands.map((command) => command.name);
   const find = (name: string): Command => {
     const command = spec.commands.find((candidate) => candidate.name === name);

@@ -36,8 +36,10 @@ describe('hub', () => {
     expect(stdout).toMatch(/^Usage: hub <command> \[options\]$/m);
     const [heading, ...listed] = stdout.slice(stdout.indexOf('Commands:'), stdout.indexOf('Options:')).trim().split('\n');
     expect(heading).toBe('Commands:');
-    for (const line of listed) expect(line).toMatch(/^ {2}[a-z]+ +\S/);
-    expect(listed).toContainEqual(expect.stringMatching(/^ {2}daemon {4}\S/));
+    for (const line of listed) expect(line).toMatch(/^ {2}[a-z]+ {3,}\S/);
+    // Every summary starts in one column, also after the longest name (completion).
+    expect(new Set(listed.map((line) => /^ {2}[a-z]+ +/.exec(line)?.[0].length)).size).toBe(1);
+    expect(listed).toContainEqual(expect.stringMatching(/^ {2}completion {3}Print a shell completion script/));
     expect(stdout).toMatch(/Exit codes:\n {2}0 +success\n {2}1 +failure.*\n {2}2 +usage or configuration error/);
   });
 
