@@ -5,12 +5,13 @@
 //   node scripts/pack.js                          builds the CLI (tsc -b), bundles, packs into dist/pack/
 //   node scripts/pack.js --install [--prefix DIR] the same, then `npm install --global` of the tarball
 //   node scripts/pack.js --no-build --out DIR     packs the bundle as it is (bundled again only when stale)
-// It prints the tarball's path on standard output (the last line when --install adds npm's own).
+// It prints the tarball's path on standard output (the last line when --install adds npm's own);
+// --install also says on standard error where `hub` went, and whether PATH has that directory.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundle, OUT, stale } from './bundle.js';
@@ -110,6 +111,24 @@ has no dependencies and installs offline.
 - Help: \`hub --help\`, \`hub help <command>\`
 `;
 
+/**
+ * Where npm put the `hub` link: `<prefix>/bin` (npm's global prefix without --prefix; on Windows the
+ * prefix itself). A new user's `hub: command not found` after `--prefix ~/.local` is a `bin` that is
+ * not on PATH, so the script says where `hub` is and whether PATH has it.
+ */
+function binDirectory(prefix) {
+  const global = prefix === undefined ? spawnSync('npm', ['prefix', '--global'], { encoding: 'utf8' }).stdout.trim() : resolve(prefix);
+  return process.platform === 'win32' ? global : join(global, 'bin');
+}
+
+/** The line that says where `hub` is installed, and how to put it on PATH when it is not. */
+function installedNote(bin) {
+  const onPath = (process.env.PATH ?? '').split(delimiter).some((entry) => entry !== '' && resolve(entry) === bin);
+  return onPath
+    ? `Installed hub in ${bin}. Check it with: hub --version`
+    : `Installed hub in ${bin}, which is not on PATH: add it (export PATH="${bin}:$PATH", in your shell's profile), or run ${join(bin, 'hub')}.`;
+}
+
 /** Writes the package into a temporary directory and packs it into `out`; returns the tarball's path. */
 function pack(out) {
   const stage = mkdtempSync(join(tmpdir(), 'hub-pack-'));
@@ -137,6 +156,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (install) {
       // Nothing to fetch: no audit, no funding notice, no update check.
       run('npm', ['install', '--global', '--no-audit', '--no-fund', '--no-update-notifier', ...(prefix === undefined ? [] : ['--prefix', resolve(prefix)]), tarball]);
+      console.error(installedNote(binDirectory(prefix)));
     }
     console.log(tarball);
   } catch (error) {

@@ -20,6 +20,8 @@ const NPM_MS = 180_000;
 let dir: string;
 let prefix: string;
 let tarball: string;
+/** What pack.js --install said on standard error. */
+let said: string;
 /** A PATH with the installed bin directory and node's, nothing of the workspace. */
 let path: string;
 
@@ -29,8 +31,16 @@ beforeAll(async () => {
   path = [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':');
   // The tarball goes to this test's own directory: another run packing at the same time writes its own.
   // --no-build: vitest's global setup has bundled the current build; pack.js bundles again only if stale.
-  const packed = await exec(process.execPath, [PACK, '--no-build', '--out', join(dir, 'pack'), '--install', '--prefix', prefix], CLI, {
-    PATH: path,
+  const packed = await packInstall(prefix, 'pack', path);
+  expect(packed.code, packed.stderr).toBe(0);
+  tarball = packed.stdout.trim().split('\n').at(-1) ?? '';
+  said = packed.stderr;
+}, NPM_MS);
+
+/** `pack.js --no-build --install --prefix` into `into`, offline, with `PATH` as given. */
+function packInstall(into: string, out: string, PATH: string): Promise<Finished> {
+  return exec(process.execPath, [PACK, '--no-build', '--out', join(dir, out), '--install', '--prefix', into], CLI, {
+    PATH,
     HOME: dir,
     npm_config_cache: join(dir, 'npm-cache'),
     npm_config_offline: 'true',
@@ -38,9 +48,7 @@ beforeAll(async () => {
     npm_config_registry: 'http://127.0.0.1:9/',
     npm_config_update_notifier: 'false',
   });
-  expect(packed.code, packed.stderr).toBe(0);
-  tarball = packed.stdout.trim().split('\n').at(-1) ?? '';
-}, NPM_MS);
+}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -65,6 +73,20 @@ describe('node scripts/pack.js --install', () => {
     const which = await exec('sh', ['-c', 'command -v hub'], dir, { PATH: path });
     expect(which.stdout.trim()).toBe(join(prefix, 'bin/hub'));
   });
+
+  it('says where hub went; with that directory on PATH, nothing more', () => {
+    expect(said).toContain(`Installed hub in ${join(prefix, 'bin')}. Check it with: hub --version`);
+    expect(said).not.toContain('not on PATH');
+  });
+
+  it('says when the bin directory it installed into is not on PATH, and how to add it', async () => {
+    const elsewhere = join(dir, 'elsewhere');
+    const packed = await packInstall(elsewhere, 'pack-elsewhere', [dirname(process.execPath), '/usr/bin', '/bin'].join(':'));
+    expect(packed.code, packed.stderr).toBe(0);
+    const bin = join(elsewhere, 'bin');
+    expect(packed.stderr).toContain(`Installed hub in ${bin}, which is not on PATH: add it (export PATH="${bin}:$PATH"`);
+    expect(existsSync(join(bin, 'hub'))).toBe(true);
+  }, NPM_MS);
 
   it('shows its help, and every command it lists loads (each is a chunk of its own) and shows its own', async () => {
     const help = await installed(['--help'], dir);
