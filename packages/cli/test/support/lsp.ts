@@ -30,8 +30,17 @@ export function uriOf(path: string): string {
   return pathToFileURL(path).href;
 }
 
-/** Starts `hub lsp --stdio` (after `raw` bytes, if given) and initializes it with `root` as the workspace folder. */
-export async function startLsp(root: string, options: { capabilities?: object; raw?: string; env?: Record<string, string>; initializationOptions?: object } = {}): Promise<LspClient> {
+export interface StartOptions {
+  capabilities?: object;
+  raw?: string;
+  env?: Record<string, string>;
+  initializationOptions?: object;
+  /** The workspace folders (default: `root` alone); `null`: none, and no rootUri either (a file opened without a folder). */
+  folders?: string[] | null;
+}
+
+/** Starts `hub lsp --stdio` in `root` (after `raw` bytes, if given) and initializes it with `root` (or `folders`) as the workspace folders. */
+export async function startLsp(root: string, options: StartOptions = {}): Promise<LspClient> {
   const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -52,10 +61,11 @@ export async function startLsp(root: string, options: { capabilities?: object; r
     return null;
   });
   connection.listen();
+  const folders = options.folders === undefined ? [root] : options.folders;
   await connection.sendRequest('initialize', {
     processId: null,
-    rootUri: uriOf(root),
-    workspaceFolders: [{ uri: uriOf(root), name: 'repo' }],
+    rootUri: folders === null ? null : uriOf(folders[0] ?? root),
+    workspaceFolders: folders === null ? null : folders.map((folder, index) => ({ uri: uriOf(folder), name: `folder-${index}` })),
     capabilities: options.capabilities ?? {},
     ...(options.initializationOptions === undefined ? {} : { initializationOptions: options.initializationOptions }),
   });
