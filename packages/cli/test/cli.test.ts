@@ -66,7 +66,7 @@ describe('hub', () => {
   });
 
   it.each([
-    [['daemon', '--help'], [/^Usage: hub daemon <command>/m, /^ {2}enroll {4}\S/m, /^ {2}run {7}\S/m, /daemons\.json .*mode 0600/]],
+    [['daemon', '--help'], [/^Usage: hub daemon <command>/m, /^ {2}enroll {3}\S/m, /^ {2}run {6}\S/m, /daemons\.json .*mode 0600/]],
     [
       ['daemon', 'enroll', '--help'],
       [/^Usage: hub daemon enroll \[origin\] --name NAME \[--replace\] \[--config FILE\] \[--json\]$/m, /HUB_ENROLLMENT_TOKEN/, /no option for it/, /^ {2}--replace/m, /command: \[claude, -p/, /^Exit codes:/m],
