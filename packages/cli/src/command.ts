@@ -41,7 +41,11 @@ export function parseOptions<T extends OptionSpec>(command: string, args: string
   try {
     parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, '.'), command);
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
+    // A mistyped long option gets the closest one, as a mistyped command does (--dryrun: --dry-run).
+    const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
+    const close = unknown === undefined ? undefined : closest(unknown, [...Object.keys(options), 'help']);
+    throw new UsageError(close === undefined ? message : `${message.replace(/\.$/, '')}; did you mean --${close}?`, command);
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`Unexpected argument "${parsed.positionals[maxPositionals]}".`, command);

@@ -53,6 +53,19 @@ describe('a mistyped command', () => {
   it('far from every command gets no suggestion', async () => {
     expect((await hub(['xyzzy'])).stderr).toBe('hub: Unknown command "xyzzy".\nRun "hub --help" for usage.\n');
   });
+
+  it.each([
+    ['deploy --dryrun', "'--dryrun'; did you mean --dry-run?", 'hub deploy'],
+    ['projects --jsn', "'--jsn'; did you mean --json?", 'hub projects'],
+    ['validate --fromat=json', "'--fromat'; did you mean --format?", 'hub validate'],
+    ['daemon enroll --nmae', "'--nmae'; did you mean --name?", 'hub daemon enroll'],
+  ])('a mistyped option, %s: exit 2, did you mean?', async (typed, said, command) => {
+    expect(await hub(typed.split(' '))).toEqual({ code: 2, stdout: '', stderr: `hub: Unknown option ${said}\nRun "${command} --help" for usage.\n` });
+  });
+
+  it('an option far from every one gets no suggestion', async () => {
+    expect((await hub(['projects', '--xyzzy'])).stderr).toBe('hub: Unknown option \'--xyzzy\'.\nRun "hub projects --help" for usage.\n');
+  });
 });
 
 describe('hub completion', () => {
