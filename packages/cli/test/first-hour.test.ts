@@ -31,6 +31,13 @@ describe('hub help', () => {
     expect(await hub(['help', ...args])).toEqual(help);
   });
 
+  // Read in an 100-column terminal: a line past that wraps mid-word (hub login's did).
+  it.each([[[]], ...commands.map((command) => [[command.name]]), [['daemon', 'enroll']], [['daemon', 'run']], [['auth', 'status']]])('%j --help fits in 100 columns', async (args) => {
+    const help = await hub([...args, '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.split('\n').filter((line) => line.length > 100)).toEqual([]);
+  });
+
   it('of an unknown command is a usage error with a suggestion', async () => {
     expect(await hub(['help', 'valdate'])).toEqual({ code: 2, stdout: '', stderr: 'hub: Unknown command "valdate"; did you mean validate?\nRun "hub --help" for usage.\n' });
   });

@@ -47,7 +47,7 @@ Environment:
 Example:
   ${COMMAND} --json
 
-${exitCodes('every stored login is accepted by its hub', 'a login is refused or could not be checked, or none is stored ("Not logged in to any hub.", as gh auth status)')}`;
+${exitCodes('every stored login is accepted by its hub', 'a login is refused or could not be checked, or none is stored ("Not logged in to any\n     hub.", as gh auth status)')}`;
 
 interface Login {
   origin: string;

@@ -45,8 +45,8 @@ from standard input instead, for CI and scripts: it is stored, as the active log
 hub accepts it (GET /api/v1/credential).
 
 A credential stored for the hub before is replaced: a CLI credential is then revoked at the hub
-(once the new one is stored), an API key only forgotten. As with "gh auth login", everything is printed on standard error; standard
-output stays empty. A credential is never printed.
+(once the new one is stored), an API key only forgotten. As with "gh auth login", everything
+is printed on standard error; standard output stays empty. A credential is never printed.
 
 Arguments:
 ${ORIGIN_ARGUMENT_HELP}

@@ -63,7 +63,7 @@ Environment:
 Example:
   ${COMMAND} https://hub.example.com
 
-${exitCodes('removed (also when the hub could not revoke it: the output says so), or nothing was stored for the hub', 'the credentials file could not be read or written')}`;
+${exitCodes('removed (also when the hub could not revoke it: the output says so), or nothing was\n     stored for the hub', 'the credentials file could not be read or written')}`;
 
 export const logout: Command = {
   name: 'logout',

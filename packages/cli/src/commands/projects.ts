@@ -19,7 +19,8 @@ The organization is the credential's. The list is read a page of ${PAGE} at a ti
 For people, a table of slug, name and id; with --json, one object that names the hub even when
 the list is empty:
 
-  { "origin": "https://hub.example.com", "projects": [ { "id": "...", "slug": "app", "name": "App" } ] }
+  { "origin": "https://hub.example.com",
+    "projects": [ { "id": "...", "slug": "app", "name": "App" } ] }
 
 Arguments:
 ${ORIGIN_ARGUMENT_HELP}
