@@ -86,7 +86,13 @@ export async function deployTriggers(units: Unit[], target: Target): Promise<num
     }
   }
   if (invalid > 0) {
-    io.stderr.write(`${count(invalid, 'trigger file')} of ${units.length} ${invalid === 1 ? 'is' : 'are'} invalid, so nothing was installed: every file must be valid before any is installed.\n`);
+    const invalidCount = `${count(invalid, 'trigger file')} of ${units.length} ${invalid === 1 ? 'is' : 'are'} invalid`;
+    // A dry run installs nothing anyway: say what a deploy of these files would do.
+    io.stderr.write(
+      dryRun
+        ? `${invalidCount}. Dry run: nothing was installed; a deploy of these files would install none of them until every one is valid.\n`
+        : `${invalidCount}, so nothing was installed: every file must be valid before any is installed.\n`,
+    );
     return finish(target, 1);
   }
   const clashes = sameNames(checked);

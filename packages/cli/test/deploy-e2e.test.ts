@@ -106,6 +106,12 @@ describe('hub deploy: trigger files', () => {
     expect(code).toBe(1);
     expect(posts('/api/v1/triggers/install')).toEqual([]);
     expect(await storedTrigger(good)).toEqual([]);
+
+    // The same with --dry-run: the summary says what a deploy would do, not why nothing was installed.
+    const dry = await deploy([proxy.origin, '--dry-run']);
+    expect(dry.stderr).toMatch(/^2 trigger files of 3 are invalid\. Dry run: nothing was installed; a deploy of these files would install none of them until every one is valid\.$/m);
+    expect(dry.stderr).not.toMatch(/so nothing was installed/);
+    expect(dry.code).toBe(1);
   });
 
   it('installs none when two files name the same trigger', async () => {
