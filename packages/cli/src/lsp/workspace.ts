@@ -78,7 +78,8 @@ export class Files {
   files(dir: string): string[] {
     const names = new Set<string>();
     try {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) names.add(entry.name);
+      // A symbolic link to a file counts, as discovery reads it (it stats what a name points to).
+      for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile() || (entry.isSymbolicLink() && this.isFile(join(dir, entry.name)))) names.add(entry.name);
     } catch {
       // A missing directory has no files.
     }

@@ -37,6 +37,8 @@ export interface StartOptions {
   initializationOptions?: object;
   /** The workspace folders (default: `root` alone); `null`: none, and no rootUri either (a file opened without a folder). */
   folders?: string[] | null;
+  /** Sent after the answer to initialize, before initialized (an editor may open documents then). */
+  beforeInitialized?: (connection: MessageConnection) => Promise<void>;
 }
 
 /** Starts `hub lsp --stdio` in `root` (after `raw` bytes, if given) and initializes it with `root` (or `folders`) as the workspace folders. */
@@ -69,6 +71,7 @@ export async function startLsp(root: string, options: StartOptions = {}): Promis
     capabilities: options.capabilities ?? {},
     ...(options.initializationOptions === undefined ? {} : { initializationOptions: options.initializationOptions }),
   });
+  await options.beforeInitialized?.(connection);
   await connection.sendNotification('initialized', {});
   return {
     connection,
