@@ -41,6 +41,15 @@ function applied(text: string, range: Range, newText: string): string {
 }
 
 describe('workspace folders', () => {
+  it('checks the repositories under a folder that is their parent, and the repository above a folder that is a subdirectory', async () => {
+    writeTree(base, { 'one/.hub/config.yml': BROKEN, 'nested/two/.git/HEAD': 'ref: refs/heads/main\n', 'nested/two/.hub/triggers/t.yml': triggerYaml('t').replace('filters:', 'filter:') });
+    writeTree(base, { 'three/.hub/config.yml': BROKEN, 'three/src/main.ts': '' });
+    client = await startLsp(base, { folders: [base, join(base, 'three/src')] });
+    expect(codes(await client.diagnostics(uriOf(join(base, 'one/.hub/config.yml')), (list) => list.length > 0))).toEqual(['step.unknown_environment']);
+    expect(codes(await client.diagnostics(uriOf(join(base, 'nested/two/.hub/triggers/t.yml')), (list) => list.length > 0))).toContain('schema.unknown_key');
+    expect(codes(await client.diagnostics(uriOf(join(base, 'three/.hub/config.yml')), (list) => list.length > 0))).toEqual(['step.unknown_environment']);
+  });
+
   it('with no folder at all, checks a file opened from a repository, and ignores untitled buffers', async () => {
     writeTree(base, { 'repo/.hub/config.yml': configurationYaml([]) });
     client = await startLsp(base, { folders: null });

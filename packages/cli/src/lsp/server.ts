@@ -25,7 +25,7 @@ import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } 
 import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
 import { HubResources } from './resources.js';
-import { Files, placeOf, unitKeys, unreadNote } from './workspace.js';
+import { Files, hubDirsOf, placeOf, unitKeys, unreadNote } from './workspace.js';
 
 /**
  * How long an edit waits for the next before its unit is checked: long enough that a burst of
@@ -89,7 +89,8 @@ class Server {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** The files each unit key last published on, so that a file that left the unit is cleared. */
   private readonly publishedOn = new Map<string, Set<string>>();
-  private roots: string[] = [];
+  /** Each workspace folder and the repository it is in (itself if in none). */
+  private roots: { folder: string; root: string }[] = [];
   private watch = false;
 
   private resources: HubResources | undefined;
@@ -104,7 +105,7 @@ class Server {
     connection.onInitialize((params) => this.initialize(params));
     connection.onInitialized(() => {
       if (this.watch) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }] }).catch(() => undefined);
-      for (const root of this.roots) for (const key of unitKeys(join(root, '.hub'))) this.schedule(key, 0);
+      for (const { folder, root } of this.roots) for (const hubDir of hubDirsOf(folder, root)) for (const key of unitKeys(hubDir)) this.schedule(key, 0);
     });
     documents.onDidChangeContent(({ document }) => this.changed(document.uri, document.getText(), DEBOUNCE_MS));
     documents.onDidClose(({ document }) => this.changed(document.uri, undefined, 0));
@@ -130,7 +131,10 @@ class Server {
 
   private initialize(params: InitializeParams): InitializeResult {
     const folders = params.workspaceFolders?.map((folder) => folder.uri) ?? (params.rootUri ? [params.rootUri] : []);
-    this.roots = [...new Set(folders.map(pathOf).filter((path) => path !== undefined).map(repositoryRoot))];
+    this.roots = folders
+      .map(pathOf)
+      .filter((path) => path !== undefined)
+      .map((folder) => ({ folder, root: repositoryRoot(folder) }));
     // Files changed on disk but not open (a partial created, a branch checked out) are seen when the editor watches them for us.
     this.watch = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     // A configuration is validated for a project: the editor may name one ({ "project": "slug" }); triggers need none.

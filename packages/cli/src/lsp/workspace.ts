@@ -54,6 +54,44 @@ export function unreadNote(path: string): string | undefined {
   return why === undefined ? undefined : `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
 }
 
+/** Directory levels below a workspace folder searched for repositories, and directories looked into at most. */
+const SEARCH_DEPTH = 4;
+const SEARCH_DIRS = 5000;
+
+/**
+ * The hub directories of a workspace folder, for a first look: the repository's own `.hub`, or
+ * for a folder that holds repositories (a parent of several), the `.hub` directories below it,
+ * a few levels down, never inside node_modules or another hidden directory.
+ */
+export function hubDirsOf(folder: string, root: string): string[] {
+  if (isDirectory(join(root, '.hub'))) return [join(root, '.hub')];
+  const found: string[] = [];
+  const pending: [string, number][] = [[folder, 0]];
+  for (let visited = 0; pending.length > 0 && visited < SEARCH_DIRS; visited++) {
+    const [dir, depth] = pending.shift() as [string, number];
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      if (entry.name === '.hub') found.push(join(dir, entry.name));
+      else if (depth + 1 < SEARCH_DEPTH && !entry.name.startsWith('.') && entry.name !== 'node_modules') pending.push([join(dir, entry.name), depth + 1]);
+    }
+  }
+  return found.sort();
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The unit keys of a hub directory, for a first look at a workspace. */
 export function unitKeys(hubDir: string): string[] {
   return ['triggers', 'configuration', 'bundle'].map((kind) => `${kind}:${hubDir}`);
