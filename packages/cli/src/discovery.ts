@@ -81,6 +81,13 @@ export async function discover(root: string): Promise<Discovered> {
   for (const name of await filesIn(triggerDir, 'trigger', notes, root)) triggers.push(await triggerUnit(join(triggerDir, name), root));
   const configPath = join(hubDir, 'config.yml');
   const hubPath = join(hubDir, 'hub.yml');
+  // The one-file documents under another spelling: a lone `.hub/config.yaml` was a bare "Nothing to validate".
+  for (const [name, what] of [
+    ['config', 'the configuration is .hub/config.yml'],
+    ['hub', 'the legacy bundle is .hub/hub.yml'],
+  ] as const) {
+    if (await isFile(join(hubDir, `${name}.yaml`))) notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
+  }
   return {
     root,
     triggers,

@@ -255,6 +255,24 @@ describe('hub validate', () => {
     expect(code).toBe(2);
   });
 
+  it.each([
+    ['config', 'the configuration is .hub/config.yml'],
+    ['hub', 'the legacy bundle is .hub/hub.yml'],
+  ])('says, when only a .hub/%s.yaml is found, that it is not read and what to rename it to', async (name, what) => {
+    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', [`.hub/${name}.yaml`]: 'x: 1\n' });
+    const { code, stdout, stderr } = await hubIn(dir, ['validate']);
+    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. .hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.\n`);
+    expect(stdout).toBe('');
+    expect(code).toBe(2);
+  });
+
+  it('notes a .hub/config.yaml beside the files it reads', async () => {
+    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/a.yml': triggerYaml('a'), '.hub/config.yaml': 'x: 1\n' });
+    const { code, stderr } = await hubIn(dir, ['validate']);
+    expect(stderr).toBe('note: .hub/config.yaml is not read: the configuration is .hub/config.yml; rename it to config.yml.\n');
+    expect(code).toBe(0);
+  });
+
   it('says, when nothing is found, which *.yaml files were not read and what to rename them to', async () => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/n.yaml': triggerYaml('n') });
     const { code, stdout, stderr } = await hubIn(dir, ['validate']);
