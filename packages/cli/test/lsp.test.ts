@@ -186,6 +186,9 @@ describe('hub lsp --stdio', () => {
       expect(more).toEqual([]);
       expect(note?.severity).toBe(2);
       expect(note?.message).toContain(`rename it to ${renamed}`);
+      // Over the whole first line: an empty range is not drawn by every editor.
+      expect(note?.range).toEqual({ start: { line: 0, character: 0 }, end: { line: 0, character: readFileSync(join(root, file), 'utf8').split('\n')[0]!.length } });
+      expect(note?.range.end.character).toBeGreaterThan(0);
       await client.close(uri);
       await client.diagnostics(uri, (list) => list.length === 0);
     }

@@ -160,14 +160,18 @@ class Server {
     else if (text !== null) this.files.buffers.set(path, text);
     const place = placeOf(path);
     if (place !== undefined) this.schedule(place.unit, delay);
-    else if (text !== null) this.noteUnread(uri, path, text !== undefined);
+    else if (text !== null) this.noteUnread(uri, path, text);
   }
 
-  /** An open file that looks meant but is not read (`.hub/triggers/n.yaml`) says so on its first line; closed, it is cleared. */
-  private noteUnread(uri: string, path: string, open: boolean): void {
+  /**
+   * An open file that looks meant but is not read (`.hub/triggers/n.yaml`) says so over its first
+   * line (an empty range is drawn by some editors as nothing at all); closed (`text` undefined), it is cleared.
+   */
+  private noteUnread(uri: string, path: string, text: string | undefined): void {
     const note = unreadNote(path);
     if (note === undefined) return;
-    const diagnostics: Diagnostic[] = open ? [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: DiagnosticSeverity.Warning, source: 'hub', message: note }] : [];
+    const end = { line: 0, character: text === undefined ? 0 : /^[^\r\n]*/.exec(text)![0].length };
+    const diagnostics: Diagnostic[] = text === undefined ? [] : [{ range: { start: { line: 0, character: 0 }, end }, severity: DiagnosticSeverity.Warning, source: 'hub', message: note }];
     try {
       void this.connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined);
     } catch {
