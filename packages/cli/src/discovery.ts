@@ -4,6 +4,7 @@
 // include from .hub/workflows/partials/ (B legacy bundle). Contents are read byte for byte.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { closest } from './command.js';
 import { CliError } from './errors.js';
 import { includesOf } from './includes.js';
 
@@ -88,6 +89,7 @@ export async function discover(root: string): Promise<Discovered> {
   ] as const) {
     if (await isFile(join(hubDir, `${name}.yaml`))) notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
   }
+  await nearMisses(hubDir, notes);
   return {
     root,
     triggers,
@@ -234,6 +236,34 @@ async function filesUnder(base: string): Promise<string[]> {
     }
   }
   return found.slice(0, MAX_PARTIAL_NAMES).sort();
+}
+
+/** What discovery reads directly under `.hub/`. */
+const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
+const HUB_FILES = ['config.yml', 'hub.yml'];
+
+/**
+ * Notes an entry of `.hub/` that is a near miss of a name discovery reads and that is not there
+ * (`.hub/trigger/` without `.hub/triggers/`): otherwise its files are silently not read.
+ */
+async function nearMisses(hubDir: string, notes: string[]): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(hubDir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  const present = new Set(entries.map((entry) => entry.name));
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const directory = entry.isDirectory();
+    if (!directory && !entry.isFile()) continue;
+    const known = directory ? HUB_DIRECTORIES : HUB_FILES;
+    // config.yaml and hub.yaml have their own note.
+    if (known.includes(entry.name) || /^(config|hub)\.yaml$/.test(entry.name)) continue;
+    const meant = closest(entry.name, known.filter((name) => !present.has(name)));
+    const slash = directory ? '/' : '';
+    if (meant !== undefined) notes.push(`.hub/${entry.name}${slash} is not read: did you mean .hub/${meant}${slash}?`);
+  }
 }
 
 /** The *.yml files directly in `dir`, sorted; *.yaml ones are noted as not read. A missing `dir` has none. */

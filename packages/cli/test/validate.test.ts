@@ -266,6 +266,28 @@ describe('hub validate', () => {
     expect(code).toBe(2);
   });
 
+  it.each([
+    ['.hub/trigger/a.yml', '.hub/trigger/ is not read: did you mean .hub/triggers/?'],
+    ['.hub/confg.yml', '.hub/confg.yml is not read: did you mean .hub/config.yml?'],
+    ['.hub/Hub.yml', '.hub/Hub.yml is not read: did you mean .hub/hub.yml?'],
+  ])('says, when only %s is found, which name it misses', async (path, note) => {
+    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', [path]: triggerYaml('a') });
+    const { code, stderr } = await hubIn(dir, ['validate']);
+    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. ${note}\n`);
+    expect(code).toBe(2);
+  });
+
+  it('notes no near miss of a name that is there, nor what is far from every name', async () => {
+    writeTree(dir, {
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.hub/triggers/a.yml': triggerYaml('a'),
+      '.hub/trigger/b.yml': triggerYaml('b'),
+      '.hub/README.md': 'About these files.\n',
+      '.hub/scripts/x.sh': 'true\n',
+    });
+    expect(await hubIn(dir, ['validate'])).toMatchObject({ code: 0, stderr: '' });
+  });
+
   it('notes a .hub/config.yaml beside the files it reads', async () => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/a.yml': triggerYaml('a'), '.hub/config.yaml': 'x: 1\n' });
     const { code, stderr } = await hubIn(dir, ['validate']);
