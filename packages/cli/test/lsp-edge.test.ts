@@ -77,6 +77,26 @@ describe('"did you mean" in the compiler’s messages', () => {
     expect(issue.message).toContain(`; did you mean "${suggestion}"?`);
   });
 
+  it.each(suggesting.filter(({ issue }) => issue.line !== undefined).map(({ id, issue, text }) => [`${id} ${issue.code}`, issue, text] as const))(
+    '%s: the fix writes the suggestion where the token was, in its quotes or placeholder braces',
+    (_, issue, text) => {
+      const range = tokenRange(text, issue.line!, issue.column ?? 1);
+      const line = text.split(/\r\n|\r|\n/)[range.start.line]!;
+      const token = line.slice(range.start.character, range.end.character);
+      const [action] = quickFixes('file:///x.yml', text, [{ range, message: issue.message, source: 'hub', code: issue.code }]);
+      const [edit] = action!.edit!.changes!['file:///x.yml']!;
+      expect(edit!.range).toEqual(range);
+      const suggestion = suggestionOf(issue.message)!;
+      const wrapped = token.startsWith('{{') ? `{{ ${suggestion} }}` : /^["']/.test(token) ? `${token[0]}${suggestion}${token[0]}` : suggestion;
+      expect(edit!.newText).toBe(wrapped);
+    },
+  );
+
+  it('offers no fix for an issue without a position (an empty range at the file’s start)', () => {
+    const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+    expect(quickFixes('file:///x.yml', 'a: 1\n', [{ range, message: 'x.md: No partial "testin.md"; did you mean "testing.md"?', source: 'hub' }])).toEqual([]);
+  });
+
   it('reads the suggestions of messages compiled here, and none from one without', () => {
     const yaml = `environments:
   - { name: laptop, kind: daemon, daemon: dev-box, cwd: /srv }
@@ -97,6 +117,7 @@ triggers:
     ['a plain token', 'environment: lapto', 'laptop'],
     ['a double-quoted token keeps its quotes, escaped', 'environment: "lapto"', '"laptop"'],
     ["a single-quoted token keeps its quotes", "environment: 'lapto'", "'laptop'"],
+    ['a placeholder keeps its braces and spaces', 'text: {{inputs.nme  }}', '{{laptop  }}'],
   ])('the fix of %s', (_, text, newText) => {
     const start = text.indexOf(': ') + 2;
     const range = { start: { line: 0, character: start }, end: { line: 0, character: text.length } };

@@ -1,6 +1,6 @@
 // Quick fixes for "did you mean": the compiler ends its suggestion with `; did you mean "X"?`
 // (packages/compiler/src/issues/suggest.ts, didYouMean), and the diagnostic covers the token it
-// is about, so the fix replaces that token with X, keeping its quotes if it had any.
+// is about, so the fix replaces that token with X, keeping its quotes or placeholder braces.
 import { CodeActionKind, type CodeAction, type Diagnostic, type TextEdit } from 'vscode-languageserver';
 
 const SUGGESTION = /; did you mean "(.*?)"\?(?=\s|$)/;
@@ -16,7 +16,8 @@ export function quickFixes(uri: string, text: string, diagnostics: Diagnostic[])
   for (const diagnostic of diagnostics) {
     if (diagnostic.source !== 'hub' || typeof diagnostic.message !== 'string') continue;
     const suggestion = suggestionOf(diagnostic.message);
-    if (suggestion === undefined) continue;
+    // An issue without a position (shown at the file's start) covers no token to replace.
+    if (suggestion === undefined || isEmpty(diagnostic.range)) continue;
     const edit: TextEdit = { range: diagnostic.range, newText: replacement(tokenText(text, diagnostic), suggestion) };
     actions.push({ title: `Change to ${suggestion}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: { changes: { [uri]: [edit] } } });
   }
@@ -30,8 +31,17 @@ function tokenText(text: string, diagnostic: Diagnostic): string {
   return start.line === end.line ? line.slice(start.character, end.character) : line.slice(start.character);
 }
 
-/** `suggestion` written as the token was: in the same quotes, escaped for them, or plain. */
+function isEmpty({ start, end }: Diagnostic['range']): boolean {
+  return start.line === end.line && start.character === end.character;
+}
+
+/** `{{ name }}`: a placeholder's braces and spaces around its name. */
+const PLACEHOLDER = /^(\{\{\s*)(.*?)(\s*\}\})$/;
+
+/** `suggestion` written as the token was: inside the same placeholder braces, in the same quotes (escaped for them), or plain. */
 function replacement(token: string, suggestion: string): string {
+  const placeholder = PLACEHOLDER.exec(token);
+  if (placeholder !== null) return `${placeholder[1]}${suggestion}${placeholder[3]}`;
   const quote = token[0];
   if (token.length < 2 || token.at(-1) !== quote) return suggestion;
   if (quote === '"') return `"${suggestion.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
