@@ -155,7 +155,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const tarball = pack(out);
     if (install) {
       // Nothing to fetch: no audit, no funding notice, no update check.
-      run('npm', ['install', '--global', '--no-audit', '--no-fund', '--no-update-notifier', ...(prefix === undefined ? [] : ['--prefix', resolve(prefix)]), tarball]);
+      try {
+        run('npm', ['install', '--global', '--no-audit', '--no-fund', '--no-update-notifier', ...(prefix === undefined ? [] : ['--prefix', resolve(prefix)]), tarball]);
+      } catch (error) {
+        // Most often EACCES on /usr/local: npm's error ends the output, the way out should too.
+        throw new Error(`${error.message}. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~/.local (and put ~/.local/bin on PATH).`);
+      }
       console.error(installedNote(binDirectory(prefix)));
     }
     console.log(tarball);

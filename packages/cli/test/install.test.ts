@@ -2,7 +2,7 @@
 // dependencies and installs it with npm into a temporary prefix, offline and with a registry that
 // answers nothing; the installed `hub` then runs from a directory outside the checkout, with a PATH
 // that holds no workspace bin directory and no NODE_PATH.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,14 @@ describe('node scripts/pack.js --install', () => {
     const bin = join(elsewhere, 'bin');
     expect(packed.stderr).toContain(`Installed hub in ${bin}, which is not on PATH: add it (export PATH="${bin}:$PATH"`);
     expect(existsSync(join(bin, 'hub'))).toBe(true);
+  }, NPM_MS);
+
+  it('when npm cannot install, says how to install into a prefix of your own', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const packed = await packInstall(file, 'pack-refused', path);
+    expect(packed.code).toBe(1);
+    expect(packed.stderr).toMatch(/^pack: npm install --global .* failed \(exit \d+\)\. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~\/\.local/m);
   }, NPM_MS);
 
   it('shows its help, and every command it lists loads (each is a chunk of its own) and shows its own', async () => {
