@@ -178,6 +178,20 @@ describe('files as they lie on disk', () => {
   });
 });
 
+describe('many partials', () => {
+  it('offers the compiler the partial names hub validate offers (its "did you mean")', async () => {
+    // More partials than are offered (200), in directories read before the one at the top.
+    const files: Record<string, string> = { '.hub/config.yml': configurationYaml(['z-targt.md']), '.hub/partials/z-target.md': 'Target.\n' };
+    for (const dir of ['a1', 'a2', 'a3', 'a4', 'a5']) for (let n = 0; n < 60; n++) files[`.hub/partials/${dir}/p${n}.md`] = 'x\n';
+    writeTree(base, files);
+    const validated = JSON.parse((await hubIn(base, ['validate', '--json'])).stdout) as { issues: { code: string; message: string }[] };
+    expect(validated.issues).toEqual([expect.objectContaining({ code: 'partial.missing', message: expect.stringContaining('did you mean "z-target.md"') })]);
+    client = await startLsp(base);
+    const [diagnostic] = await client.diagnostics(uriOf(join(base, '.hub/config.yml')), (list) => list.length > 0);
+    expect(diagnostic!.message).toBe(validated.issues[0]!.message);
+  });
+});
+
 describe('a configuration of almost 1 MB', () => {
   it('is checked, and completion is answered while its check is pending and after it', async () => {
     const step = (n: number) => `      - id: s${n}\n        environment: laptop\n        agent: { provider: claude }\n        prompt: [{ text: "Step ${n} of a long list of steps, each with some words. {{ prompt }}" }]\n`;

@@ -127,24 +127,28 @@ export class Files {
 
   /**
    * The files under `dir` (recursively, relative, `/`-separated, sorted), on disk or open; at
-   * most `max`, so that a huge directory costs a bounded walk.
+   * most `max`, so that a huge directory costs a bounded walk. The walk is discovery's
+   * (filesUnder): level by level, each directory's names in order, at most MAX_TREE_DEPTH levels,
+   * so that the compiler is offered the partial names hub validate offers it.
    */
   tree(dir: string, max = 1000): string[] {
-    const found = new Set<string>();
-    const walk = (at: string, prefix: string) => {
+    const walked: string[] = [];
+    const pending: [string, number][] = [['', 0]];
+    while (pending.length > 0 && walked.length < max) {
+      const [prefix, depth] = pending.shift() as [string, number];
       let entries;
       try {
-        entries = readdirSync(at, { withFileTypes: true });
+        entries = readdirSync(join(dir, prefix), { withFileTypes: true });
       } catch {
-        return;
+        continue;
       }
-      for (const entry of entries) {
-        if (found.size >= max) return;
-        if (entry.isFile()) found.add(prefix + entry.name);
-        else if (entry.isDirectory()) walk(join(at, entry.name), `${prefix}${entry.name}/`);
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+        if (entry.isFile()) walked.push(path);
+        else if (entry.isDirectory() && depth + 1 < MAX_TREE_DEPTH) pending.push([path, depth + 1]);
       }
-    };
-    walk(dir, '');
+    }
+    const found = new Set(walked.slice(0, max));
     for (const path of this.buffers.keys()) {
       const inside = relative(dir, path);
       if (!inside.startsWith('..') && inside !== '' && !inside.startsWith(sep)) found.add(inside.split(sep).join('/'));
@@ -161,6 +165,9 @@ export class Files {
     }
   }
 }
+
+/** Directory levels Files.tree descends at most, as discovery's filesUnder. */
+const MAX_TREE_DEPTH = 8;
 
 /** Partial names offered to the compiler at most: it compares no more for a suggestion. */
 const MAX_PARTIAL_NAMES = 200;
