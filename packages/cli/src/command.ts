@@ -69,7 +69,8 @@ export function group(spec: {
   const find = (name: string): Command => {
     const command = spec.commands.find((candidate) => candidate.name === name);
     if (command !== undefined) return command;
-    const close = closest(name, names);
+    // `hub version` is `hub --version`: a group's option, named as a command.
+    const close = closest(name, names) ?? (spec.options !== undefined && Object.hasOwn(spec.options, `--${name}`) ? `--${name}` : undefined);
     throw new UsageError(`Unknown command "${name}"${close === undefined ? '.' : `; did you mean ${close}?`}`, spec.path);
   };
   return {
@@ -97,7 +98,10 @@ export function group(spec: {
       }
       if (first.startsWith('-')) {
         const option = spec.options !== undefined && Object.hasOwn(spec.options, first) ? spec.options[first] : undefined;
-        if (option === undefined) throw new UsageError(`Unknown option "${first}".`, spec.path);
+        if (option === undefined) {
+          const close = first.startsWith('--') ? closest(first.slice(2), [...Object.keys(spec.options ?? {}), '--help'].map((known) => known.slice(2))) : undefined;
+          throw new UsageError(`Unknown option "${first}"${close === undefined ? '.' : `; did you mean --${close}?`}`, spec.path);
+        }
         if (rest.length > 0) throw new UsageError(`${first} takes no arguments.`, spec.path);
         return option(io);
       }

@@ -70,6 +70,14 @@ describe('a mistyped command', () => {
     expect(await hub(typed.split(' '))).toEqual({ code: 2, stdout: '', stderr: `hub: Unknown option ${said}\nRun "${command} --help" for usage.\n` });
   });
 
+  it.each([
+    ['--verison', 'Unknown option "--verison"; did you mean --version?'],
+    ['version', 'Unknown command "version"; did you mean --version?'],
+    ['--hlep', 'Unknown option "--hlep"; did you mean --help?'],
+  ])("hub's own option mistyped, %s: exit 2, did you mean?", async (typed, said) => {
+    expect(await hub([typed])).toEqual({ code: 2, stdout: '', stderr: `hub: ${said}\nRun "hub --help" for usage.\n` });
+  });
+
   it('an option far from every one gets no suggestion', async () => {
     expect((await hub(['projects', '--xyzzy'])).stderr).toBe('hub: Unknown option \'--xyzzy\'.\nRun "hub projects --help" for usage.\n');
   });
