@@ -194,6 +194,12 @@ describe('hub lsp --stdio', () => {
     }
   });
 
+  it('names itself and its version (hub --version’s) to the editor', async () => {
+    client = await startLsp(root);
+    expect((await hub(['--version'])).stdout).toBe(`${client.initialized.serverInfo?.version}\n`);
+    expect(client.initialized.serverInfo?.name).toBe('hub');
+  });
+
   it('survives documents no editor should send and still answers', async () => {
     writeTree(root, { '.hub/config.yml': configurationYaml([]) });
     client = await startLsp(root);

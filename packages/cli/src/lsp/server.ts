@@ -1,7 +1,7 @@
 // `hub lsp`'s wiring (STYLE.md, practice 19: thin glue over the core): open documents over the
 // disk, a debounced check of the unit an edit touches, its diagnostics published on every file
 // of the unit, quick fixes for "did you mean", and completion and hover from ./features.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -148,7 +148,7 @@ class Server {
         completionProvider: { triggerCharacters: TRIGGER_CHARACTERS },
         hoverProvider: true,
       },
-      serverInfo: { name: 'hub' },
+      serverInfo: { name: 'hub', ...versionOf() },
     };
   }
 
@@ -235,6 +235,16 @@ class Server {
 
   private log(what: string, error: unknown): void {
     quiet(this.connection.console).error(`hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+}
+
+/** The CLI's version, for the editor's log of language servers (as `hub --version` prints it); none if unreadable. */
+function versionOf(): { version?: string } {
+  try {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? { version } : {};
+  } catch {
+    return {};
   }
 }
 

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import type { Diagnostic, PublishDiagnosticsParams } from 'vscode-languageserver';
+import type { Diagnostic, InitializeResult, PublishDiagnosticsParams } from 'vscode-languageserver';
 import { MAIN } from './cli.js';
 
 export interface LspClient {
@@ -13,6 +13,8 @@ export interface LspClient {
   latest(uri: string): Diagnostic[] | undefined;
   /** Waits until the latest diagnostics for `uri` satisfy `test`; rejects after `ms` with what was published. */
   diagnostics(uri: string, test: (diagnostics: Diagnostic[]) => boolean, ms?: number): Promise<Diagnostic[]>;
+  /** The server's answer to initialize. */
+  initialized: InitializeResult;
   /** What the server registered dynamically (client/registerCapability). */
   registrations: unknown[];
   /** Every diagnostics notification, in arrival order. */
@@ -64,7 +66,7 @@ export async function startLsp(root: string, options: StartOptions = {}): Promis
   });
   connection.listen();
   const folders = options.folders === undefined ? [root] : options.folders;
-  await connection.sendRequest('initialize', {
+  const initialized = await connection.sendRequest<InitializeResult>('initialize', {
     processId: null,
     rootUri: folders === null ? null : uriOf(folders[0] ?? root),
     workspaceFolders: folders === null ? null : folders.map((folder, index) => ({ uri: uriOf(folder), name: `folder-${index}` })),
@@ -76,6 +78,7 @@ export async function startLsp(root: string, options: StartOptions = {}): Promis
   return {
     connection,
     child,
+    initialized,
     published,
     registrations,
     latest: (uri) => latest.get(uri),
