@@ -1,7 +1,7 @@
 // `hub lsp --stdio` as an editor runs it: the bundled CLI as a child process, LSP over its
 // standard streams. Diagnostics are the compiler's issues (compiled here too, in-process, for
 // the expected codes and positions), on the file each is in, at 0-based UTF-16 ranges.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileBundle, compileConfiguration, type Issue } from '@hub/compiler';
@@ -176,16 +176,22 @@ describe('hub lsp --stdio', () => {
     expect(client.latest(at('.hub/hub.yml'))).toEqual([]);
   });
 
-  it('says on an open .yaml trigger that it is not read and what to rename it to, and clears that when it is closed', async () => {
-    writeTree(root, { '.hub/triggers/n.yaml': triggerYaml('n'), '.hub/config.yaml': configurationYaml([]) });
+  it('says on an open .yaml trigger (or one in .hub/workflow/) that it is not read and what to rename it to, and clears that when it is closed', async () => {
+    writeTree(root, { '.hub/triggers/n.yaml': triggerYaml('n'), '.hub/config.yaml': configurationYaml([]), '.hub/workflow/a.yml': triggerYaml('a') });
     client = await startLsp(root);
-    for (const [file, renamed] of [['.hub/triggers/n.yaml', 'n.yml'], ['.hub/config.yaml', 'config.yml']] as const) {
+    const notes = [
+      ['.hub/triggers/n.yaml', 'rename it to n.yml'],
+      ['.hub/config.yaml', 'rename it to config.yml'],
+      // .hub/triggers/ is there: .hub/trigger/ would be no near miss of it, .hub/workflow/ is one of workflows/.
+      ['.hub/workflow/a.yml', 'did you mean .hub/workflows/?'],
+    ] as const;
+    for (const [file, said] of notes) {
       const uri = at(file);
       await client.open(uri, readFileSync(join(root, file), 'utf8'));
       const [note, ...more] = await client.diagnostics(uri, (list) => list.length > 0);
       expect(more).toEqual([]);
       expect(note?.severity).toBe(2);
-      expect(note?.message).toContain(`rename it to ${renamed}`);
+      expect(note?.message).toContain(said);
       // Over the whole first line: an empty range is not drawn by every editor.
       expect(note?.range).toEqual({ start: { line: 0, character: 0 }, end: { line: 0, character: readFileSync(join(root, file), 'utf8').split('\n')[0]!.length } });
       expect(note?.range.end.character).toBeGreaterThan(0);
@@ -222,7 +228,16 @@ describe('files under .hub that are not read', () => {
     ['.hub/triggers/deep/n.yaml', undefined],
     ['.hub/triggers/n.yml', undefined],
     ['elsewhere/n.yaml', undefined],
+    ['.hub/trigger/a.yml', 'did you mean .hub/triggers/?'],
+    ['.hub/trigger/a.yaml', 'did you mean .hub/triggers/?'],
+    ['.hub/Partials/a.md', 'did you mean .hub/partials/?'],
+    ['.hub/confg.yml', 'did you mean .hub/config.yml?'],
+    // A name read is there already (triggers/ beside trigger/ is no near miss of it), or nothing is close.
+    ['.hub/workflow/a.yml', undefined],
+    ['.hub/scripts/a.yml', undefined],
+    ['.hub/triggers/sub/a.yml', undefined],
   ])('%s', (file, said) => {
+    mkdirSync(join(root, '.hub/workflows'), { recursive: true });
     const note = unreadNote(join(root, ...file.split('/')));
     if (said === undefined) expect(note).toBeUndefined();
     else expect(note).toContain(said);

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
+import { closest } from '../command.js';
 import type { FileEntry, Unit } from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
 import { IncludeCache } from './include-cache.js';
@@ -36,7 +37,8 @@ export function placeOf(path: string): Place | undefined {
 
 /**
  * Why a file under `.hub` that looks meant is not read, as discovery notes it: a trigger or
- * workflow ending in `.yaml`, a `config.yaml` or `hub.yaml`. Undefined for any other file.
+ * workflow ending in `.yaml`, a `config.yaml` or `hub.yaml`, or a name close to one that is read
+ * (`.hub/trigger/`). Undefined for any other file.
  */
 export function unreadNote(path: string): string | undefined {
   const parts = path.split(sep);
@@ -44,14 +46,38 @@ export function unreadNote(path: string): string | undefined {
   if (at < 0) return undefined;
   const rest = parts.slice(at + 1);
   const name = rest[rest.length - 1] ?? '';
-  if (!name.endsWith('.yaml')) return undefined;
   const renamed = `${name.slice(0, -'.yaml'.length)}.yml`;
   let why: string | undefined;
-  if (rest.length === 2 && rest[0] === 'triggers') why = 'trigger files end in .yml';
+  if (!name.endsWith('.yaml')) why = undefined;
+  else if (rest.length === 2 && rest[0] === 'triggers') why = 'trigger files end in .yml';
   else if (rest.length === 2 && rest[0] === 'workflows') why = 'workflow files end in .yml';
   else if (rest.length === 1 && name === 'config.yaml') why = 'the configuration is .hub/config.yml';
   else if (rest.length === 1 && name === 'hub.yaml') why = 'the legacy bundle is .hub/hub.yml';
-  return why === undefined ? undefined : `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
+  if (why !== undefined) return `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
+  return nearMiss(parts.slice(0, at + 1).join(sep), rest);
+}
+
+const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
+const HUB_FILES = ['config.yml', 'hub.yml'];
+
+/**
+ * As discovery's near misses: a file directly in `.hub` or a directory of it whose name is close
+ * to one that is read and not there (`.hub/trigger/a.yml`: did you mean .hub/triggers/?).
+ */
+function nearMiss(hubDir: string, rest: string[]): string | undefined {
+  const directory = rest.length > 1;
+  const name = rest[0] ?? '';
+  const known = directory ? HUB_DIRECTORIES : HUB_FILES;
+  if (known.includes(name)) return undefined;
+  let present: Set<string>;
+  try {
+    present = new Set(readdirSync(hubDir));
+  } catch {
+    present = new Set();
+  }
+  const meant = closest(name, known.filter((candidate) => !present.has(candidate)));
+  const slash = directory ? '/' : '';
+  return meant === undefined ? undefined : `.hub/${name}${slash} is not read (by hub validate, hub deploy or the hub): did you mean .hub/${meant}${slash}?`;
 }
 
 /** Directory levels below a workspace folder searched for repositories, and directories looked into at most. */
