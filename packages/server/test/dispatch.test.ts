@@ -245,6 +245,11 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
   it('refuses unknown projects and triggers (404), disabled triggers, stale versions and offline daemons (409)', async () => {
     expect(await dispatch('B', request({ projectSlug: 'nope' }))).toMatchObject({ status: 404, body: { code: 'project_not_found' } });
     expect(await dispatch('A', request({ trigger: 'nope' }))).toMatchObject({ status: 404, body: { code: 'trigger_not_found' } });
+    // A misspelled name gets the closest manual.run trigger; one far from every name gets none.
+    const typo = await dispatch('B', request({ trigger: 'fix-test' }));
+    expect(typo).toMatchObject({ status: 404, body: { code: 'trigger_not_found' } });
+    expect((typo.body as { detail: string }).detail).toMatch(/manual\.run trigger "fix-test"; did you mean "fix-tests"\?$/);
+    expect((await dispatch('B', request({ trigger: 'nope' }))).body).toMatchObject({ detail: expect.stringMatching(/"nope"\.$/) });
     expect(await dispatch('B', request({ trigger: 'switched-off' }))).toMatchObject({ status: 409, body: { code: 'trigger_disabled' } });
     const stale = await dispatch('B', request({ expectedVersionId: '00000000-0000-4000-8000-000000000000' }));
     expect(stale).toMatchObject({ status: 409, body: { code: 'version_not_current', activeVersionId: versionId } });

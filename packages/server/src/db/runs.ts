@@ -281,6 +281,30 @@ export class RunRepository {
     return { started: false, keyValid: result.keyValid, current: result.current };
   }
 
+  /**
+   * The names a dispatch could have meant, for the "did you mean" of trigger_not_found (read only
+   * then): the manual.run triggers of the project's active configuration, then the organization's.
+   * At most 200, as many as `suggest` compares.
+   */
+  async manualTriggerNames(organizationId: string, projectSlug: string): Promise<string[]> {
+    const rows = await this.sql<{ name: string }[]>`
+      select name from (
+        select t ->> 'name' as name, t -> 'events' as events, 0 as source
+        from projects p
+        join configuration_revisions r on r.project_id = p.id and r.active
+        cross join jsonb_array_elements(r.model -> 'triggers') as t
+        where p.organization_id = ${organizationId} and p.slug = ${projectSlug} and p.active
+        union all
+        select r.model -> 'triggers' -> 0 ->> 'name', r.model -> 'triggers' -> 0 -> 'events', 1
+        from triggers o join trigger_revisions r on r.trigger_id = o.id and r.active
+        where o.organization_id = ${organizationId}
+      ) as named
+      where events @> '[{"kind":"manual.run"}]'::jsonb
+      order by source, name
+      limit 200`;
+    return rows.map((row) => row.name);
+  }
+
   /** A's triggerId for a configuration installed before triggers got theirs at install. */
   async configuredTrigger(projectId: string, name: string): Promise<string> {
     const [row] = await this.sql<{ id: string }[]>`

@@ -1,4 +1,4 @@
-import { parseManualInput, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
+import { parseManualInput, suggest, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import { unauthorized } from '../auth/api-key.js';
 import { RunRepository, type Delivery, type Dispatched, type FoundTrigger, type PlannedStep } from '../db/runs.js';
 import { HttpProblem } from '../problems/problem.js';
@@ -31,7 +31,10 @@ export async function startRun(
   if (earlier !== undefined) return replay(earlier);
 
   if (found === 'project_not_found') throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
-  if (found === 'trigger_not_found') throw triggerNotFound(request);
+  if (found === 'trigger_not_found') {
+    const meant = suggest(request.trigger, await runs.manualTriggerNames(organizationId, request.projectSlug));
+    throw triggerNotFound(request, meant);
+  }
   const { plan, inputs } = prepareRun(found.trigger, found.environments, found.revisionId, request);
   const { trigger } = found;
   const first = plan[0] as PlannedStep;
@@ -79,8 +82,11 @@ function hintOf(found: FoundTrigger, triggerId: string): TriggerHint {
     : { projectId, configurationRevisionId: found.configurationRevisionId, triggerRevisionId: found.revisionId, triggerId, trigger, environments };
 }
 
-const triggerNotFound = (request: DispatchRequest) =>
-  new HttpProblem('trigger_not_found', `Neither the active configuration of "${request.projectSlug}" nor the organization's triggers have a manual.run trigger "${request.trigger}".`);
+const triggerNotFound = (request: DispatchRequest, meant?: string) =>
+  new HttpProblem(
+    'trigger_not_found',
+    `Neither the active configuration of "${request.projectSlug}" nor the organization's triggers have a manual.run trigger "${request.trigger}"${meant === undefined ? '.' : `; did you mean "${meant}"?`}`,
+  );
 
 /**
  * The refusals that depend on the trigger alone, in their order (a manual.run trigger, enabled,
