@@ -92,6 +92,15 @@ describe('"did you mean" in the compiler’s messages', () => {
     },
   );
 
+  it('fixes a quoted token after astral characters on its line exactly over its UTF-16 range', () => {
+    const text = "step: { note: 😀𝄞 x, environment: 'lapto' } # 😀\n";
+    const at = text.indexOf("'lapto'");
+    const range = tokenRange(text, 1, Array.from(text.slice(0, at)).length + 1);
+    expect(range).toEqual({ start: { line: 0, character: at }, end: { line: 0, character: at + "'lapto'".length } });
+    const [action] = quickFixes('file:///x.yml', text, [{ range, message: 'No environment is named "lapto"; did you mean "laptop"?', source: 'hub' }]);
+    expect(action!.edit!.changes!['file:///x.yml']).toEqual([{ range, newText: "'laptop'" }]);
+  });
+
   it('offers no fix for an issue without a position (an empty range at the file’s start)', () => {
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
     expect(quickFixes('file:///x.yml', 'a: 1\n', [{ range, message: 'x.md: No partial "testin.md"; did you mean "testing.md"?', source: 'hub' }])).toEqual([]);
