@@ -127,7 +127,7 @@ describe('edits', () => {
     await client.diagnostics(uri, (list) => list.length === 0);
     const broken = (n: number) => configurationYaml([]).replace('environment: laptop', `environment: lapto${n}`);
     for (let version = 2; version <= 101; version++) void client.change(uri, version, broken(version));
-    const last = await client.diagnostics(uri, (list) => list.length === 1 && list[0]!.message.includes('"lapto101"'));
+    const last = await client.diagnostics(uri, (list) => list.length === 1 && String(list[0]!.message).includes('"lapto101"'));
     expect(last[0]!.code).toBe('step.unknown_environment');
     // A request answered after the last edit: any check still due would have run before it.
     await client.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 0 } });
@@ -151,7 +151,7 @@ describe('edits', () => {
     await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: trigger, type: 3 }] });
     // Still open: the buffer is what the editor shows.
     await client.change(trigger, 2, triggerYaml('t').replace('filters:', 'filtre:'));
-    await client.diagnostics(trigger, (list) => list.some((diagnostic) => diagnostic.message.includes('filtre')));
+    await client.diagnostics(trigger, (list) => list.some((diagnostic) => String(diagnostic.message).includes('filtre')));
     await client.close(trigger);
     await client.diagnostics(trigger, (list) => list.length === 0);
   });
