@@ -158,6 +158,32 @@ describe('edits', () => {
 });
 
 describe('files as they lie on disk', () => {
+  it('rechecks when a directory is deleted and reported alone (.hub/partials, then .hub), as editors report it', async () => {
+    writeTree(base, { '.hub/config.yml': BROKEN.replace('{{ prompt }}"', '{{ prompt }}"\n          - include: testing.md'), '.hub/partials/testing.md': 'Test {{ promt }}\n' });
+    client = await startLsp(base);
+    const config = uriOf(join(base, '.hub/config.yml'));
+    const partial = uriOf(join(base, '.hub/partials/testing.md'));
+    expect(codes(await client.diagnostics(partial, (list) => list.length > 0))).toEqual(['template.unknown_placeholder']);
+    expect(codes(await client.diagnostics(config, (list) => list.length > 0))).toEqual(['step.unknown_environment']);
+    rmSync(join(base, '.hub/partials'), { recursive: true });
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: uriOf(join(base, '.hub/partials')), type: 3 }] });
+    await client.diagnostics(partial, (list) => list.length === 0);
+    expect(codes(await client.diagnostics(config, (list) => list.length === 2))).toEqual(['partial.missing', 'step.unknown_environment']);
+    rmSync(join(base, '.hub'), { recursive: true });
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: uriOf(join(base, '.hub')), type: 3 }] });
+    await client.diagnostics(config, (list) => list.length === 0);
+  });
+
+  it('rechecks the repositories under a folder deleted and reported alone', async () => {
+    writeTree(base, { 'repos/one/.hub/config.yml': BROKEN });
+    client = await startLsp(base);
+    const config = uriOf(join(base, 'repos/one/.hub/config.yml'));
+    await client.diagnostics(config, (list) => list.length === 1);
+    rmSync(join(base, 'repos'), { recursive: true });
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: uriOf(join(base, 'repos')), type: 3 }] });
+    await client.diagnostics(config, (list) => list.length === 0);
+  });
+
   it('reads a partial and a trigger that are symbolic links, and a directory named like a partial as hub validate does', async () => {
     const yaml = configurationYaml(['linked.md', 'folder.md']);
     writeTree(base, { 'repo/.hub/config.yml': yaml, 'shared/linked.md': 'Linked {{ promt }}\n', 'shared/t.yml': triggerYaml('t').replace('filters:', 'filter:') });

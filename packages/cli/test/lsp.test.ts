@@ -150,7 +150,7 @@ describe('hub lsp --stdio', () => {
     await client.change(uri, 2, configurationYaml(['other.md']));
     expect(codes(await client.diagnostics(uri, (list) => list.length > 0))).toEqual(['partial.missing']);
     await client.diagnostics(partial, (list) => list.length === 0);
-    expect(client.registrations).toEqual([expect.objectContaining({ method: 'workspace/didChangeWatchedFiles', registerOptions: { watchers: [{ globPattern: '**/.hub/**' }] } })]);
+    expect(client.registrations).toEqual([expect.objectContaining({ method: 'workspace/didChangeWatchedFiles', registerOptions: { watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }] } })]);
     writeTree(root, { '.hub/partials/other.md': 'Other.\n' });
     await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: at('.hub/partials/other.md'), type: 1 }] });
     await client.diagnostics(uri, (list) => list.length === 0);

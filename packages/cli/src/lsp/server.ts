@@ -2,7 +2,7 @@
 // disk, a debounced check of the unit an edit touches, its diagnostics published on every file
 // of the unit, quick fixes for "did you mean", and completion and hover from ./features.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -104,7 +104,7 @@ class Server {
     const { connection, documents } = this;
     connection.onInitialize((params) => this.initialize(params));
     connection.onInitialized(() => {
-      if (this.watch) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }] }).catch(() => undefined);
+      if (this.watch) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }] }).catch(() => undefined);
       for (const { folder, root } of this.roots) for (const hubDir of hubDirsOf(folder, root)) for (const key of unitKeys(hubDir)) this.schedule(key, 0);
     });
     documents.onDidChangeContent(({ document }) => this.changed(document.uri, document.getText(), DEBOUNCE_MS));
@@ -161,6 +161,20 @@ class Server {
     const place = placeOf(path);
     if (place !== undefined) this.schedule(place.unit, delay);
     else if (text !== null) this.noteUnread(uri, path, text);
+    else for (const hubDir of this.hubDirsAt(path)) for (const key of unitKeys(hubDir)) this.schedule(key, delay);
+  }
+
+  /**
+   * The hub directories a change on disk at `path` that is no hub file may touch: editors report
+   * a directory deleted or checked out as that directory alone (`.hub`, `.hub/partials`, a whole
+   * repository), not file by file. The `.hub` it is in, or the ones under it that were checked.
+   */
+  private hubDirsAt(path: string): string[] {
+    const parts = path.split(sep);
+    const at = parts.lastIndexOf('.hub');
+    if (at >= 0) return [parts.slice(0, at + 1).join(sep)];
+    const checked = new Set([...this.publishedOn.keys()].map((key) => key.slice(key.indexOf(':') + 1)));
+    return [...checked].filter((hubDir) => hubDir.startsWith(path + sep));
   }
 
   /**
