@@ -15,8 +15,8 @@ the same places: for .hub/config.yml and its partials, .hub/triggers/*.yml, and 
 .hub/hub.yml with .hub/workflows/*.yml and their partials. An issue in a partial is shown in
 the partial. What is open in the editor is checked as it is in the editor, saved or not; other
 files are read from the disk, from the repository of the workspace folder (the nearest
-directory from it up that holds .hub/ or .git). It also offers quick fixes for "did you mean",
-completion and hover.
+directory from it up that holds .hub/ or .git), or for a folder that holds repositories, from
+theirs (a few levels down). It also offers quick fixes for "did you mean", completion and hover.
 
 With a login (hub login, or HUB_URL and HUB_API_KEY), the hub is also asked, in the background,
 whether the daemons, agent providers, modes and models that a valid file names exist (as
