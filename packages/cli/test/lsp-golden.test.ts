@@ -1,6 +1,6 @@
 // Differential: what `hub lsp --stdio` (the bundled child process) publishes for every golden
 // case of test-fixtures/ and the schema package's examples equals what `hub validate --json`
-// reports for the same repositories: the same codes and severities on the same files, positions
+// reports for the same repositories: the same codes, severities and messages on the same files, positions
 // converted (1-based code points → 0-based UTF-16, counted here apart from the server's code).
 // All cases are laid out side by side, each its own repository and workspace folder of one
 // server, and validated in one run (a process costs ~0.5 s).
@@ -44,12 +44,13 @@ interface Seen {
   severity: 'error' | 'warning';
   line: number;
   character: number;
+  message: string;
 }
 
 let base: string;
 /** Each repository's directory (relative to base) and its main file. */
 const repositories: { dir: string; main: string }[] = [];
-let reported: { files: { path: string }[]; issues: { file: string; line?: number; column?: number; code: string; severity: 'error' | 'warning' }[] };
+let reported: { files: { path: string }[]; issues: { file: string; line?: number; column?: number; code: string; message: string; severity: 'error' | 'warning' }[] };
 let client: LspClient | undefined;
 
 beforeAll(async () => {
@@ -92,7 +93,7 @@ function converted(text: string, line: number, column: number): { line: number; 
   return { line: line - 1, character: Array.from(line === 1 ? content.replace(/^\uFEFF/, '') : content).slice(0, column - 1).join('').length };
 }
 
-const order = (a: Seen, b: Seen) => `${a.line}:${a.character}:${a.code}`.localeCompare(`${b.line}:${b.character}:${b.code}`);
+const order = (a: Seen, b: Seen) => `${a.line}:${a.character}:${a.code}:${a.message}`.localeCompare(`${b.line}:${b.character}:${b.code}:${b.message}`);
 
 describe('hub lsp publishes what hub validate --json reports', () => {
   it('for many cases and the examples', () => {
@@ -100,7 +101,7 @@ describe('hub lsp publishes what hub validate --json reports', () => {
     expect(reported.issues.length).toBeGreaterThan(150);
   });
 
-  it('on every file hub validate checked, with the same codes, severities and converted positions', async () => {
+  it('on every file hub validate checked, with the same codes, severities, messages and converted positions', async () => {
     const lsp = client as LspClient;
     const paths = reported.files.map((file) => file.path);
     expect(paths.length).toBeGreaterThan(repositories.length);
@@ -112,10 +113,10 @@ describe('hub lsp publishes what hub validate --json reports', () => {
       const text = readFileSync(join(base, path), 'utf8');
       const expected = reported.issues
         .filter((issue) => issue.file === path)
-        .map((issue) => ({ code: issue.code, severity: issue.severity, ...(issue.line === undefined ? { line: 0, character: 0 } : converted(text, issue.line, issue.column ?? 1)) }))
+        .map((issue) => ({ code: issue.code, severity: issue.severity, ...(issue.line === undefined ? { line: 0, character: 0 } : converted(text, issue.line, issue.column ?? 1)), message: issue.message }))
         .sort(order);
       const seen = (published.get(path) ?? [])
-        .map((diagnostic) => ({ code: String(diagnostic.code), severity: diagnostic.severity === 2 ? ('warning' as const) : ('error' as const), ...diagnostic.range.start }))
+        .map((diagnostic) => ({ code: String(diagnostic.code), severity: diagnostic.severity === 2 ? ('warning' as const) : ('error' as const), ...diagnostic.range.start, message: String(diagnostic.message) }))
         .sort(order);
       if (JSON.stringify(seen) !== JSON.stringify(expected)) mismatches.push(`${path}\n  lsp:      ${JSON.stringify(seen)}\n  validate: ${JSON.stringify(expected)}`);
     }
