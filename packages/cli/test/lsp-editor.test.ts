@@ -3,6 +3,8 @@
 // in UTF-16 over astral characters and CRLF, bursts of edits, files closed, deleted or linked,
 // a huge configuration, and a shutdown in the middle of a check.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodeAction, CompletionItem, CompletionList, Diagnostic, Range } from 'vscode-languageserver';
@@ -244,6 +246,24 @@ describe('a configuration of almost 1 MB', () => {
 });
 
 describe('shutdown', () => {
+  it('exits when told to while the hub is still asked about resources (a hub that does not answer)', async () => {
+    const asked: IncomingMessage[] = [];
+    const silent = createServer((request) => void asked.push(request));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      writeTree(base, { '.hub/triggers/t.yml': triggerYaml('t') });
+      client = await startLsp(base, { env: { HUB_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, HUB_API_KEY: 'hub_test_key' } });
+      await client.diagnostics(uriOf(join(base, '.hub/triggers/t.yml')), (list) => list.length === 0);
+      await expect.poll(() => asked.length, { timeout: 20_000 }).toBeGreaterThan(0);
+      // The request is never answered: exit must not wait for it (30 s, the client's own limit).
+      expect(await client.stop()).toBe(0);
+      expect(asked[0]!.url).toContain('validate');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  }, 25_000);
+
   it('exits 0 when shut down while a check is pending', async () => {
     writeTree(base, { '.hub/config.yml': configurationYaml([]) });
     client = await startLsp(base);

@@ -27,6 +27,8 @@ export class HubResources {
   private readonly asking = new Map<string, { next?: { unit: Unit; body: string } }>();
   /** Set once the hub refused the credential: it is not asked again. */
   private refused = false;
+  /** Aborts the requests out when the server ends: an exit never waits for a hub that is slow to answer. */
+  private readonly stop = new AbortController();
 
   constructor(
     env: Record<string, string | undefined>,
@@ -55,19 +57,25 @@ export class HubResources {
     try {
       const login = await this.login;
       if (login === undefined) return;
-      const answer = await hubRequest(login.origin, login.token, 'POST', requestFor(unit, this.project).validate, body);
+      if (this.stop.signal.aborted) return;
+      const answer = await hubRequest(login.origin, login.token, 'POST', requestFor(unit, this.project).validate, body, this.stop.signal);
       // 200: valid; 422: its issues. Anything else (a refused credential, a hub away) says nothing about the files.
       if (answer.status === 401 || answer.status === 403) this.refused = true;
       if (answer.status !== 200 && answer.status !== 422) return this.log(`the hub at ${login.origin} answered ${answer.status}; resources are not checked`);
       this.remember(body, answer.status === 200 ? [] : resourceIssues(unit, answer.body));
       this.checked(key);
     } catch (error) {
-      this.log(`resources are not checked: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.stop.signal.aborted) this.log(`resources are not checked: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       const next = this.asking.get(at)?.next;
       this.asking.delete(at);
-      if (next !== undefined && !this.answers.has(next.body)) void this.ask(key, next.unit, next.body);
+      if (next !== undefined && !this.answers.has(next.body) && !this.stop.signal.aborted) void this.ask(key, next.unit, next.body);
     }
+  }
+
+  /** The server ends: requests out are abandoned and no more are made. */
+  close(): void {
+    this.stop.abort();
   }
 
   private remember(body: string, issues: Finding[]): void {

@@ -127,6 +127,7 @@ class Server {
   stop(): void {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.resources?.close();
   }
 
   private initialize(params: InitializeParams): InitializeResult {
