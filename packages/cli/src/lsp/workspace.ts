@@ -87,7 +87,7 @@ const SEARCH_DIRS = 5000;
 /**
  * The hub directories of a workspace folder, for a first look: the repository's own `.hub`, or
  * for a folder that holds repositories (a parent of several), the `.hub` directories below it,
- * a few levels down, never inside node_modules or another hidden directory.
+ * a few levels down, never inside node_modules, another hidden directory or a repository.
  */
 export function hubDirsOf(folder: string, root: string): string[] {
   if (isDirectory(join(root, '.hub'))) return [join(root, '.hub')];
@@ -101,10 +101,15 @@ export function hubDirsOf(folder: string, root: string): string[] {
     } catch {
       continue;
     }
+    // A repository is not searched further: its .hub is the one hub validate reads there, and a
+    // repository without one (.git only) holds none that is its own.
+    if (entries.some((entry) => entry.name === '.hub' && entry.isDirectory())) {
+      found.push(join(dir, '.hub'));
+      continue;
+    }
+    if (entries.some((entry) => entry.name === '.git')) continue;
     for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      if (entry.name === '.hub') found.push(join(dir, entry.name));
-      else if (depth + 1 < SEARCH_DEPTH && !entry.name.startsWith('.') && entry.name !== 'node_modules') pending.push([join(dir, entry.name), depth + 1]);
+      if (entry.isDirectory() && depth + 1 < SEARCH_DEPTH && !entry.name.startsWith('.') && entry.name !== 'node_modules') pending.push([join(dir, entry.name), depth + 1]);
     }
   }
   return found.sort();
