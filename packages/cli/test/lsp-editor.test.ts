@@ -203,6 +203,12 @@ describe('files as they lie on disk', () => {
     for (const file of ['.hub/partials/linked.md', '.hub/config.yml', '.hub/triggers/t.yml']) {
       expect(codes(await client.diagnostics(uriOf(join(root, file)), (list) => list.length > 0))).toEqual(want(file));
     }
+    // Hover on the include of the linked partial shows its first lines.
+    const uri = uriOf(join(root, '.hub/config.yml'));
+    await client.open(uri, yaml);
+    const line = yaml.split('\n').findIndex((text) => text.includes('include: linked.md'));
+    const hovered = await client.connection.sendRequest<{ contents: { value: string } } | null>('textDocument/hover', { textDocument: { uri }, position: { line, character: yaml.split('\n')[line]!.indexOf('linked.md') + 2 } });
+    expect(hovered?.contents.value).toContain('Linked {{ promt }}');
   });
 });
 

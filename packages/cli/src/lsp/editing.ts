@@ -2,6 +2,7 @@
 // document's context (its kind from its path, the partials an include may name, the hub file of
 // a legacy workflow), read from the open buffers over the disk.
 import { dirname, join } from 'node:path';
+import { checkPath } from '@hub/compiler';
 import type { FeatureContext } from './features/index.js';
 import { placeOf, type Files } from './workspace.js';
 
@@ -22,7 +23,8 @@ export function contextFor(path: string, text: string, files: Files): FeatureCon
     kind: place.kind,
     text,
     partials,
-    readPartial: (partial) => (partials.includes(partial) ? files.read(join(base, ...partial.split('/'))) : undefined),
+    // Also a partial that is a symbolic link (the names walked list files only, as discovery's), when its path is one the hub accepts.
+    readPartial: (partial) => (partials.includes(partial) || (checkPath(partial).ok && files.isFile(join(base, ...partial.split('/')))) ? files.read(join(base, ...partial.split('/'))) : undefined),
   };
   if (place.kind === 'legacy-workflow') {
     const hubYaml = files.read(join(dirname(base), 'hub.yml'));
