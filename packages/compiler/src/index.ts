@@ -5,6 +5,7 @@ export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
 export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
 export { renderPrompt } from './dispatch/render.js';
 export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
+export { promptIncludes, type IncludeShape } from './paths/includes.js';
 export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';
 export { issueCodes, type IssueCode } from './issues/codes.js';
 export { suggest } from './issues/suggest.js';
