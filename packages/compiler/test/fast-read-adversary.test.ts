@@ -3,11 +3,11 @@ import { Parser, stringify } from 'yaml';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { compileConfiguration, compileTrigger, defaultLimits } from '../src/index.js';
 import { IssueCollector } from '../src/issues/collect.js';
-import { joinPointer } from '../src/issues/issue.js';
 import { readFast, type FastDocument, type Locator } from '../src/source/cst.js';
 import { readLines } from '../src/source/lines.js';
 import { SourceText, stripBom } from '../src/source/text.js';
 import { composeYaml, fastReadings, parseYaml } from '../src/source/yaml.js';
+import { pointersOf } from './support/pointers.js';
 
 // The adversary's differential test: YAML chosen to trip the fast readings (core-schema scalars,
 // quoting, block scalars, document markers, tabs, line breaks, unicode, limits...). Each text is
@@ -29,15 +29,6 @@ afterEach(() => {
   fastReadings.lines = true;
   fastReadings.cst = true;
 });
-
-function pointersOf(value: unknown, base = '', out: string[] = []): string[] {
-  out.push(base, joinPointer(base, 'absent'), joinPointer(base, 0));
-  if (Array.isArray(value)) value.forEach((item, index) => pointersOf(item, joinPointer(base, index), out));
-  else if (typeof value === 'object' && value !== null) {
-    for (const key of Object.keys(value)) pointersOf((value as Record<string, unknown>)[key], joinPointer(base, key), out);
-  }
-  return out;
-}
 
 interface Reading {
   value: unknown;

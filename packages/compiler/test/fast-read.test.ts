@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { Parser, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { IssueCollector } from '../src/issues/collect.js';
-import { joinPointer } from '../src/issues/issue.js';
 import { defaultLimits } from '../src/limits/limits.js';
 import { readFast, type FastDocument } from '../src/source/cst.js';
 import { readLines } from '../src/source/lines.js';
 import { SourceText, stripBom } from '../src/source/text.js';
 import { composeYaml } from '../src/source/yaml.js';
 import { loadFixtures } from '../../../test-fixtures/load.js';
+import { pointersOf } from './support/pointers.js';
 import { exampleBundle, exampleConfiguration, exampleTrigger } from './support/documents.js';
 // @ts-expect-error: the benchmark's generator is plain JavaScript, without declarations.
 import { generateConfiguration, generateWorkflow } from '../../../bench/generate.js';
@@ -18,16 +18,6 @@ import { generateConfiguration, generateWorkflow } from '../../../bench/generate
 // the same issues (codes, pointers, messages, positions) and the same place for every pointer.
 
 const limits = { ...defaultLimits };
-
-/** Every pointer into a value, with a few that leave it. */
-function pointersOf(value: unknown, base = '', out: string[] = []): string[] {
-  out.push(base, joinPointer(base, 'absent'), joinPointer(base, 0));
-  if (Array.isArray(value)) value.forEach((item, index) => pointersOf(item, joinPointer(base, index), out));
-  else if (typeof value === 'object' && value !== null) {
-    for (const key of Object.keys(value)) pointersOf((value as Record<string, unknown>)[key], joinPointer(base, key), out);
-  }
-  return out;
-}
 
 /** How many texts each fast reading read (the rest it gave way on). */
 const counts = { lines: 0, cst: 0 };
