@@ -1,8 +1,8 @@
 // `hub`: the command tree and the one place where failures become messages and exit codes.
-import { readFileSync } from 'node:fs';
 import { group, type Command, type Io } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { exitCodes } from './help.js';
+import { cliVersion } from './version.js';
 
 /**
  * A command that loads its module only when it runs, so that `hub --help` and `hub validate`
@@ -52,8 +52,7 @@ ${exitCodes('success', 'failure: the hub refused or could not be reached')}`,
   commands,
   options: {
     '--version': (io) => {
-      const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-      io.stdout.write(`${version}\n`);
+      io.stdout.write(`${cliVersion()}\n`);
       return 0;
     },
   },

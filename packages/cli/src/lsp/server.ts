@@ -1,7 +1,7 @@
 // `hub lsp`'s wiring (STYLE.md, practice 19: thin glue over the core): open documents over the
 // disk, a debounced check of the unit an edit touches, its diagnostics published on every file
 // of the unit, quick fixes for "did you mean", and completion and hover from ./features.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -25,6 +25,7 @@ import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } 
 import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
 import { HubResources } from './resources.js';
+import { cliVersion } from '../version.js';
 import { Files, hubDirsOf, placeOf, unitKeys, unreadNote } from './workspace.js';
 
 /**
@@ -256,8 +257,7 @@ class Server {
 /** The CLI's version, for the editor's log of language servers (as `hub --version` prints it); none if unreadable. */
 function versionOf(): { version?: string } {
   try {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof version === 'string' ? { version } : {};
+    return { version: cliVersion() };
   } catch {
     return {};
   }
