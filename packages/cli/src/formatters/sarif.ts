@@ -4,12 +4,13 @@ import { createHash } from 'node:crypto';
 import { issueCodes, type IssueCode } from '@hub/compiler';
 import type { Artifact, Log, Region, ReportingDescriptor, Result } from 'sarif';
 import type { Finding, Report } from '../check.js';
+import { lineStarts } from '../line-starts.js';
 import { ruleHelp } from './rule-help.js';
 
 /** Where paths are relative to: SARIF's conventional name for the root of the sources. */
 export const SRCROOT = '%SRCROOT%';
 /** The partialFingerprints key; a new version if what it hashes changes. */
-export const FINGERPRINT = 'hubIssue/v1';
+const FINGERPRINT = 'hubIssue/v1';
 
 export interface SarifContext {
   /** The CLI's version, as `hub --version` prints it. */
@@ -121,7 +122,7 @@ function plainSection(markdown: string): string {
 }
 
 /** A repository-relative path as a relative URI reference: each segment percent-encoded ('a b' → 'a%20b'). */
-export function fileUri(path: string): string {
+function fileUri(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
 
@@ -158,14 +159,4 @@ function utf16Column({ text, starts }: Lines, line: number, column: number): num
     }
   }
   return units + 1;
-}
-
-/** Offsets where lines start; a line ends at \n, \r\n or a lone \r, as in the compiler. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) starts.push(i + 1);
-  }
-  return starts;
 }

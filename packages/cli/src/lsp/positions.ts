@@ -2,17 +2,7 @@
 // columns in Unicode code points; LSP counts 0-based lines and characters in UTF-16 code units.
 // A diagnostic covers the token the compiler points at, so that an editor underlines a word.
 import type { Position, Range } from 'vscode-languageserver';
-
-/** Offsets where lines start: a line break is \n, \r\n or a lone \r, as for the compiler and LSP. */
-export function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) starts.push(i + 1);
-    else if (c === 13 && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
-  }
-  return starts;
-}
+import { lineStarts } from '../line-starts.js';
 
 /** The line's text without its line break. */
 function lineAt(text: string, starts: number[], line: number): string {

@@ -12,7 +12,7 @@ import type { FeatureContext } from './types.js';
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
 
 /** How much of a partial a hover shows. */
-export const PREVIEW_LINES = 10;
+const PREVIEW_LINES = 10;
 
 export function hoverAt(context: FeatureContext, position: Position): Hover | null {
   const lines = splitLines(context.text);
