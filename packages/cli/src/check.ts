@@ -70,6 +70,14 @@ function sameName(file: string, trigger: CompiledConfiguration['triggers'][numbe
   return [{ code: 'trigger.duplicate_name', message, pointer, file, line, column, severity: 'error' }];
 }
 
+/** Each file of the unit with its text, its path relative to the repository root (as filesOf names it). */
+export function sourcesOf(unit: Unit): { path: string; content: string }[] {
+  if (unit.kind === 'trigger') return [{ path: unit.file, content: unit.yaml }];
+  const entries = unit.kind === 'configuration' ? unit.partials : unit.files;
+  const files = entries.map((entry) => ({ path: displayPath(unit, entry.path), content: entry.content }));
+  return unit.kind === 'configuration' ? [{ path: unit.file, content: unit.yaml }, ...files] : files;
+}
+
 export function filesOf(unit: Unit): CheckedFile[] {
   if (unit.kind === 'trigger') return [{ path: unit.file, kind: 'trigger' }];
   if (unit.kind === 'configuration') {

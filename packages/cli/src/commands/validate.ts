@@ -1,13 +1,13 @@
 // `hub validate`: the repository's hub files compiled offline, as a pre-commit check.
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Report } from '../check.js';
 import { parseOptions, type Command } from '../command.js';
-import { discover, DISCOVERY_HELP, displayPath, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
+import { discover, DISCOVERY_HELP, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import { jsonReport, textReport } from '../formatters/issues.js';
 import { exitCodes } from '../help.js';
+import { cliVersion } from '../version.js';
 
 const COMMAND = 'hub validate';
 
@@ -97,13 +97,7 @@ export const validate: Command = {
 /** The SARIF log; its formatter (with every code's help) loads only when asked for. */
 async function sarif(report: Report, units: Unit[], root: string): Promise<string> {
   const { sarifReport } = await import('../formatters/sarif.js');
-  // Read as `hub --version` reads it (the bundle carries package.json beside itself).
-  const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  const sources = new Map<string, string>();
-  for (const unit of units) {
-    if (unit.kind !== 'bundle') sources.set(unit.file, unit.yaml);
-    const entries = unit.kind === 'configuration' ? unit.partials : unit.kind === 'bundle' ? unit.files : [];
-    for (const entry of entries) sources.set(displayPath(unit, entry.path), entry.content);
-  }
-  return sarifReport(report, { version, rootUri: pathToFileURL(join(root, '/')).href, sources });
+  const { sourcesOf } = await import('../check.js');
+  const sources = new Map(units.flatMap((unit) => sourcesOf(unit)).map(({ path, content }) => [path, content]));
+  return sarifReport(report, { version: cliVersion(), rootUri: pathToFileURL(join(root, '/')).href, sources });
 }

@@ -3,11 +3,12 @@
 // partial, and positions become the 0-based UTF-16 range of the token the compiler points at.
 import { join, sep } from 'node:path';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
-import { checkUnits, filesOf, type Finding } from '../check.js';
+import { checkUnits, filesOf, sourcesOf, type Finding } from '../check.js';
 import type { Unit } from '../discovery.js';
 import type { IncludeCache } from './include-cache.js';
 import type { HubResources } from './resources.js';
-import { lineStarts, tokenRange } from './positions.js';
+import { lineStarts } from '../line-starts.js';
+import { tokenRange } from './positions.js';
 import { unitsOf, type Files } from './workspace.js';
 
 /** Absolute path → the diagnostics of that file. */
@@ -53,12 +54,7 @@ function toDiagnostic(finding: Finding, text: string, starts: number[], placed: 
 
 /** The text of each file of the units, by absolute path. */
 function textsOf(units: Unit[], root: string): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const unit of units) {
-    const contents = unit.kind === 'trigger' ? [unit.yaml] : unit.kind === 'configuration' ? [unit.yaml, ...unit.partials.map((partial) => partial.content)] : unit.files.map((file) => file.content);
-    filesOf(unit).forEach((file, index) => texts.set(absolute(root, file.path), contents[index] ?? ''));
-  }
-  return texts;
+  return new Map(units.flatMap((unit) => sourcesOf(unit)).map(({ path, content }) => [absolute(root, path), content]));
 }
 
 function absolute(root: string, file: string): string {
