@@ -24,7 +24,7 @@ export class HubResources {
   /** Request body → the hub's resource issues for it. */
   private readonly answers = new Map<string, Finding[]>();
   /** Unit key and file → whether a request is out, and the body to ask next when it returns. */
-  private readonly asking = new Map<string, { next?: { unit: Unit; body: string } }>();
+  private readonly asking = new Map<string, { next?: { unit: Unit; body: string; validate: string } }>();
   /** Set once the hub refused the credential: it is not asked again. */
   private refused = false;
   /** Aborts the requests out when the server ends: an exit never waits for a hub that is slow to answer. */
@@ -42,23 +42,23 @@ export class HubResources {
   /** The hub's resource issues for `unit`, if known; else undefined, and the hub is asked (for a later check). */
   issues(key: string, unit: Unit): Finding[] | undefined {
     if ((unit.kind !== 'trigger' && this.project === undefined) || this.refused) return undefined;
-    const { body } = requestFor(unit, this.project);
+    const { body, validate } = requestFor(unit, this.project);
     const known = this.answers.get(body);
     if (known !== undefined) return known;
     const asking = this.asking.get(`${key}\0${unit.file}`);
-    if (asking !== undefined) asking.next = { unit, body };
-    else void this.ask(key, unit, body);
+    if (asking !== undefined) asking.next = { unit, body, validate };
+    else void this.ask(key, unit, body, validate);
     return undefined;
   }
 
-  private async ask(key: string, unit: Unit, body: string): Promise<void> {
+  private async ask(key: string, unit: Unit, body: string, validate: string): Promise<void> {
     const at = `${key}\0${unit.file}`;
     this.asking.set(at, {});
     try {
       const login = await this.login;
       if (login === undefined) return;
       if (this.stop.signal.aborted) return;
-      const answer = await hubRequest(login.origin, login.token, 'POST', requestFor(unit, this.project).validate, body, this.stop.signal);
+      const answer = await hubRequest(login.origin, login.token, 'POST', validate, body, this.stop.signal);
       // 200: valid; 422: its issues. Anything else (a refused credential, a hub away) says nothing about the files.
       if (answer.status === 401 || answer.status === 403) this.refused = true;
       if (answer.status !== 200 && answer.status !== 422) return this.log(`the hub at ${login.origin} answered ${answer.status}; resources are not checked`);
@@ -69,7 +69,7 @@ export class HubResources {
     } finally {
       const next = this.asking.get(at)?.next;
       this.asking.delete(at);
-      if (next !== undefined && !this.answers.has(next.body) && !this.stop.signal.aborted) void this.ask(key, next.unit, next.body);
+      if (next !== undefined && !this.answers.has(next.body) && !this.stop.signal.aborted) void this.ask(key, next.unit, next.body, next.validate);
     }
   }
 
