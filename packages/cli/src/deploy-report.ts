@@ -57,11 +57,15 @@ export function recordFile(report: DeployReport, unit: Unit, outcome: Omit<Deplo
 
 /** The field issues of a refused answer's problem, each placed in the repository's file it concerns. */
 export function recordIssues(report: DeployReport, unit: Unit, body: unknown): void {
+  report.issues.push(...issuesOf(unit, body));
+}
+
+/** A refused answer's field issues as `hub validate --json` prints them, in the unit's files (also hub lsp's resource issues). */
+export function issuesOf(unit: Unit, body: unknown): JsonIssue[] {
   const issues = isObject(body) && Array.isArray((body as Unread<Problem>).issues) ? ((body as Unread<Problem>).issues as unknown[]) : [];
-  for (const issue of issues) {
-    if (!isObject(issue)) continue;
+  return issues.filter(isObject).map((issue) => {
     const { file, line, column, pointer, code, message } = issue as Unread<FieldIssue>;
-    report.issues.push({
+    return {
       file: displayPath(unit, typeof file === 'string' ? file : undefined),
       ...(Number.isInteger(line) ? { line: line as number } : {}),
       ...(Number.isInteger(column) ? { column: column as number } : {}),
@@ -69,8 +73,8 @@ export function recordIssues(report: DeployReport, unit: Unit, body: unknown): v
       code: typeof code === 'string' ? code : 'issue',
       message: typeof message === 'string' ? message : '',
       severity: 'error',
-    });
-  }
+    };
+  });
 }
 
 export function jsonDeployReport(report: DeployReport): string {

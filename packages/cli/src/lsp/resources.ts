@@ -6,8 +6,9 @@
 import { configDir } from '../config-dir.js';
 import { credentialFor, activeOrigin } from '../credentials.js';
 import type { Finding } from '../check.js';
-import { displayPath, type Unit } from '../discovery.js';
-import { hubRequest, isObject } from '../hub-client.js';
+import { issuesOf } from '../deploy-report.js';
+import type { Unit } from '../discovery.js';
+import { hubRequest } from '../hub-client.js';
 import { explicitOrigin } from '../origin.js';
 import { requestFor } from '../payload.js';
 
@@ -99,20 +100,6 @@ async function findLogin(env: Record<string, string | undefined>): Promise<Login
 
 /** The resource.* issues of a 422 answer, placed in the unit's files as `hub deploy --json` places them. */
 function resourceIssues(unit: Unit, body: unknown): Finding[] {
-  const issues = isObject(body) && Array.isArray(body.issues) ? (body.issues as unknown[]) : [];
-  const found: Finding[] = [];
-  for (const issue of issues) {
-    if (!isObject(issue) || typeof issue.code !== 'string' || !issue.code.startsWith('resource.')) continue;
-    const { file, line, column, pointer, message } = issue;
-    found.push({
-      code: issue.code as Finding['code'],
-      file: displayPath(unit, typeof file === 'string' ? file : undefined),
-      ...(Number.isInteger(line) ? { line: line as number } : {}),
-      ...(Number.isInteger(column) ? { column: column as number } : {}),
-      pointer: typeof pointer === 'string' ? pointer : '',
-      message: typeof message === 'string' ? message : '',
-      severity: 'error',
-    });
-  }
-  return found;
+  // The resource codes are the compiler's issue codes (resolveResources).
+  return issuesOf(unit, body).filter((issue) => issue.code.startsWith('resource.')) as Finding[];
 }
