@@ -8,7 +8,7 @@ export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
 export { promptIncludes, type IncludeShape } from './paths/includes.js';
 export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';
 export { issueCodes, type IssueCode } from './issues/codes.js';
-export { suggest } from './issues/suggest.js';
+export { didYouMean, suggest } from './issues/suggest.js';
 export type { CompileResult, Issue } from './issues/issue.js';
 export type {
   CompiledAgent,

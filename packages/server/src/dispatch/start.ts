@@ -1,4 +1,4 @@
-import { parseManualInput, suggest, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
+import { didYouMean, parseManualInput, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import { unauthorized } from '../auth/api-key.js';
 import { RunRepository, type Delivery, type Dispatched, type FoundTrigger, type PlannedStep } from '../db/runs.js';
 import { HttpProblem } from '../problems/problem.js';
@@ -32,8 +32,7 @@ export async function startRun(
 
   if (found === 'project_not_found') throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
   if (found === 'trigger_not_found') {
-    const meant = suggest(request.trigger, await runs.manualTriggerNames(organizationId, request.projectSlug));
-    throw triggerNotFound(request, meant);
+    throw triggerNotFound(request, didYouMean(request.trigger, await runs.manualTriggerNames(organizationId, request.projectSlug)));
   }
   const { plan, inputs } = prepareRun(found.trigger, found.environments, found.revisionId, request);
   const { trigger } = found;
@@ -82,10 +81,11 @@ function hintOf(found: FoundTrigger, triggerId: string): TriggerHint {
     : { projectId, configurationRevisionId: found.configurationRevisionId, triggerRevisionId: found.revisionId, triggerId, trigger, environments };
 }
 
-const triggerNotFound = (request: DispatchRequest, meant?: string) =>
+/** `hint`: the compiler's "; did you mean …?", if any. */
+const triggerNotFound = (request: DispatchRequest, hint = '') =>
   new HttpProblem(
     'trigger_not_found',
-    `Neither the active configuration of "${request.projectSlug}" nor the organization's triggers have a manual.run trigger "${request.trigger}"${meant === undefined ? '.' : `; did you mean "${meant}"?`}`,
+    `Neither the active configuration of "${request.projectSlug}" nor the organization's triggers have a manual.run trigger "${request.trigger}"${hint || '.'}`,
   );
 
 /**
