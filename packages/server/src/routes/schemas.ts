@@ -29,19 +29,24 @@ function servedSchema(text: string, origin: string, file: string): string {
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
-/** GET /schemas/{file}: each body built once, for the hub's one public URL. */
+/** GET /schemas/{file}: each body built once, on its first request, for the hub's one public URL. */
 export function schemaHandlers(hub: Hub): Handlers {
   const origin = hub.options.publicUrl ?? hub.options.problemBase;
   const resolve = createRequire(import.meta.url).resolve;
-  const served = new Map<string, Served>(
-    SERVED_SCHEMAS.map((file) => {
+  // Built on a schema's first request, then kept: most hubs never serve one.
+  const served = new Map<string, Served>();
+  const schemaOf = (file: string): Served | undefined => {
+    if (!(SERVED_SCHEMAS as readonly string[]).includes(file)) return undefined;
+    let schema = served.get(file);
+    if (schema === undefined) {
       const body = servedSchema(readFileSync(resolve(`@hub/schemas/schemas/${file}`), 'utf8'), origin, file);
-      return [file, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }];
-    }),
-  );
+      served.set(file, (schema = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }));
+    }
+    return schema;
+  };
   return {
     getYamlSchema: handle(({ res, params }) => {
-      const schema = served.get(params.file);
+      const schema = schemaOf(params.file);
       if (schema === undefined) throw new HttpProblem('not_found', `The hub serves no schema of that name; it serves ${SERVED_SCHEMAS.join(', ')}.`);
       res.setHeader('ETag', schema.etag);
       res.setHeader('Cache-Control', CACHE_CONTROL);
