@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { compileConfiguration } from '../packages/compiler/dist/index.js';
 import { generateConfiguration, generateKeys, generateWorkflow } from './generate.js';
@@ -267,7 +268,7 @@ console.log(
 // (process.resourceUsage().maxRSS); the floor child only parses, with yaml.parseDocument.
 /** @param {'compile' | 'floor'} role */
 function peakRss(role) {
-  const child = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--rss', role], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--rss', role], { encoding: 'utf8', maxBuffer: 1 << 20 });
   check(child.status === 0, `the ${role} memory child failed: ${child.stderr}`);
   return /** @type {{ maxRssKb: number, issues: number }} */ (JSON.parse(child.stdout));
 }

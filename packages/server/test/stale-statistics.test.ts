@@ -91,13 +91,11 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     await hub?.close();
   });
 
-  const access = (query: (sql: Sql) => Promise<unknown>) => plans.access(query);
-
-  /** The indexes a table was read by ('Seq Scan' for none), from `access`. */
+  /** The indexes a table was read by ('Seq Scan' for none), from `plans.access`. */
   const indexes = (ways: string[] | undefined) => [...new Set((ways ?? []).map((way) => /^(?:Index Scan|Index Only Scan|Bitmap Heap Scan) (.+)$/.exec(way)?.[1] ?? way))].sort();
 
   it('GET /api/v1/runs/{id}: the run by its primary key, its executions by their run', async () => {
-    const found = await access(async (sql) => expect((await runView(sql, organizationId, runId))?.triggerRunId).toBe(runId));
+    const found = await plans.access(async (sql) => expect((await runView(sql, organizationId, runId))?.triggerRunId).toBe(runId));
     expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
     expect(indexes(found.executions)).toEqual(['executions_trigger_run_id_step_index_key']);
     // Another organization's run is not found.
@@ -105,18 +103,18 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
   });
 
   it('an execution, and where its output stands, by primary keys', async () => {
-    const found = await access(async (sql) => expect((await executionView(sql, organizationId, executionId))?.runId).toBe(runId));
+    const found = await plans.access(async (sql) => expect((await executionView(sql, organizationId, executionId))?.runId).toBe(runId));
     expect(indexes(found.executions)).toEqual(['executions_pkey']);
     expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
-    const output = await access(async (sql) => expect((await new OutputRepository(sql).state(organizationId, executionId, runId))?.executionId).toBe(executionId));
+    const output = await plans.access(async (sql) => expect((await new OutputRepository(sql).state(organizationId, executionId, runId))?.executionId).toBe(executionId));
     expect(indexes(output.executions)).toEqual(['executions_pkey']);
     expect(indexes(output.trigger_runs)).toEqual(['trigger_runs_pkey']);
   });
 
   it("the runs lists (API and dashboard) find their cursor's run by its primary key", async () => {
-    const api = await access(async (sql) => expect((await runViews(sql, organizationId, {}, runId, 5))?.length).toBe(6));
+    const api = await plans.access(async (sql) => expect((await runViews(sql, organizationId, {}, runId, 5))?.length).toBe(6));
     expect(indexes(api.trigger_runs)).toContain('trigger_runs_pkey');
-    const dashboard = await access(async (sql) => expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6));
+    const dashboard = await plans.access(async (sql) => expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6));
     expect(indexes(dashboard.trigger_runs)).toContain('trigger_runs_pkey');
   });
 
@@ -127,7 +125,7 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     await plans.sql`analyze projects`;
     const page = (sql: Sql) => sql<{ listed: { slug: string }[] }[]>`
       select ${ProjectList.page(sql, { after: 'p-05000', limit: 100 })} as listed from (select ${organizationId}::uuid as organization_id) key`;
-    const found = await access(async (sql) => expect((await page(sql))[0]?.listed.map((project) => project.slug)).toEqual(Array.from({ length: 101 }, (_, i) => `p-${String(5001 + i).padStart(5, '0')}`)));
+    const found = await plans.access(async (sql) => expect((await page(sql))[0]?.listed.map((project) => project.slug)).toEqual(Array.from({ length: 101 }, (_, i) => `p-${String(5001 + i).padStart(5, '0')}`)));
     expect(indexes(found.projects)).toEqual(['projects_organization_id_slug_key']);
     // The page's statement, found by a text this look-up's own does not contain as it is.
     const [prepared] = await plans.sql<{ generic: number }[]>`
