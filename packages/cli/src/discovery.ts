@@ -215,9 +215,9 @@ async function referenced(base: string, includes: string[], root: string): Promi
 }
 
 /** Names listed at most by filesUnder: the compiler compares no more for a suggestion. */
-const MAX_PARTIAL_NAMES = 200;
+export const MAX_PARTIAL_NAMES = 200;
 /** Directory levels filesUnder descends at most. */
-const MAX_PARTIAL_DEPTH = 8;
+export const MAX_PARTIAL_DEPTH = 8;
 
 /**
  * The files under `base`, as `/`-separated paths relative to it, sorted; at most
@@ -239,8 +239,8 @@ async function filesUnder(base: string): Promise<string[]> {
 }
 
 /** What discovery reads directly under `.hub/`. */
-const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
-const HUB_FILES = ['config.yml', 'hub.yml'];
+export const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
+export const HUB_FILES = ['config.yml', 'hub.yml'];
 
 /**
  * Notes an entry of `.hub/` that is a near miss of a name discovery reads and that is not there

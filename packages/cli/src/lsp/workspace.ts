@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
 import { closest } from '../command.js';
-import type { FileEntry, Unit } from '../discovery.js';
+import { HUB_DIRECTORIES, HUB_FILES, MAX_PARTIAL_DEPTH, MAX_PARTIAL_NAMES, type FileEntry, type Unit } from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
 import { IncludeCache } from './include-cache.js';
 
@@ -56,9 +56,6 @@ export function unreadNote(path: string): string | undefined {
   if (why !== undefined) return `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
   return nearMiss(parts.slice(0, at + 1).join(sep), rest);
 }
-
-const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
-const HUB_FILES = ['config.yml', 'hub.yml'];
 
 /**
  * As discovery's near misses: a file directly in `.hub` or a directory of it whose name is close
@@ -159,7 +156,7 @@ export class Files {
   /**
    * The files under `dir` (recursively, relative, `/`-separated, sorted), on disk or open; at
    * most `max`, so that a huge directory costs a bounded walk. The walk is discovery's
-   * (filesUnder): level by level, each directory's names in order, at most MAX_TREE_DEPTH levels,
+   * (filesUnder): level by level, each directory's names in order, at most MAX_PARTIAL_DEPTH levels,
    * so that the compiler is offered the partial names hub validate offers it.
    */
   tree(dir: string, max = 1000): string[] {
@@ -176,7 +173,7 @@ export class Files {
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
         if (entry.isFile()) walked.push(path);
-        else if (entry.isDirectory() && depth + 1 < MAX_TREE_DEPTH) pending.push([path, depth + 1]);
+        else if (entry.isDirectory() && depth + 1 < MAX_PARTIAL_DEPTH) pending.push([path, depth + 1]);
       }
     }
     const found = new Set(walked.slice(0, max));
@@ -196,12 +193,6 @@ export class Files {
     }
   }
 }
-
-/** Directory levels Files.tree descends at most, as discovery's filesUnder. */
-const MAX_TREE_DEPTH = 8;
-
-/** Partial names offered to the compiler at most: it compares no more for a suggestion. */
-const MAX_PARTIAL_NAMES = 200;
 
 /**
  * The units of a unit key, as discovery would build them from the disk: every trigger of the
