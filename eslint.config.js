@@ -15,9 +15,17 @@ const pureImports = {
   ],
   paths: builtinModules.map((name) => ({ name, message: 'The compiler is pure: no Node built-ins.' })),
 };
-const impureGlobals = ['process', 'Buffer', 'require', '__dirname', '__filename', 'setTimeout', 'setInterval', 'Date', 'fetch'].map(
-  (name) => ({ name, message: 'The compiler is pure: no process, clock or I/O globals.' }),
-);
+const impureGlobals = [
+  'process',
+  'Buffer',
+  'require',
+  '__dirname',
+  '__filename',
+  'setTimeout',
+  'setInterval',
+  'Date',
+  'fetch',
+].map((name) => ({ name, message: 'The compiler is pure: no process, clock or I/O globals.' }));
 
 // The server's layers (STYLE.md): routes read requests and shape answers, dispatch/ decides,
 // db/ runs SQL. Storage knows nothing of the layers above it.
@@ -48,7 +56,16 @@ export default tseslint.config(
   {
     files: ['packages/schemas/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { ...pureImports, patterns: [...pureImports.patterns, { group: ['@hub/compiler', '@hub/compiler/*'], message: 'Schemas depend on nothing of ours.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          ...pureImports,
+          patterns: [
+            ...pureImports.patterns,
+            { group: ['@hub/compiler', '@hub/compiler/*'], message: 'Schemas depend on nothing of ours.' },
+          ],
+        },
+      ],
       'no-restricted-globals': ['error', ...impureGlobals],
     },
   },
@@ -63,7 +80,17 @@ export default tseslint.config(
     // port (src/store.ts) that the server implements.
     files: ['packages/dashboard/src/**/*.ts', 'packages/dashboard/src/**/*.tsx'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@hub/*'], message: 'The dashboard depends on nothing of ours; declare what it needs in its store port.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@hub/*'],
+              message: 'The dashboard depends on nothing of ours; declare what it needs in its store port.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -73,17 +100,32 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@hub/*', '!@hub/schemas'], message: 'The daemon depends on @hub/schemas only: schemas <- daemon <- cli.' }, { group: ['../*'], message: 'The daemon imports nothing from outside its package.' }] },
+        {
+          patterns: [
+            {
+              group: ['@hub/*', '!@hub/schemas'],
+              message: 'The daemon depends on @hub/schemas only: schemas <- daemon <- cli.',
+            },
+            { group: ['../*'], message: 'The daemon imports nothing from outside its package.' },
+          ],
+        },
       ],
     },
   },
   {
     // Cycles among a package's own modules; type-only imports and other packages are not followed.
-    files: ['packages/server/src/**/*.ts', 'packages/cli/src/**/*.ts', 'packages/daemon/src/**/*.ts', 'packages/dashboard/src/**/*.ts'],
+    files: [
+      'packages/server/src/**/*.ts',
+      'packages/cli/src/**/*.ts',
+      'packages/daemon/src/**/*.ts',
+      'packages/dashboard/src/**/*.ts',
+    ],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.js'], extensionAlias: { '.js': ['.ts', '.js'] } }),
+      ],
       'import-x/ignore': ['node_modules', '[\\\\/]dist[\\\\/]'],
     },
     rules: {

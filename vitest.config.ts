@@ -13,7 +13,9 @@ export default defineConfig({
     globalSetup: ['packages/cli/test/support/bundle.ts'],
     hookTimeout: 120_000,
     // Under CI, also a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: 'node_modules/.cache/vitest-results.json' }]] : ['default'],
+    reporters: process.env.CI
+      ? ['default', ['json', { outputFile: 'node_modules/.cache/vitest-results.json' }]]
+      : ['default'],
     testTimeout: 30_000,
   },
 });

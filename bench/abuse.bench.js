@@ -46,7 +46,11 @@ const root = process.env.HUB_BENCH_ROOT ?? fileURLToPath(new URL('..', import.me
 // A flood runs in a child process of its own (`--flood <kind> <url> <clients>`), so that writing
 // its bodies never delays the victim's requests in this one.
 if (process.argv[2] === '--flood') {
-  await flood(/** @type {'enroll' | 'dispatch'} */ (process.argv[3]), /** @type {string} */ (process.argv[4]), Number(process.argv[5]));
+  await flood(
+    /** @type {'enroll' | 'dispatch'} */ (process.argv[3]),
+    /** @type {string} */ (process.argv[4]),
+    Number(process.argv[5]),
+  );
 } else {
   await main();
 }
@@ -64,8 +68,19 @@ async function flood(kind, url, clients) {
   // Valid JSON, so that a hub that parses before it checks parses all of it.
   const body =
     kind === 'enroll'
-      ? jsonOfSize(ENROLL_BYTES, (pad) => ({ token: pad, name: 'flood', publicKey: { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) }, runtimes: [{ provider: 'claude' }] }))
-      : jsonOfSize(DISPATCH_BYTES, (pad) => ({ projectSlug: 'app', trigger: 'go', actor: 'flood', deliveryKey: 'flood', input: pad }));
+      ? jsonOfSize(ENROLL_BYTES, (pad) => ({
+          token: pad,
+          name: 'flood',
+          publicKey: { kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43) },
+          runtimes: [{ provider: 'claude' }],
+        }))
+      : jsonOfSize(DISPATCH_BYTES, (pad) => ({
+          projectSlug: 'app',
+          trigger: 'go',
+          actor: 'flood',
+          deliveryKey: 'flood',
+          input: pad,
+        }));
   const path = kind === 'enroll' ? '/api/v1/daemons/enroll' : '/api/v1/manual-runs';
   /** @type {Record<string, string>} */
   const headers = { 'content-type': 'application/json' };
@@ -110,7 +125,11 @@ function jsonOfSize(bytes, shape) {
 function post(url, headers, body) {
   return new Promise((resolve) => {
     let settled = false;
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) }, agent: false });
+    const req = httpRequest(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.length) },
+      agent: false,
+    });
     const finish = (/** @type {string} */ outcome) => {
       if (settled) return;
       settled = true;
@@ -143,7 +162,10 @@ async function main() {
 
     const admin = { token: adminToken };
     await request(hub.url, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'bench', name: 'Bench' } });
-    await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', { ...admin, body: { slug: 'app', name: 'App' } });
+    await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', {
+      ...admin,
+      body: { slug: 'app', name: 'App' },
+    });
     const key = await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/api-keys', {
       ...admin,
       body: { name: 'bench', scopes: ['projects:read', 'configuration:validate', 'runs:dispatch'] },
@@ -160,7 +182,10 @@ async function main() {
       /** @type {number[]} */
       const samples = [];
       const start = performance.now();
-      while ((performance.now() - start < ROW_MS || samples.length < MIN_SAMPLES) && performance.now() - start < MAX_ROW_MS) {
+      while (
+        (performance.now() - start < ROW_MS || samples.length < MIN_SAMPLES) &&
+        performance.now() - start < MAX_ROW_MS
+      ) {
         const t0 = performance.now();
         const status = await get(hub.url, '/api/v1/projects', token, agent);
         samples.push(performance.now() - t0);
@@ -180,14 +205,18 @@ async function main() {
     /** @type {{ name: string, samples: number[], rss: number, cpu: { hub: number, machine: number }, load: string }[]} */
     const rows = [];
     for (const kind of /** @type {const} */ (['enroll', 'dispatch'])) {
-      const child = fork(fileURLToPath(import.meta.url), ['--flood', kind, hub.url, String(FLOOD_CLIENTS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(fileURLToPath(import.meta.url), ['--flood', kind, hub.url, String(FLOOD_CLIENTS)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       const stopped = new Promise((resolve) => child.on('exit', resolve));
       cleanups.push(async () => {
         if (child.exitCode === null) child.kill();
         await stopped;
       });
       /** @type {Promise<FloodReport>} */
-      const report = new Promise((resolve) => child.on('message', (message) => message !== 'started' && resolve(/** @type {FloodReport} */ (message))));
+      const report = new Promise((resolve) =>
+        child.on('message', (message) => message !== 'started' && resolve(/** @type {FloodReport} */ (message))),
+      );
       await new Promise((resolve) => child.once('message', resolve));
       await sleep(FLOOD_SETTLE_MS);
       rss.reset();
@@ -203,8 +232,17 @@ async function main() {
         .sort(([, a], [, b]) => b - a)
         .map(([status, n]) => `${n} ${status}`)
         .join(', ');
-      const what = kind === 'enroll' ? `${FLOOD_CLIENTS} clients posting 14 MB to enroll` : `${FLOOD_CLIENTS} clients posting 1 MiB dispatches, wrong key`;
-      rows.push({ name: `victim, ${what}`, samples, rss: peak, cpu, load: `${(requests / seconds).toFixed(1)} req/s: ${answers}` });
+      const what =
+        kind === 'enroll'
+          ? `${FLOOD_CLIENTS} clients posting 14 MB to enroll`
+          : `${FLOOD_CLIENTS} clients posting 1 MiB dispatches, wrong key`;
+      rows.push({
+        name: `victim, ${what}`,
+        samples,
+        rss: peak,
+        cpu,
+        load: `${(requests / seconds).toFixed(1)} req/s: ${answers}`,
+      });
     }
 
     // Ten heavy documents at once (each valid JSON, 990,000 characters of 90,000 keys: a 422 once compiled).
@@ -213,7 +251,10 @@ async function main() {
     const heavyStart = performance.now();
     const heavyAnswers = Promise.all(
       Array.from({ length: HEAVY_DOCUMENTS }, () =>
-        call(hub.url, 'POST', '/api/v1/configurations/validate', { token, body: { projectSlug: 'app', yaml: heavy } }).then((answer) => ({ ...answer, at: performance.now() - heavyStart })),
+        call(hub.url, 'POST', '/api/v1/configurations/validate', {
+          token,
+          body: { projectSlug: 'app', yaml: heavy },
+        }).then((answer) => ({ ...answer, at: performance.now() - heavyStart })),
       ),
     );
     const heavySamples = await victimWhile(heavyAnswers);
@@ -229,7 +270,9 @@ async function main() {
       samples: heavySamples.sort((a, b) => a - b),
       rss: heavyPeak,
       cpu: heavyCpu,
-      load: `${Object.entries(heavyStatuses).map(([status, n]) => `${n} ${status}`).join(', ')}; last answered after ${(lastMs / 1000).toFixed(1)} s`,
+      load: `${Object.entries(heavyStatuses)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(', ')}; last answered after ${(lastMs / 1000).toFixed(1)} s`,
     });
 
     /** The victim, sequentially, until `done` settles. @param {Promise<unknown>} done */
@@ -258,8 +301,30 @@ async function main() {
     console.log(
       table(
         [
-          ['row', 'n', 'p50 ms', 'p99 ms', 'p50 ratio', 'p99 ratio', 'hub peak RSS MB', 'hub CPU %', 'machine CPU %', 'flood'],
-          ['victim alone: sequential GET /api/v1/projects', alone.length, ms(p50Alone), ms(quantile(alone, 0.99)), '1.00', '1.00', mb(aloneRss), percent(aloneCpu.hub), percent(aloneCpu.machine), ''],
+          [
+            'row',
+            'n',
+            'p50 ms',
+            'p99 ms',
+            'p50 ratio',
+            'p99 ratio',
+            'hub peak RSS MB',
+            'hub CPU %',
+            'machine CPU %',
+            'flood',
+          ],
+          [
+            'victim alone: sequential GET /api/v1/projects',
+            alone.length,
+            ms(p50Alone),
+            ms(quantile(alone, 0.99)),
+            '1.00',
+            '1.00',
+            mb(aloneRss),
+            percent(aloneCpu.hub),
+            percent(aloneCpu.machine),
+            '',
+          ],
           ...rows.map((row) => [
             row.name,
             row.samples.length,
@@ -276,7 +341,9 @@ async function main() {
         ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
       ),
     );
-    console.log('(hub CPU %: its process, all threads, 100 = one core; machine CPU %: all cores busy, the floods and the victim included)');
+    console.log(
+      '(hub CPU %: its process, all threads, 100 = one core; machine CPU %: all cores busy, the floods and the victim included)',
+    );
     console.log('');
     for (const row of rows.slice(0, 2)) {
       const ratio = quantile(row.samples, 0.5) / p50Alone;
@@ -300,13 +367,17 @@ async function main() {
  * @param {string | undefined} databaseUrl
  */
 function startHub(dataDir, adminToken, databaseUrl) {
-  return startProcess([join(root, 'packages/server/dist/main.js')], {
-    PORT: '0',
-    HUB_DATA_DIR: dataDir,
-    HUB_ADMIN_TOKEN: adminToken,
-    HUB_LOG_LEVEL: 'warn',
-    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-  }, { cwd: root });
+  return startProcess(
+    [join(root, 'packages/server/dist/main.js')],
+    {
+      PORT: '0',
+      HUB_DATA_DIR: dataDir,
+      HUB_ADMIN_TOKEN: adminToken,
+      HUB_LOG_LEVEL: 'warn',
+      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+    },
+    { cwd: root },
+  );
 }
 
 /**
@@ -352,10 +423,14 @@ function rssSampler(pid) {
     /** Since `reset()`: the hub's CPU as % of one core (100 = one core busy), and the machine's busy %. */
     cpu: () => {
       const now = ticks();
-      if (since === undefined || now === undefined || now.total === since.total) return { hub: Number.NaN, machine: Number.NaN };
+      if (since === undefined || now === undefined || now.total === since.total)
+        return { hub: Number.NaN, machine: Number.NaN };
       const seconds = (now.at - since.at) / 1000;
       // /proc counts in USER_HZ, 100 a second on Linux.
-      return { hub: ((now.hub - since.hub) / 100 / seconds) * 100, machine: ((now.busy - since.busy) / (now.total - since.total)) * 100 };
+      return {
+        hub: ((now.hub - since.hub) / 100 / seconds) * 100,
+        machine: ((now.busy - since.busy) / (now.total - since.total)) * 100,
+      };
     },
     stop: () => clearInterval(timer),
   };
@@ -393,7 +468,11 @@ async function call(url, method, path, options = {}) {
   const headers = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(url + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }

@@ -97,7 +97,6 @@ async function sampleRounds(fns) {
   return samples.map((list) => list.sort((a, b) => a - b));
 }
 
-
 /**
  * @typedef {{ size: string, role: string, name: string, bytes: number, runs: number, medianMs: number, iqrPct: number, mbps: number }} Row
  */
@@ -119,12 +118,10 @@ async function measure(size, measurements) {
   });
 }
 
-
 /** @param {string} file */
 function versionOf(file) {
   return /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8'))).version;
 }
-
 
 /**
  * @param {number} n
@@ -161,13 +158,29 @@ for (const size of SIZES) {
 
   // Validity, once, before any timing: a benchmark of the error path would be meaningless.
   const compiled = compileConfiguration(input);
-  check(compiled.ok, `the generated ${size.label} configuration does not compile:\n${JSON.stringify(compiled.ok ? [] : compiled.issues.slice(0, 5), null, 2)}`);
-  check(compiled.value.triggers.length === config.triggers, `the ${size.label} configuration compiled to ${compiled.value.triggers.length} triggers, not ${config.triggers}`);
+  check(
+    compiled.ok,
+    `the generated ${size.label} configuration does not compile:\n${JSON.stringify(compiled.ok ? [] : compiled.issues.slice(0, 5), null, 2)}`,
+  );
+  check(
+    compiled.value.triggers.length === config.triggers,
+    `the ${size.label} configuration compiled to ${compiled.value.triggers.length} triggers, not ${config.triggers}`,
+  );
   check(parseDocument(config.text).errors.length === 0, `yaml.parseDocument rejects the ${size.label} configuration`);
   const parsed = parseWorkflow(file, trace);
-  check(parsed.value !== undefined && parsed.context.errors.count === 0, `the ${size.label} workflow does not parse: ${parsed.context.errors.getErrors().slice(0, 5).map((e) => e.message).join('; ')}`);
+  check(
+    parsed.value !== undefined && parsed.context.errors.count === 0,
+    `the ${size.label} workflow does not parse: ${parsed.context.errors
+      .getErrors()
+      .slice(0, 5)
+      .map((e) => e.message)
+      .join('; ')}`,
+  );
   const template = await convertWorkflowTemplate(parsed.context, parsed.value);
-  check(template.errors === undefined && template.jobs.length === workflow.jobs, `the ${size.label} workflow does not convert: ${JSON.stringify(template.errors?.slice(0, 5))}`);
+  check(
+    template.errors === undefined && template.jobs.length === workflow.jobs,
+    `the ${size.label} workflow does not convert: ${JSON.stringify(template.errors?.slice(0, 5))}`,
+  );
 
   console.log(
     `${size.label}: configuration ${config.text.length} chars (${count(config.environments, 'environment')}, ${count(config.triggers, 'trigger')}, ` +
@@ -187,9 +200,17 @@ for (const size of SIZES) {
         return convertWorkflowTemplate(result.context, /** @type {NonNullable<typeof result.value>} */ (result.value));
       },
     },
-    { role: 'info', name: 'yaml.parseDocument (workflow text)', text: workflow.text, fn: () => parseDocument(workflow.text) },
+    {
+      role: 'info',
+      name: 'yaml.parseDocument (workflow text)',
+      text: workflow.text,
+      fn: () => parseDocument(workflow.text),
+    },
   ]);
-  check(compile !== undefined && floor !== undefined && peer !== undefined && peerFloor !== undefined, 'a measurement is missing');
+  check(
+    compile !== undefined && floor !== undefined && peer !== undefined && peerFloor !== undefined,
+    'a measurement is missing',
+  );
   rows.push(compile, floor, peer, peerFloor);
   ratios.push({
     size: size.label,
@@ -222,7 +243,14 @@ console.log('');
 console.log(
   table(
     [
-      ['size', 'compile / floor (ms)', `target <= ${FLOOR_RATIO_TARGET}x`, `stretch <= ${FLOOR_RATIO_STRETCH}x`, 'compile / peer (MB/s)', `target >= ${PEER_RATIO_TARGET}x`],
+      [
+        'size',
+        'compile / floor (ms)',
+        `target <= ${FLOOR_RATIO_TARGET}x`,
+        `stretch <= ${FLOOR_RATIO_STRETCH}x`,
+        'compile / peer (MB/s)',
+        `target >= ${PEER_RATIO_TARGET}x`,
+      ],
       ...ratios.map((ratio) => [
         ratio.size,
         `${ratio.floorRatio.toFixed(2)}x`,
@@ -236,12 +264,18 @@ console.log(
   ),
 );
 console.log('');
-console.log('hub   = compileConfiguration({ yaml, partials }) with default limits: policy checks, parse, JSON Schema validation, rules, model.');
+console.log(
+  'hub   = compileConfiguration({ yaml, partials }) with default limits: policy checks, parse, JSON Schema validation, rules, model.',
+);
 console.log('floor = yaml.parseDocument(yaml) with default options, on the same text.');
 console.log(`peer  = @actions/workflow-parser ${peerName}: parseWorkflow({ name, content }, NoOperationTraceWriter)`);
-console.log('        (yaml.parseDocument with keepSourceTokens + LineCounter, schema validation into template tokens, expression parsing),');
-console.log('        then await convertWorkflowTemplate(context, root) with default options, on a generated workflow of the same size.');
-console.log('info  = the peer\'s text through yaml.parseDocument (the peer\'s own floor); not part of any target.');
+console.log(
+  '        (yaml.parseDocument with keepSourceTokens + LineCounter, schema validation into template tokens, expression parsing),',
+);
+console.log(
+  '        then await convertWorkflowTemplate(context, root) with default options, on a generated workflow of the same size.',
+);
+console.log("info  = the peer's text through yaml.parseDocument (the peer's own floor); not part of any target.");
 console.log('MB/s  = UTF-8 bytes / 1e6 / median seconds; IQR = (p75 - p25) / median.');
 
 // The alias bomb of the issue: a few hundred bytes that would expand to a billion nodes.
@@ -256,19 +290,23 @@ const bombStart = performance.now();
 const bombResult = compileConfiguration({ yaml: bombText });
 const firstCall = performance.now() - bombStart;
 check(!bombResult.ok && bombResult.issues[0]?.code === 'limit.alias_expansion', 'the alias bomb must be refused');
-const [bombRow] = await measure('bomb', [{ role: 'hub', name: 'compileConfiguration', text: bombText, fn: () => compileConfiguration({ yaml: bombText }) }]);
+const [bombRow] = await measure('bomb', [
+  { role: 'hub', name: 'compileConfiguration', text: bombText, fn: () => compileConfiguration({ yaml: bombText }) },
+]);
 console.log('');
 console.log(
   `alias bomb (${bombText.length} bytes, 9 levels of 9 aliases): limit.alias_expansion in ${bombRow?.medianMs.toFixed(2)} ms median ` +
     `(${firstCall.toFixed(2)} ms the first time); target < 100 ms.`,
 );
 
-
 // Peak memory: each child makes one call on the same document and reports its peak resident set
 // (process.resourceUsage().maxRSS); the floor child only parses, with yaml.parseDocument.
 /** @param {'compile' | 'floor'} role */
 function peakRss(role) {
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--rss', role], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--rss', role], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   check(child.status === 0, `the ${role} memory child failed: ${child.stderr}`);
   return /** @type {{ maxRssKb: number, issues: number }} */ (JSON.parse(child.stdout));
 }

@@ -34,6 +34,9 @@ export async function createDatabase(cleanups) {
       await admin.end();
     }
   } catch (error) {
-    return { url: undefined, note: `embedded PostgreSQL, one instance (no database at ${new URL(MACHINE_POSTGRES).host}: ${error instanceof Error ? error.message : String(error)}; set HUB_BENCH_POSTGRES)` };
+    return {
+      url: undefined,
+      note: `embedded PostgreSQL, one instance (no database at ${new URL(MACHINE_POSTGRES).host}: ${error instanceof Error ? error.message : String(error)}; set HUB_BENCH_POSTGRES)`,
+    };
   }
 }

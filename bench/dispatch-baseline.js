@@ -12,7 +12,11 @@ const require = createRequire(new URL('../packages/server/package.json', import.
 const postgres = require('postgres');
 
 const organizationId = process.env.BASELINE_ORGANIZATION_ID ?? '00000000-0000-0000-0000-000000000000';
-const sql = postgres(process.env.BASELINE_DATABASE_URL, { max: 10, onnotice: () => {}, connection: { application_name: 'hub-bench-baseline' } });
+const sql = postgres(process.env.BASELINE_DATABASE_URL, {
+  max: 10,
+  onnotice: () => {},
+  connection: { application_name: 'hub-bench-baseline' },
+});
 await sql`
   create table if not exists bench_dispatch (
     organization_id uuid, delivery_key text, body jsonb, created_at timestamptz default now(),
@@ -28,6 +32,8 @@ app.post('/api/v1/manual-runs', express.json({ limit: '16mb' }), async (req, res
 });
 const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();
-  process.stdout.write(`listening on http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : ''}\n`);
+  process.stdout.write(
+    `listening on http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : ''}\n`,
+  );
 });
 process.on('SIGTERM', () => server.close(() => void sql.end({ timeout: 5 }).then(() => process.exit(0))));

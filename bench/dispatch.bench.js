@@ -102,7 +102,10 @@ async function call(url, method, path, options = {}) {
       status = response.status;
       text = await response.text();
     } catch (error) {
-      if (attempt > 1 || !(error instanceof TypeError)) throw new Error(`${method} ${url}${path}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      if (attempt > 1 || !(error instanceof TypeError))
+        throw new Error(`${method} ${url}${path}: ${error instanceof Error ? error.message : String(error)}`, {
+          cause: error,
+        });
       await sleep(50);
       continue;
     }
@@ -136,7 +139,12 @@ class Daemon {
     const pair = generateKeyPairSync('ed25519');
     const x = pair.publicKey.export({ format: 'jwk' }).x;
     const enrolled = await request(url, 'POST', '/api/v1/daemons/enroll', {
-      body: { token: enrollment.token, name, publicKey: { kty: 'OKP', crv: 'Ed25519', x }, runtimes: [{ provider: 'claude' }] },
+      body: {
+        token: enrollment.token,
+        name,
+        publicKey: { kty: 'OKP', crv: 'Ed25519', x },
+        runtimes: [{ provider: 'claude' }],
+      },
     });
     return new Daemon(enrolled.daemonId, name, pair.privateKey);
   }
@@ -154,7 +162,11 @@ class Daemon {
     const headers = () => {
       const timestamp = String(Date.now());
       const nonce = randomBytes(18).toString('base64url');
-      const signature = sign(null, Buffer.from(`${method}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${digest}`), this.privateKey).toString('base64url');
+      const signature = sign(
+        null,
+        Buffer.from(`${method}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${digest}`),
+        this.privateKey,
+      ).toString('base64url');
       return { 'hub-daemon': this.id, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature };
     };
     return call(url, method, pathWithQuery, body === undefined ? { headers } : { headers, raw });
@@ -168,7 +180,12 @@ class Daemon {
 
   /** @param {string} url @param {string} executionId @param {string} status */
   async report(url, executionId, status) {
-    const answer = await this.signed(url, 'POST', `/api/v1/daemon/executions/${executionId}/status`, status === 'running' ? { status } : { status, exitCode: 0 });
+    const answer = await this.signed(
+      url,
+      'POST',
+      `/api/v1/daemon/executions/${executionId}/status`,
+      status === 'running' ? { status } : { status, exitCode: 0 },
+    );
     if (answer.status !== 200) throw new Error(`report ${status} on ${executionId}: ${answer.status} ${answer.text}`);
   }
 }
@@ -191,7 +208,14 @@ async function load(url, bodyOf, headers, sample) {
           url,
           connections: CONNECTIONS,
           duration,
-          requests: [{ method: 'POST', path: '/api/v1/manual-runs', headers, setupRequest: (req) => ({ ...req, body: bodyOf(`load-${tag}-${++sent}`) }) }],
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/manual-runs',
+              headers,
+              setupRequest: (req) => ({ ...req, body: bodyOf(`load-${tag}-${++sent}`) }),
+            },
+          ],
         },
         (error, result) => (error ? reject(error) : resolve(result)),
       );
@@ -207,8 +231,14 @@ async function load(url, bodyOf, headers, sample) {
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
     // Per request: the server's CPU, the database's (its backends for the server's connections), WAL bytes (the whole database server's).
-    serverCpuMs: before.serverMs === undefined || after.serverMs === undefined ? undefined : (after.serverMs - before.serverMs) / requests,
-    dbCpuMs: before.databaseMs === undefined || after.databaseMs === undefined ? undefined : (after.databaseMs - before.databaseMs) / requests,
+    serverCpuMs:
+      before.serverMs === undefined || after.serverMs === undefined
+        ? undefined
+        : (after.serverMs - before.serverMs) / requests,
+    dbCpuMs:
+      before.databaseMs === undefined || after.databaseMs === undefined
+        ? undefined
+        : (after.databaseMs - before.databaseMs) / requests,
     walBytes: (after.wal - before.wal) / requests,
   };
 }
@@ -233,7 +263,8 @@ function cpuMsOf(pid) {
  * @param {string[]} names
  */
 async function usage(sql, pid, names) {
-  const rows = await sql`select pid from pg_stat_activity where datname = current_database() and application_name = any (${names})`;
+  const rows =
+    await sql`select pid from pg_stat_activity where datname = current_database() and application_name = any (${names})`;
   const [{ wal }] = await sql`select pg_current_wal_lsn() - '0/0' as wal`;
   let databaseMs = 0;
   for (const row of rows) {
@@ -244,14 +275,17 @@ async function usage(sql, pid, names) {
 }
 
 /** @param {number[]} sorted @param {number} q */
-const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
+const percentile = (sorted, q) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const startedAt = performance.now();
 const dirs = [mkdtempSync(join(tmpdir(), 'hub-bench-dispatch-')), mkdtempSync(join(tmpdir(), 'hub-bench-dispatch-'))];
 const adminToken = `hub_admin_bench_${randomBytes(16).toString('hex')}`;
 /** What the bench started, cleaned up at the end or on Ctrl-C. */
-const { cleanups, cleanUp, interrupted } = cleanupOnExit([() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true }))]);
+const { cleanups, cleanUp, interrupted } = cleanupOnExit([
+  () => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })),
+]);
 
 try {
   // A fresh database on the machine's PostgreSQL, which a second hub instance can share; without
@@ -261,34 +295,53 @@ try {
   const databaseNote = database.note;
   const external = database.url !== undefined;
 
-
   /** @param {string} dataDir @param {string[]} [nodeOptions] */
   const startHub = async (dataDir, nodeOptions = []) => {
-    const hub = await startProcess([...nodeOptions, 'packages/server/dist/main.js'], {
-      PORT: '0',
-      HUB_DATA_DIR: dataDir,
-      HUB_ADMIN_TOKEN: adminToken,
-      HUB_LOG_LEVEL: 'warn',
-      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-    }, hubRoot);
+    const hub = await startProcess(
+      [...nodeOptions, 'packages/server/dist/main.js'],
+      {
+        PORT: '0',
+        HUB_DATA_DIR: dataDir,
+        HUB_ADMIN_TOKEN: adminToken,
+        HUB_LOG_LEVEL: 'warn',
+        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+      },
+      hubRoot,
+    );
     cleanups.push(hub.stop);
     return hub;
   };
-  const hub = await startHub(/** @type {string} */ (dirs[0]), CPU_PROF_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`]);
+  const hub = await startHub(
+    /** @type {string} */ (dirs[0]),
+    CPU_PROF_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`],
+  );
   databaseUrl ??= readFileSync(join(/** @type {string} */ (dirs[0]), 'database-url'), 'utf8').trim();
   // The database's CPU and WAL per request (`usage`), and ANALYZE.
-  const observer = postgres(databaseUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'hub-bench-observer' } });
+  const observer = postgres(databaseUrl, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: 'hub-bench-observer' },
+  });
   cleanups.push(() => observer.end({ timeout: 5 }));
 
   // An organization, a project, a key, two daemons (one takes the load, one the timed
   // assignments: the load's executions pile up as spawning and would come first in its queue),
   // and the configuration whose triggers name them.
   const admin = { token: adminToken };
-  const organization = await request(hub.url, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'bench', name: 'Bench' } });
-  await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', { ...admin, body: { slug: 'app', name: 'App' } });
+  const organization = await request(hub.url, 'POST', '/api/admin/v1/organizations', {
+    ...admin,
+    body: { slug: 'bench', name: 'Bench' },
+  });
+  await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', {
+    ...admin,
+    body: { slug: 'app', name: 'App' },
+  });
   const key = await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/api-keys', {
     ...admin,
-    body: { name: 'bench', scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'] },
+    body: {
+      name: 'bench',
+      scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'],
+    },
   });
   const token = key.secret;
   const loadBox = await Daemon.enroll(hub.url, token, 'load-box');
@@ -301,11 +354,21 @@ try {
     void latencyBox.heartbeat(hub.url).catch(() => {});
   }, HEARTBEAT_MS);
   cleanups.push(() => clearInterval(beating));
-  await request(hub.url, 'POST', '/api/v1/configurations/install', { token, body: { projectSlug: 'app', yaml: CONFIGURATION } });
+  await request(hub.url, 'POST', '/api/v1/configurations/install', {
+    token,
+    body: { projectSlug: 'app', yaml: CONFIGURATION },
+  });
   if (ANALYZE_EMPTY) await observer`analyze`;
 
   /** @param {string} trigger @param {string} deliveryKey */
-  const dispatchBody = (trigger, deliveryKey) => JSON.stringify({ projectSlug: 'app', trigger, actor: 'bench-bot', deliveryKey, input: 'please look at the flaky test' });
+  const dispatchBody = (trigger, deliveryKey) =>
+    JSON.stringify({
+      projectSlug: 'app',
+      trigger,
+      actor: 'bench-bot',
+      deliveryKey,
+      input: 'please look at the flaky test',
+    });
 
   /**
    * Sequential dispatches on `dispatchUrl`, each once the latency daemon's long-poll on `pollUrl`
@@ -319,16 +382,22 @@ try {
     const afterStart = [];
     let early = 0;
     for (let round = 0; round < LATENCY_WARMUP + LATENCY_N; round++) {
-      const poll = latencyBox.signed(pollUrl, 'GET', '/api/v1/daemon/assignments/next?wait=30').then((answer) => ({ answer, at: performance.now() }));
+      const poll = latencyBox
+        .signed(pollUrl, 'GET', '/api/v1/daemon/assignments/next?wait=30')
+        .then((answer) => ({ answer, at: performance.now() }));
       await sleep(POLL_SETTLE_MS);
       const start = performance.now();
-      const dispatched = await call(dispatchUrl, 'POST', '/api/v1/manual-runs', { token, raw: dispatchBody('ping', `ping-${randomBytes(8).toString('hex')}`) });
+      const dispatched = await call(dispatchUrl, 'POST', '/api/v1/manual-runs', {
+        token,
+        raw: dispatchBody('ping', `ping-${randomBytes(8).toString('hex')}`),
+      });
       const responded = performance.now();
       if (dispatched.status !== 200) throw new Error(`dispatch: ${dispatched.status} ${dispatched.text}`);
       const { answer, at } = await poll;
       if (answer.status !== 200) throw new Error(`long-poll: ${answer.status} ${answer.text}`);
       const { assignment } = answer.body;
-      if (assignment.triggerRunId !== dispatched.body.triggerRunId) throw new Error(`long-poll answered ${assignment.triggerRunId}, not ${dispatched.body.triggerRunId}`);
+      if (assignment.triggerRunId !== dispatched.body.triggerRunId)
+        throw new Error(`long-poll answered ${assignment.triggerRunId}, not ${dispatched.body.triggerRunId}`);
       await latencyBox.report(pollUrl, assignment.executionId, 'running');
       await latencyBox.report(pollUrl, assignment.executionId, 'succeeded');
       if (round < LATENCY_WARMUP) continue;
@@ -350,20 +419,38 @@ try {
 
   // Throughput: the hub, then the baseline on the same database.
   const loadHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const check = await call(hub.url, 'POST', '/api/v1/manual-runs', { token, raw: dispatchBody('load', `check-${randomBytes(8).toString('hex')}`) });
+  const check = await call(hub.url, 'POST', '/api/v1/manual-runs', {
+    token,
+    raw: dispatchBody('load', `check-${randomBytes(8).toString('hex')}`),
+  });
   if (check.status !== 200) throw new Error(`dispatch to the load daemon: ${check.status} ${check.text}`);
-  const hubLoad = await load(hub.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => usage(observer, hub.child.pid, ['hub', 'hub-auth']));
-  const baseline = await startProcess(['bench/dispatch-baseline.js'], { BASELINE_DATABASE_URL: databaseUrl, BASELINE_ORGANIZATION_ID: organization.id });
+  const hubLoad = await load(
+    hub.url,
+    (deliveryKey) => dispatchBody('load', deliveryKey),
+    loadHeaders,
+    () => usage(observer, hub.child.pid, ['hub', 'hub-auth']),
+  );
+  const baseline = await startProcess(['bench/dispatch-baseline.js'], {
+    BASELINE_DATABASE_URL: databaseUrl,
+    BASELINE_ORGANIZATION_ID: organization.id,
+  });
   cleanups.push(baseline.stop);
   await request(baseline.url, 'POST', '/api/v1/manual-runs', { raw: dispatchBody('load', 'check') });
-  const baselineLoad = await load(baseline.url, (deliveryKey) => dispatchBody('load', deliveryKey), loadHeaders, () => usage(observer, baseline.child.pid, ['hub-bench-baseline']));
+  const baselineLoad = await load(
+    baseline.url,
+    (deliveryKey) => dispatchBody('load', deliveryKey),
+    loadHeaders,
+    () => usage(observer, baseline.child.pid, ['hub-bench-baseline']),
+  );
 
   const ms = (/** @type {number} */ value) => value.toFixed(1).padStart(7);
   console.log(
     `Hub dispatch benchmark${hubRoot === root ? '' : ` (hub of ${hubRoot})`}${ANALYZE_EMPTY ? ', statistics taken before the load' : ''}: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up; ${LATENCY_N} sequential assignments per latency row after ${LATENCY_WARMUP} unmeasured, each dispatched ${POLL_SETTLE_MS} ms after its long-poll; loopback, node ${process.version}, ${databaseNote}`,
   );
   console.log('');
-  console.log('dispatch throughput                              server    req/s   p50 ms  p99 ms  non-2xx  CPU ms/req: server   db  WAL B/req');
+  console.log(
+    'dispatch throughput                              server    req/s   p50 ms  p99 ms  non-2xx  CPU ms/req: server   db  WAL B/req',
+  );
   for (const [name, who, r] of /** @type {const} */ ([
     ['POST /api/v1/manual-runs (distinct keys)', 'hub', hubLoad],
     ['POST: one INSERT ... ON CONFLICT DO NOTHING', 'baseline', baselineLoad],
@@ -389,7 +476,9 @@ try {
       ['dispatch response -> assignment', r.afterResponse, String(r.early)],
       ['dispatch request start -> assignment', r.afterStart, ''],
     ])) {
-      console.log(`${`${where}: ${what}`.padEnd(54)} ${ms(percentile(values, 0.5))} ${ms(percentile(values, 0.99))} ${ms(values.at(-1) ?? Number.NaN)} ${early.padStart(17)}`);
+      console.log(
+        `${`${where}: ${what}`.padEnd(54)} ${ms(percentile(values, 0.5))} ${ms(percentile(values, 0.99))} ${ms(values.at(-1) ?? Number.NaN)} ${early.padStart(17)}`,
+      );
     }
   }
   if (twoInstances !== undefined) console.log('(two instances: dispatch on hub 1, long-poll on hub 2, one PostgreSQL)');
@@ -397,13 +486,17 @@ try {
   const one50 = percentile(oneInstance.afterResponse, 0.5);
   const one99 = percentile(oneInstance.afterResponse, 0.99);
   console.log('');
-  console.log(`dispatch: ratio ${ratio.toFixed(2)} of the baseline's req/s (target >= ${TARGET_RATIO.toFixed(2)}: ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'})`);
+  console.log(
+    `dispatch: ratio ${ratio.toFixed(2)} of the baseline's req/s (target >= ${TARGET_RATIO.toFixed(2)}: ${ratio >= TARGET_RATIO ? 'met' : 'MISSED'})`,
+  );
   console.log(
     `assignment, one instance: p50 ${one50.toFixed(1)} ms (target < 20 ms: ${one50 < 20 ? 'met' : 'MISSED'}), p99 ${one99.toFixed(1)} ms (target < 100 ms: ${one99 < 100 ? 'met' : 'MISSED'})`,
   );
   if (twoInstances !== undefined) {
     const two99 = percentile(twoInstances.afterResponse, 0.99);
-    console.log(`assignment, two instances: p99 ${two99.toFixed(1)} ms (target < 250 ms: ${two99 < 250 ? 'met' : 'MISSED'})`);
+    console.log(
+      `assignment, two instances: p99 ${two99.toFixed(1)} ms (target < 250 ms: ${two99 < 250 ? 'met' : 'MISSED'})`,
+    );
   } else {
     console.log('assignment, two instances: not measured (target p99 < 250 ms)');
   }
@@ -413,7 +506,10 @@ try {
   if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);
   for (const [name, { child, output }] of processes) {
-    const exited = child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`;
+    const exited =
+      child.exitCode === null && child.signalCode === null
+        ? 'running'
+        : `exited (${child.exitCode ?? child.signalCode})`;
     console.error(`\n${name}, ${exited}, printed:\n${output().slice(-4000) || '(nothing)'}`);
   }
   process.exitCode = 1;

@@ -187,7 +187,13 @@ function fit(make, target) {
   }
   const bare = make(low, '');
   const room = target - bare.length;
-  const padding = room > 0 ? ' Mind the details.'.repeat(Math.ceil(room / 18)).slice(0, room).replace(/ +$/, '') : '';
+  const padding =
+    room > 0
+      ? ' Mind the details.'
+          .repeat(Math.ceil(room / 18))
+          .slice(0, room)
+          .replace(/ +$/, '')
+      : '';
   return { text: make(low, padding), units: low };
 }
 
@@ -222,6 +228,7 @@ export function generateKeys(count, target) {
   const lines = [];
   for (let i = 0; i < count; i++) lines.push(`k${String(i).padStart(5, '0')}: x`);
   const text = `${lines.join('\n')}\n`;
-  if (text.length > target) throw new Error(`generateKeys: ${count} keys take ${text.length} characters, more than ${target}`);
+  if (text.length > target)
+    throw new Error(`generateKeys: ${count} keys take ${text.length} characters, more than ${target}`);
   return text.length + 2 > target ? text : `${text}#${'x'.repeat(target - text.length - 2)}\n`;
 }

@@ -21,7 +21,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compileConfiguration } from '../packages/compiler/dist/index.js';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from '../packages/cli/node_modules/vscode-jsonrpc/lib/node/main.js';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from '../packages/cli/node_modules/vscode-jsonrpc/lib/node/main.js';
 import { generateConfiguration, PARTIAL } from './generate.js';
 import { check, cleanupOnExit, quantile, table } from './report.js';
 
@@ -51,10 +55,19 @@ const lastInclude = valid.lastIndexOf(`include: ${PARTIAL.path}`);
 check(lastInclude > 0, 'the generated configuration includes no partial');
 /** The same text with one issue: the last step's environment mistyped (env-… → emv-…), or the last include's path (testing.md → testin.md). */
 const edits = [
-  { name: 'a value (environment) mistyped', broken: `${valid.slice(0, lastEnvironment)}environment: emv-${valid.slice(lastEnvironment + 'environment: env-'.length)}` },
-  { name: 'an include path mistyped', broken: `${valid.slice(0, lastInclude)}include: ${PARTIAL.path.replace('testing', 'testin')}${valid.slice(lastInclude + `include: ${PARTIAL.path}`.length)}` },
+  {
+    name: 'a value (environment) mistyped',
+    broken: `${valid.slice(0, lastEnvironment)}environment: emv-${valid.slice(lastEnvironment + 'environment: env-'.length)}`,
+  },
+  {
+    name: 'an include path mistyped',
+    broken: `${valid.slice(0, lastInclude)}include: ${PARTIAL.path.replace('testing', 'testin')}${valid.slice(lastInclude + `include: ${PARTIAL.path}`.length)}`,
+  },
 ];
-check(compileConfiguration({ yaml: valid, partials: generated.partials }).ok, 'the generated configuration does not compile');
+check(
+  compileConfiguration({ yaml: valid, partials: generated.partials }).ok,
+  'the generated configuration does not compile',
+);
 for (const { name, broken } of edits) {
   // The include's partial is still carried with the mistyped path: discovery would not send it, so neither does the baseline.
   const partials = broken.includes(`include: ${PARTIAL.path}`) ? generated.partials : [];
@@ -70,20 +83,30 @@ writeFileSync(join(repo, '.hub/config.yml'), valid);
 writeFileSync(join(repo, '.hub/partials', PARTIAL.path), PARTIAL.content);
 const uri = pathToFileURL(join(repo, '.hub/config.yml')).href;
 
-const child = spawn(process.execPath, [HUB, 'lsp', '--stdio'], { cwd: repo, env: { PATH: process.env.PATH ?? '', HOME: repo }, stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [HUB, 'lsp', '--stdio'], {
+  cwd: repo,
+  env: { PATH: process.env.PATH ?? '', HOME: repo },
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 cleanups.push(() => child.kill());
 const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
 /** @type {((count: number) => void) | undefined} */
 let onPublished;
-connection.onNotification('textDocument/publishDiagnostics', (/** @type {{ uri: string, diagnostics: unknown[] }} */ params) => {
-  if (params.uri === uri) onPublished?.(params.diagnostics.length);
-});
+connection.onNotification(
+  'textDocument/publishDiagnostics',
+  (/** @type {{ uri: string, diagnostics: unknown[] }} */ params) => {
+    if (params.uri === uri) onPublished?.(params.diagnostics.length);
+  },
+);
 connection.listen();
 
 /** Sends `text` as version `version` and resolves with the ms until diagnostics with `count` entries arrive. */
 function edit(/** @type {number} */ version, /** @type {string} */ text, /** @type {number} */ count) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bench: no diagnostics with ${count} entries within 10 s`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`bench: no diagnostics with ${count} entries within 10 s`)),
+      10_000,
+    );
     const t0 = performance.now();
     onPublished = (published) => {
       if (published !== count) return;
@@ -91,7 +114,10 @@ function edit(/** @type {number} */ version, /** @type {string} */ text, /** @ty
       onPublished = undefined;
       resolve(performance.now() - t0);
     };
-    void connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] });
+    void connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: [{ text }],
+    });
   });
 }
 
@@ -110,7 +136,9 @@ function compileMs(/** @type {string} */ broken) {
 try {
   await connection.sendRequest('initialize', { processId: null, rootUri: pathToFileURL(repo).href, capabilities: {} });
   await connection.sendNotification('initialized', {});
-  await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text: valid } });
+  await connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'yaml', version: 1, text: valid },
+  });
   let version = 1;
   for (let i = 0; i < WARMUP; i += 1) {
     for (const { broken } of edits) {
@@ -134,23 +162,45 @@ try {
   compile.sort((a, b) => a - b);
   const baseline = quantile(compile, 0.5);
   const lines = valid.split('\n').length - 1;
-  console.log(`hub lsp: edit → diagnostics on a ${lines}-line configuration (${valid.length} characters), ${rounds} samples (after ${WARMUP * 2 * edits.length} warm-up edits), ${cpus().length} CPUs, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  console.log(
+    `hub lsp: edit → diagnostics on a ${lines}-line configuration (${valid.length} characters), ${rounds} samples (after ${WARMUP * 2 * edits.length} warm-up edits), ${cpus().length} CPUs, load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
   const rows = edits.map(({ name }, at) => {
     const sorted = [...(lsp[at] ?? [])].sort((a, b) => a - b);
     const p95 = quantile(sorted, 0.95);
-    return [`didChange → publishDiagnostics: ${name}`, sorted.length, quantile(sorted, 0.5).toFixed(1), p95.toFixed(1), (sorted.at(-1) ?? 0).toFixed(1), `${(quantile(sorted, 0.5) / baseline).toFixed(2)}x`, `p95 <= ${TARGET_MS} ms: ${p95 <= TARGET_MS ? 'met' : 'MISSED'}`];
+    return [
+      `didChange → publishDiagnostics: ${name}`,
+      sorted.length,
+      quantile(sorted, 0.5).toFixed(1),
+      p95.toFixed(1),
+      (sorted.at(-1) ?? 0).toFixed(1),
+      `${(quantile(sorted, 0.5) / baseline).toFixed(2)}x`,
+      `p95 <= ${TARGET_MS} ms: ${p95 <= TARGET_MS ? 'met' : 'MISSED'}`,
+    ];
   });
   console.log(
     table(
       [
         ['measure', 'samples', 'p50 ms', 'p95 ms', 'max ms', '÷ compile p50', 'target'],
         ...rows,
-        ['compileConfiguration in-process (baseline)', compile.length, baseline.toFixed(1), quantile(compile, 0.95).toFixed(1), (compile.at(-1) ?? 0).toFixed(1), '1.00x', 'baseline'],
+        [
+          'compileConfiguration in-process (baseline)',
+          compile.length,
+          baseline.toFixed(1),
+          quantile(compile, 0.95).toFixed(1),
+          (compile.at(-1) ?? 0).toFixed(1),
+          '1.00x',
+          'baseline',
+        ],
       ],
       ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
     ),
   );
-  console.log(`(the server waits ${DEBOUNCE_MS} ms after an edit for the next before it compiles: most of the difference)`);
+  console.log(
+    `(the server waits ${DEBOUNCE_MS} ms after an edit for the next before it compiles: most of the difference)`,
+  );
   await connection.sendRequest('shutdown');
   await connection.sendNotification('exit');
 } finally {

@@ -120,7 +120,11 @@ const tail = (log) => readFileSync(log, 'utf8').slice(-4000) || '(nothing)';
  */
 async function startProcess(name, args, env, log, ready) {
   const fd = openSync(log, 'a');
-  const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const stop = stopperOf(child);
   processes.push({ name, child, log });
@@ -131,7 +135,9 @@ async function startProcess(name, args, env, log, ready) {
     const exited = child.exitCode !== null || child.signalCode !== null;
     if (exited || Date.now() > deadline) {
       await stop();
-      throw new Error(`${name} ${exited ? `exited with ${child.exitCode ?? child.signalCode}` : `did not print ${ready} within 60 s`}:\n${tail(log)}`);
+      throw new Error(
+        `${name} ${exited ? `exited with ${child.exitCode ?? child.signalCode}` : `did not print ${ready} within 60 s`}:\n${tail(log)}`,
+      );
     }
     await sleep(20);
   }
@@ -144,7 +150,10 @@ async function startProcess(name, args, env, log, ready) {
  * @param {string} input
  */
 async function hubCommand(args, env, input) {
-  const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -166,7 +175,11 @@ async function request(url, method, path, options = {}) {
   const headers = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(url + path, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${url}${path}: ${response.status} ${text}`);
   return text === '' ? undefined : JSON.parse(text);
@@ -189,7 +202,10 @@ async function wakeups(daemon, dispatchUrl, token) {
     const responded = performance.now();
     const { answer, at } = await poll;
     const { assignment } = answer;
-    check(assignment !== undefined && assignment.triggerRunId === run.triggerRunId, `the long-poll answered ${JSON.stringify(answer)}, not run ${run.triggerRunId}`);
+    check(
+      assignment !== undefined && assignment.triggerRunId === run.triggerRunId,
+      `the long-poll answered ${JSON.stringify(answer)}, not run ${run.triggerRunId}`,
+    );
     await daemon.reportStatus(assignment.executionId, { status: 'running' });
     await daemon.reportStatus(assignment.executionId, { status: 'succeeded', exitCode: 0 });
     if (round >= WAKEUP_WARMUP) delays.push(Math.max(0, at - responded));
@@ -198,7 +214,13 @@ async function wakeups(daemon, dispatchUrl, token) {
 }
 
 /** @param {string} trigger */
-const dispatchBody = (trigger) => ({ projectSlug: 'app', trigger, actor: 'bench-bot', deliveryKey: `${trigger}-${randomBytes(8).toString('hex')}`, input: 'go' });
+const dispatchBody = (trigger) => ({
+  projectSlug: 'app',
+  trigger,
+  actor: 'bench-bot',
+  deliveryKey: `${trigger}-${randomBytes(8).toString('hex')}`,
+  input: 'go',
+});
 
 /**
  * @typedef {{ seq: number, stream: string, at: string, text: string, received: number }} Received
@@ -219,8 +241,11 @@ function follow(url, executionId, token) {
   let listening = () => {};
   const started = new Promise((resolve) => (listening = resolve));
   const done = (async () => {
-    const response = await fetch(`${url}/api/v1/executions/${executionId}/output`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
-    if (!response.ok || response.body === null) throw new Error(`the output stream answered ${response.status} ${await response.text()}`);
+    const response = await fetch(`${url}/api/v1/executions/${executionId}/output`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    });
+    if (!response.ok || response.body === null)
+      throw new Error(`the output stream answered ${response.status} ${await response.text()}`);
     /** @type {Stream} */
     const stream = { events: [], end: undefined, other: [] };
     const decoder = new TextDecoder();
@@ -233,7 +258,12 @@ function follow(url, executionId, token) {
       while ((end = buffer.indexOf('\n\n')) !== -1) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = new Map(block.split('\n').filter((line) => !line.startsWith(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]));
+        const fields = new Map(
+          block
+            .split('\n')
+            .filter((line) => !line.startsWith(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trimStart()]),
+        );
         const event = fields.get('event');
         if (event === 'output') stream.events.push({ ...JSON.parse(fields.get('data') ?? ''), received });
         else if (event === 'end') stream.end = JSON.parse(fields.get('data') ?? '');
@@ -263,14 +293,21 @@ function linesOf(stream, total) {
   const lines = [];
   let partial = '';
   for (const event of stream.events) {
-    if (event.stream !== 'stdout') say(`${event.stream} chunk ${event.seq}: ${JSON.stringify(event.text.slice(0, 200))}`);
+    if (event.stream !== 'stdout')
+      say(`${event.stream} chunk ${event.seq}: ${JSON.stringify(event.text.slice(0, 200))}`);
     const text = partial + event.text;
     const parts = text.split('\n');
     partial = parts.pop() ?? '';
     for (const part of parts) {
       const match = /^(\d+) (\d+\.\d+)$/.exec(part);
       if (match === null) say(`not a line of the agent: ${JSON.stringify(part.slice(0, 200))}`);
-      else lines.push({ n: Number(match[1]), printed: Number(match[2]), read: Date.parse(event.at), received: event.received });
+      else
+        lines.push({
+          n: Number(match[1]),
+          printed: Number(match[2]),
+          read: Date.parse(event.at),
+          received: event.received,
+        });
     }
   }
   if (partial !== '') say(`an unfinished line at the end: ${JSON.stringify(partial.slice(0, 200))}`);
@@ -287,14 +324,29 @@ const { cleanups, cleanUp, interrupted } = cleanupOnExit([async () => rmSync(dir
 
 try {
   // Lines of about 25 bytes: well inside the 5 MiB the hub keeps uncut.
-  check(RATE * STEADY_S + LONE + BURST <= 100_000, 'at most 100,000 lines (HUB_BENCH_OUTPUT_BURST), so that the hub keeps all of them');
+  check(
+    RATE * STEADY_S + LONE + BURST <= 100_000,
+    'at most 100,000 lines (HUB_BENCH_OUTPUT_BURST), so that the hub keeps all of them',
+  );
   const database = await createDatabase(cleanups);
   /** @param {string} name */
   const startHub = async (name) => {
     const dataDir = join(dir, name);
     mkdirSync(dataDir);
-    const env = { PORT: '0', HUB_DATA_DIR: dataDir, HUB_ADMIN_TOKEN: adminToken, HUB_LOG_LEVEL: 'warn', ...(database.url === undefined ? {} : { DATABASE_URL: database.url }) };
-    const hub = await startProcess(name, ['packages/server/dist/main.js'], env, join(dir, `${name}.log`), /listening on (http:\/\/\S+)/i);
+    const env = {
+      PORT: '0',
+      HUB_DATA_DIR: dataDir,
+      HUB_ADMIN_TOKEN: adminToken,
+      HUB_LOG_LEVEL: 'warn',
+      ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
+    };
+    const hub = await startProcess(
+      name,
+      ['packages/server/dist/main.js'],
+      env,
+      join(dir, `${name}.log`),
+      /listening on (http:\/\/\S+)/i,
+    );
     cleanups.push(hub.stop);
     return /** @type {string} */ (hub.match[1]);
   };
@@ -305,10 +357,16 @@ try {
   // An organization, a project, a key; the configuration whose triggers name the two daemons.
   const admin = { token: adminToken };
   await request(hub1, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'bench', name: 'Bench' } });
-  await request(hub1, 'POST', '/api/admin/v1/organizations/bench/projects', { ...admin, body: { slug: 'app', name: 'App' } });
+  await request(hub1, 'POST', '/api/admin/v1/organizations/bench/projects', {
+    ...admin,
+    body: { slug: 'app', name: 'App' },
+  });
   const key = await request(hub1, 'POST', '/api/admin/v1/organizations/bench/api-keys', {
     ...admin,
-    body: { name: 'bench', scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'] },
+    body: {
+      name: 'bench',
+      scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'],
+    },
   });
   const token = key.secret;
   const work = join(dir, 'work');
@@ -320,23 +378,51 @@ try {
   writeFileSync(agent, AGENT);
   const daemonConfig = join(dir, 'daemon.yml');
   const steadyLines = RATE * STEADY_S;
-  const agentEnv = { BENCH_GO: go, BENCH_RATE: String(RATE), BENCH_STEADY: String(steadyLines), BENCH_LONE: String(LONE), BENCH_LONE_GAP_MS: String(LONE_GAP_MS), BENCH_BURST: String(BURST) };
-  writeFileSync(daemonConfig, `providers:\n  claude:\n    command: ${JSON.stringify([process.execPath, agent])}\n    env: ${JSON.stringify(agentEnv)}\n`);
+  const agentEnv = {
+    BENCH_GO: go,
+    BENCH_RATE: String(RATE),
+    BENCH_STEADY: String(steadyLines),
+    BENCH_LONE: String(LONE),
+    BENCH_LONE_GAP_MS: String(LONE_GAP_MS),
+    BENCH_BURST: String(BURST),
+  };
+  writeFileSync(
+    daemonConfig,
+    `providers:\n  claude:\n    command: ${JSON.stringify([process.execPath, agent])}\n    env: ${JSON.stringify(agentEnv)}\n`,
+  );
   const cliEnv = { HUB_CONFIG_DIR: join(dir, 'config') };
   const enrollment = await request(hub1, 'POST', '/api/v1/daemons/enrollment-tokens', { token });
-  await hubCommand(['daemon', 'enroll', hub1, '--name', 'output-box', '--config', daemonConfig], cliEnv, `${enrollment.token}\n`);
-  const daemon = await startProcess('hub daemon run', [cli, 'daemon', 'run', hub1, '--config', daemonConfig], cliEnv, join(dir, 'daemon.log'), /Connected; waiting for assignments\./);
+  await hubCommand(
+    ['daemon', 'enroll', hub1, '--name', 'output-box', '--config', daemonConfig],
+    cliEnv,
+    `${enrollment.token}\n`,
+  );
+  const daemon = await startProcess(
+    'hub daemon run',
+    [cli, 'daemon', 'run', hub1, '--config', daemonConfig],
+    cliEnv,
+    join(dir, 'daemon.log'),
+    /Connected; waiting for assignments\./,
+  );
   cleanups.push(daemon.stop);
 
   // The baseline's daemon: the bench itself, signing with @hub/daemon's client, long-polling hub 2.
   const pair = generateKeyPairSync('ed25519');
   const latencyToken = await request(hub1, 'POST', '/api/v1/daemons/enrollment-tokens', { token });
-  const enrolled = await new HubClient(hub2).enroll({ token: latencyToken.token, name: 'latency-box', publicKey: /** @type {any} */ (pair.publicKey.export({ format: 'jwk' })), runtimes: [{ provider: 'claude' }] });
+  const enrolled = await new HubClient(hub2).enroll({
+    token: latencyToken.token,
+    name: 'latency-box',
+    publicKey: /** @type {any} */ (pair.publicKey.export({ format: 'jwk' })),
+    runtimes: [{ provider: 'claude' }],
+  });
   const latencyBox = new HubClient(hub2, { daemonId: enrolled.daemonId, privateKey: pair.privateKey });
   await latencyBox.heartbeat([{ provider: 'claude' }]);
   const beating = setInterval(() => void latencyBox.heartbeat([{ provider: 'claude' }]).catch(() => {}), HEARTBEAT_MS);
   cleanups.push(async () => clearInterval(beating));
-  await request(hub1, 'POST', '/api/v1/configurations/install', { token, body: { projectSlug: 'app', yaml: configuration(work) } });
+  await request(hub1, 'POST', '/api/v1/configurations/install', {
+    token,
+    body: { projectSlug: 'app', yaml: configuration(work) },
+  });
 
   // The baseline: dispatch on hub 1, the signed long-poll on hub 2 answers.
   const wakeup = await wakeups(latencyBox, hub1, token);
@@ -369,7 +455,13 @@ try {
   const printSeconds = ((burst.at(-1)?.printed ?? NaN) - firstPrinted) / 1_000;
 
   const ms = (/** @type {number} */ value) => value.toFixed(1);
-  const row = (/** @type {string} */ what, /** @type {number[]} */ values) => [what, values.length, ms(quantile(values, 0.5)), ms(quantile(values, 0.99)), ms(values.at(-1) ?? NaN)];
+  const row = (/** @type {string} */ what, /** @type {number[]} */ values) => [
+    what,
+    values.length,
+    ms(quantile(values, 0.5)),
+    ms(quantile(values, 0.99)),
+    ms(values.at(-1) ?? NaN),
+  ];
   const where = database.url === undefined ? 'one instance' : 'hub 1 -> hub 2';
   console.log(
     `Hub output benchmark: the reference daemon on hub 1, an SSE reader on ${database.url === undefined ? 'hub 1 too' : 'hub 2'}; ${RATE} lines/s for ${STEADY_S} s (the first ${STEADY_WARMUP} not measured), ${LONE} lines ${LONE_GAP_MS} ms apart, then ${BURST} lines back to back; ${WAKEUP_N} wake-ups after ${WAKEUP_WARMUP} unmeasured; loopback, node ${process.version}, ${database.note}`,
@@ -391,17 +483,29 @@ try {
   );
   console.log('');
   const steady99 = quantile(delays, 0.99);
-  console.log(`burst: ${burst.length} lines in ${burstSeconds.toFixed(2)} s from the first printed to the last received: ${(burst.length / burstSeconds).toFixed(0)} lines/s end to end (the agent printed them in ${printSeconds.toFixed(2)} s)`);
-  const overWakeup = (/** @type {number[]} */ values) => `p50 ${(quantile(values, 0.5) / quantile(wakeup, 0.5)).toFixed(1)}x, p99 ${(quantile(values, 0.99) / quantile(wakeup, 0.99)).toFixed(1)}x`;
+  console.log(
+    `burst: ${burst.length} lines in ${burstSeconds.toFixed(2)} s from the first printed to the last received: ${(burst.length / burstSeconds).toFixed(0)} lines/s end to end (the agent printed them in ${printSeconds.toFixed(2)} s)`,
+  );
+  const overWakeup = (/** @type {number[]} */ values) =>
+    `p50 ${(quantile(values, 0.5) / quantile(wakeup, 0.5)).toFixed(1)}x, p99 ${(quantile(values, 0.99) / quantile(wakeup, 0.99)).toFixed(1)}x`;
   console.log(`delay / wake-up: steady ${overWakeup(delays)}; lone lines ${overWakeup(loneDelays)}`);
-  console.log(`steady delay p99 ${ms(steady99)} ms (target < ${TARGET_P99_MS} ms across two instances: ${database.url === undefined ? 'not measured, one instance' : steady99 < TARGET_P99_MS ? 'met' : 'MISSED'})`);
-  console.log(problems.length === 0 ? `correctness: all ${total} lines received exactly once, in order, in seq 0..${stream.events.length - 1}; ended ${stream.end.status}` : `correctness: WRONG: ${problems.join('; ')}`);
+  console.log(
+    `steady delay p99 ${ms(steady99)} ms (target < ${TARGET_P99_MS} ms across two instances: ${database.url === undefined ? 'not measured, one instance' : steady99 < TARGET_P99_MS ? 'met' : 'MISSED'})`,
+  );
+  console.log(
+    problems.length === 0
+      ? `correctness: all ${total} lines received exactly once, in order, in seq 0..${stream.events.length - 1}; ended ${stream.end.status}`
+      : `correctness: WRONG: ${problems.join('; ')}`,
+  );
   console.log(`(${((performance.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {
   if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);
   for (const { name, child, log } of processes) {
-    const state = child.exitCode === null && child.signalCode === null ? 'running' : `exited (${child.exitCode ?? child.signalCode})`;
+    const state =
+      child.exitCode === null && child.signalCode === null
+        ? 'running'
+        : `exited (${child.exitCode ?? child.signalCode})`;
     console.error(`\n${name}, ${state}, printed:\n${tail(log)}`);
   }
   process.exitCode = 1;

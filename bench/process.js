@@ -32,7 +32,11 @@ export function stopperOf(child) {
  * @returns {Promise<Started>}
  */
 export async function startProcess(args, env, { cwd }) {
-  const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -47,7 +51,10 @@ export async function startProcess(args, env, { cwd }) {
           resolve(match[1]);
         }
       }, 20);
-      const timeout = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 60 s:\n${output}`)), 60_000);
+      const timeout = setTimeout(
+        () => reject(new Error(`${args.join(' ')} did not start within 60 s:\n${output}`)),
+        60_000,
+      );
       child.on('exit', (code) => {
         clearInterval(timer);
         clearTimeout(timeout);

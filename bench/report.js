@@ -29,7 +29,11 @@ export function quantile(sorted, q) {
 export function table(rows, align) {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => String(row[column]).length))) ?? [];
   const line = (/** @type {(string | number)[]} */ row) =>
-    row.map((cell, column) => (align[column] === 'r' ? String(cell).padStart(widths[column] ?? 0) : String(cell).padEnd(widths[column] ?? 0))).join('  ');
+    row
+      .map((cell, column) =>
+        align[column] === 'r' ? String(cell).padStart(widths[column] ?? 0) : String(cell).padEnd(widths[column] ?? 0),
+      )
+      .join('  ');
   const [head, ...body] = rows;
   return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
 }

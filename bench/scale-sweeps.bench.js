@@ -53,7 +53,8 @@ async function main() {
 
   /** @type {Record<string, Record<number, number>>} */
   const results = {};
-  const record = (/** @type {string} */ name, /** @type {number} */ size, /** @type {number} */ ms) => ((results[name] ??= {})[size] = ms);
+  const record = (/** @type {string} */ name, /** @type {number} */ size, /** @type {number} */ ms) =>
+    ((results[name] ??= {})[size] = ms);
   let stored = 0;
   let rep = 0;
   for (const size of SIZES) {
@@ -63,9 +64,12 @@ async function main() {
     // Unmeasured: as every sweep does for the entries whose deadline it has just passed, the
     // first one marks the seeded history's dead index entries.
     await executions.sweepTimedOut();
-    const counts = await sql`select (select count(*) from trigger_runs)::int as runs, (select count(*) from executions)::int as executions,
+    const counts =
+      await sql`select (select count(*) from trigger_runs)::int as runs, (select count(*) from executions)::int as executions,
       (select count(*) from configuration_revisions)::int as revisions`;
-    console.log(`\n${size} stored: ${JSON.stringify(counts[0])} (seeded in ${Math.round(performance.now() - began)} ms)`);
+    console.log(
+      `\n${size} stored: ${JSON.stringify(counts[0])} (seeded in ${Math.round(performance.now() - began)} ms)`,
+    );
 
     const timedOut = [];
     const before = [];
@@ -117,7 +121,10 @@ async function main() {
       const t0 = performance.now();
       const pruned = await retention.prune();
       passes.push(performance.now() - t0);
-      check(pruned.runs === EXPIRED_RUNS && pruned.configurationRevisions === EXPIRED_REVISIONS, `the retention pass pruned ${JSON.stringify(pruned)}`);
+      check(
+        pruned.runs === EXPIRED_RUNS && pruned.configurationRevisions === EXPIRED_REVISIONS,
+        `the retention pass pruned ${JSON.stringify(pruned)}`,
+      );
     }
     record(`retention pass (${EXPIRED_RUNS} runs, ${EXPIRED_REVISIONS} revisions)`, size, median(passes));
   }
@@ -128,7 +135,12 @@ async function main() {
   for (const [name, bySize] of Object.entries(results)) {
     const ratio = (bySize[SIZES.at(-1) ?? 0] ?? 0) / (bySize[first ?? 0] ?? 1);
     const informational = name.startsWith('  before');
-    rows.push([name, ...SIZES.map((size) => (bySize[size] ?? 0).toFixed(1)), `${ratio.toFixed(2)}x`, informational ? '' : ratio <= TARGET ? 'ok' : 'MISSED']);
+    rows.push([
+      name,
+      ...SIZES.map((size) => (bySize[size] ?? 0).toFixed(1)),
+      `${ratio.toFixed(2)}x`,
+      informational ? '' : ratio <= TARGET ? 'ok' : 'MISSED',
+    ]);
   }
   console.log(`\n${table(rows, ['l', ...SIZES.map(() => /** @type {'r'} */ ('r')), 'r', 'l'])}`);
   const [load] = await import('node:os').then((os) => os.loadavg());
@@ -192,20 +204,28 @@ async function seedBase() {
   const daemon = async (/** @type {string} */ name, /** @type {boolean} */ online) => {
     const [token] = await sql`insert into enrollment_tokens (organization_id, api_key_id, digest, expires_at)
       values (${org.id}, ${key.id}, ${Buffer.from(name)}, now() + interval '1 day') returning id`;
-    const [row] = await sql`insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id, last_seen_at)
+    const [row] =
+      await sql`insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id, last_seen_at)
       values (${org.id}, ${name}, '{}', '[]', ${token.id}, ${online ? sql`now() + interval '1 day'` : null}) returning id`;
     return row.id;
   };
   const busy = await daemon('busy', true);
-  const [project] = await sql`insert into projects (organization_id, slug, name, last_version) values (${org.id}, 'bench', 'Bench', 1) returning id`;
-  const [revision] = await sql`insert into configuration_revisions (project_id, version, shape, yaml, model, active, api_key_id)
+  const [project] =
+    await sql`insert into projects (organization_id, slug, name, last_version) values (${org.id}, 'bench', 'Bench', 1) returning id`;
+  const [revision] =
+    await sql`insert into configuration_revisions (project_id, version, shape, yaml, model, active, api_key_id)
     values (${project.id}, 1, 'configuration', 'triggers: []', '{}', true, ${key.id}) returning id`;
   // Projects whose histories hold the stored revisions, each with its active revision.
   await sql`insert into projects (organization_id, slug, name, last_version) select ${org.id}, 'history-' || g, 'History', 1 from generate_series(1, 100) g`;
   await sql`insert into configuration_revisions (project_id, version, shape, yaml, model, active, api_key_id)
     select id, 1, 'configuration', 'triggers: []', '{}', true, ${key.id} from projects where slug like 'history-%'`;
   await seedRuns({ org: org.id, key: key.id, project: project.id, revision: revision.id, busy }, 'running', RUNNING, {
-    status: 'running', created: sql`now()`, finished: null, executionStatus: 'running', started: sql`now()`, daemon: busy,
+    status: 'running',
+    created: sql`now()`,
+    finished: null,
+    executionStatus: 'running',
+    started: sql`now()`,
+    daemon: busy,
   });
   return { org: org.id, key: key.id, project: project.id, revision: revision.id, busy };
 }
@@ -251,8 +271,12 @@ async function seedHistory(ids, from, to) {
     const count = Math.min(50_000, more - done);
     const prefix = `history-${from + done}`;
     await seedRuns(ids, prefix, count, {
-      status: 'running', created: sql`now() - interval '2 hours'`, finished: null,
-      executionStatus: 'running', started: sql`now() - interval '2 hours'`, daemon: ids.busy,
+      status: 'running',
+      created: sql`now() - interval '2 hours'`,
+      finished: null,
+      executionStatus: 'running',
+      started: sql`now() - interval '2 hours'`,
+      daemon: ids.busy,
     });
     await sql`
       with runs as (
@@ -267,7 +291,12 @@ async function seedHistory(ids, from, to) {
       from executions e, generate_series(0, 1) s`;
   }
   await seedRuns(ids, `waiting-${from}`, Math.floor(more / 10), {
-    status: 'running', created: sql`now()`, finished: null, executionStatus: 'spawning', started: null, daemon: ids.busy,
+    status: 'running',
+    created: sql`now()`,
+    finished: null,
+    executionStatus: 'spawning',
+    started: null,
+    daemon: ids.busy,
   });
   // Recent inactive revisions, spread over the history projects (versions after each one's last).
   await sql`
@@ -284,7 +313,12 @@ async function seedHistory(ids, from, to) {
 /** LATE runs, each with its execution running, both past max_runtime and the grace. @param {any} ids @param {number} rep */
 async function seedLate(ids, rep) {
   await seedRuns(ids, `late-${rep}`, LATE, {
-    status: 'running', created: sql`now() - interval '2 hours'`, finished: null, executionStatus: 'running', started: sql`now() - interval '2 hours'`, daemon: ids.busy,
+    status: 'running',
+    created: sql`now() - interval '2 hours'`,
+    finished: null,
+    executionStatus: 'running',
+    started: sql`now() - interval '2 hours'`,
+    daemon: ids.busy,
   });
 }
 
@@ -297,9 +331,17 @@ async function seedQueued(ids, rep) {
   const name = `gone-${rep}`;
   const [token] = await sql`insert into enrollment_tokens (organization_id, api_key_id, digest, expires_at)
     values (${ids.org}, ${ids.key}, ${Buffer.from(name)}, now() + interval '1 day') returning id`;
-  const [daemon] = await sql`insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id, last_seen_at)
+  const [daemon] =
+    await sql`insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id, last_seen_at)
     values (${ids.org}, ${name}, '{}', '[]', ${token.id}, null) returning id`;
-  await seedRuns(ids, `queued-${rep}`, QUEUED, { status: 'running', created: sql`now()`, finished: null, executionStatus: 'spawning', started: null, daemon: daemon.id });
+  await seedRuns(ids, `queued-${rep}`, QUEUED, {
+    status: 'running',
+    created: sql`now()`,
+    finished: null,
+    executionStatus: 'spawning',
+    started: null,
+    daemon: daemon.id,
+  });
 }
 
 /** The lost runs go, so that each size's history is what it says. */
@@ -311,12 +353,17 @@ async function forgetQueued() {
 /** EXPIRED_RUNS runs finished 100 days ago, and a project with EXPIRED_REVISIONS revisions past retention (plus the 10 kept). @param {any} ids @param {number} rep */
 async function seedExpired(ids, rep) {
   await seedRuns(ids, `expired-${rep}`, EXPIRED_RUNS, {
-    status: 'succeeded', created: sql`now() - interval '100 days'`, finished: sql`now() - interval '100 days'`,
-    executionStatus: 'succeeded', started: sql`now() - interval '100 days'`, daemon: ids.busy,
+    status: 'succeeded',
+    created: sql`now() - interval '100 days'`,
+    finished: sql`now() - interval '100 days'`,
+    executionStatus: 'succeeded',
+    started: sql`now() - interval '100 days'`,
+    daemon: ids.busy,
   });
   // Versions 1..109 inactive, 110 active: the newest ten are kept, the hundred before them go.
   const versions = EXPIRED_REVISIONS + 9;
-  const [project] = await sql`insert into projects (organization_id, slug, name, last_version) values (${ids.org}, ${`expired-${rep}`}, 'Expired', ${versions + 1}) returning id`;
+  const [project] =
+    await sql`insert into projects (organization_id, slug, name, last_version) values (${ids.org}, ${`expired-${rep}`}, 'Expired', ${versions + 1}) returning id`;
   await sql`insert into configuration_revisions (project_id, version, shape, yaml, model, active, api_key_id, created_at)
     select ${project.id}, v, 'configuration', 'triggers: []', '{}', v = ${versions + 1}, ${ids.key},
       case when v = ${versions + 1} then now() else now() - interval '100 days' end
@@ -330,16 +377,36 @@ async function printPlans() {
   const retention = [...sweep, 'set local enable_seqscan = off'];
   /** @type {[string, string[], string][]} */
   const plans = [
-    ['timed-out executions', sweep, `select id from executions where status = 'running' and hub_deadline(started_at, max_runtime_ms) <= now() - ${grace} * interval '1 millisecond'
-      order by hub_deadline(started_at, max_runtime_ms) limit ${SWEEP_BATCH} for update skip locked`],
-    ['timed-out runs', sweep, `select id from trigger_runs where status = 'running' and hub_deadline(created_at, max_runtime_ms) <= now() - ${grace} * interval '1 millisecond'
-      order by hub_deadline(created_at, max_runtime_ms) limit ${SWEEP_BATCH} for update skip locked`],
-    ['lost batch', sweep, `select e.id from daemons d cross join lateral (select e.id from executions e where e.daemon_id = d.id and e.status in ('spawning', 'running')
-      limit ${SWEEP_BATCH} for update skip locked) e where coalesce(d.last_seen_at, '-infinity') <= now() - ${TIMING.offlineAfterMs} * interval '1 millisecond' limit ${SWEEP_BATCH}`],
-    ['retention runs', retention, `select r.id from trigger_runs r where r.finished_at < now() - 90 * interval '1 day' and r.status <> 'running'
-      and not exists (select 1 from executions e where e.trigger_run_id = r.id and e.status in ('spawning', 'running')) order by r.finished_at limit 200 for update of r skip locked`],
-    ['retention revisions', retention, `select r.id from configuration_revisions r join projects o on o.id = r.project_id
-      where not r.active and r.created_at < now() - 90 * interval '1 day' order by r.created_at, r.id limit 200`],
+    [
+      'timed-out executions',
+      sweep,
+      `select id from executions where status = 'running' and hub_deadline(started_at, max_runtime_ms) <= now() - ${grace} * interval '1 millisecond'
+      order by hub_deadline(started_at, max_runtime_ms) limit ${SWEEP_BATCH} for update skip locked`,
+    ],
+    [
+      'timed-out runs',
+      sweep,
+      `select id from trigger_runs where status = 'running' and hub_deadline(created_at, max_runtime_ms) <= now() - ${grace} * interval '1 millisecond'
+      order by hub_deadline(created_at, max_runtime_ms) limit ${SWEEP_BATCH} for update skip locked`,
+    ],
+    [
+      'lost batch',
+      sweep,
+      `select e.id from daemons d cross join lateral (select e.id from executions e where e.daemon_id = d.id and e.status in ('spawning', 'running')
+      limit ${SWEEP_BATCH} for update skip locked) e where coalesce(d.last_seen_at, '-infinity') <= now() - ${TIMING.offlineAfterMs} * interval '1 millisecond' limit ${SWEEP_BATCH}`,
+    ],
+    [
+      'retention runs',
+      retention,
+      `select r.id from trigger_runs r where r.finished_at < now() - 90 * interval '1 day' and r.status <> 'running'
+      and not exists (select 1 from executions e where e.trigger_run_id = r.id and e.status in ('spawning', 'running')) order by r.finished_at limit 200 for update of r skip locked`,
+    ],
+    [
+      'retention revisions',
+      retention,
+      `select r.id from configuration_revisions r join projects o on o.id = r.project_id
+      where not r.active and r.created_at < now() - 90 * interval '1 day' order by r.created_at, r.id limit 200`,
+    ],
   ];
   console.log('\nplans (statistics of the empty tables):');
   for (const [name, settings, query] of plans) {
@@ -347,7 +414,9 @@ async function printPlans() {
       for (const setting of settings) await tx.unsafe(setting);
       return (await tx.unsafe(`explain ${query}`)).map((/** @type {any} */ row) => String(row['QUERY PLAN']));
     });
-    const reads = lines.filter((line) => /Scan/.test(line)).map((line) => line.replace(/\s*\(cost.*$/, '').replace(/^[\s>-]*/, ''));
+    const reads = lines
+      .filter((line) => /Scan/.test(line))
+      .map((line) => line.replace(/\s*\(cost.*$/, '').replace(/^[\s>-]*/, ''));
     console.log(`  ${name}: ${reads.join('; ')}`);
   }
 }

@@ -65,7 +65,12 @@ async function request(url, method, path, options = {}) {
   /** @type {Record<string, string>} */
   const headers = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url + path, { method, headers, body });
   const text = await response.text();
@@ -74,14 +79,23 @@ async function request(url, method, path, options = {}) {
 }
 
 /** A daemon's signed heartbeat (METHOD\nPATH\nTIMESTAMP\nNONCE\nBASE64URL(SHA-256(BODY))), which keeps it online. */
-function heartbeat(/** @type {string} */ url, /** @type {string} */ daemonId, /** @type {import('node:crypto').KeyObject} */ privateKey) {
+function heartbeat(
+  /** @type {string} */ url,
+  /** @type {string} */ daemonId,
+  /** @type {import('node:crypto').KeyObject} */ privateKey,
+) {
   const raw = '{}';
   const digest = createHash('sha256').update(raw).digest('base64url');
   const timestamp = String(Date.now());
   const nonce = randomBytes(18).toString('base64url');
   const path = '/api/v1/daemon/heartbeat';
-  const signature = sign(null, Buffer.from(`POST\n${path}\n${timestamp}\n${nonce}\n${digest}`), privateKey).toString('base64url');
-  return request(url, 'POST', path, { body: raw, headers: { 'hub-daemon': daemonId, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature } });
+  const signature = sign(null, Buffer.from(`POST\n${path}\n${timestamp}\n${nonce}\n${digest}`), privateKey).toString(
+    'base64url',
+  );
+  return request(url, 'POST', path, {
+    body: raw,
+    headers: { 'hub-daemon': daemonId, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature },
+  });
 }
 
 /**
@@ -92,11 +106,17 @@ function heartbeat(/** @type {string} */ url, /** @type {string} */ daemonId, /*
 async function load(url, requestSpec) {
   const run = (/** @type {number} */ duration) =>
     new Promise((resolve, reject) => {
-      autocannon({ url, connections: CONNECTIONS, duration, requests: [requestSpec] }, (error, result) => (error ? reject(error) : resolve(result)));
+      autocannon({ url, connections: CONNECTIONS, duration, requests: [requestSpec] }, (error, result) =>
+        error ? reject(error) : resolve(result),
+      );
     });
   await run(WARMUP_S);
   const result = /** @type {any} */ (await run(DURATION_S));
-  return { rps: result.requests.average, p50: result.latency.p50, non2xx: result.non2xx + result.errors + result.timeouts };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 const { cleanups, cleanUp, interrupted } = cleanupOnExit([]);
@@ -112,34 +132,52 @@ async function startHub(label) {
   check(database.url !== undefined, `bench:scale needs the machine's PostgreSQL: ${database.note}`);
   const dataDir = mkdtempSync(join(tmpdir(), `hub-bench-scale-${label}-`));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const hub = await startProcess(['packages/server/dist/main.js'], {
-    PORT: '0',
-    HUB_DATA_DIR: dataDir,
-    HUB_ADMIN_TOKEN: adminToken,
-    HUB_LOG_LEVEL: 'warn',
-    DATABASE_URL: /** @type {string} */ (database.url),
-  }, { cwd: root });
+  const hub = await startProcess(
+    ['packages/server/dist/main.js'],
+    {
+      PORT: '0',
+      HUB_DATA_DIR: dataDir,
+      HUB_ADMIN_TOKEN: adminToken,
+      HUB_LOG_LEVEL: 'warn',
+      DATABASE_URL: /** @type {string} */ (database.url),
+    },
+    { cwd: root },
+  );
   cleanups.push(hub.stop);
   const sql = postgres(/** @type {string} */ (database.url), { max: 2, onnotice: () => {} });
   cleanups.push(() => sql.end({ timeout: 5 }));
   const admin = { token: adminToken };
   await request(hub.url, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'bench', name: 'Bench' } });
-  await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', { ...admin, body: { slug: 'app', name: 'App' } });
+  await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/projects', {
+    ...admin,
+    body: { slug: 'app', name: 'App' },
+  });
   const key = await request(hub.url, 'POST', '/api/admin/v1/organizations/bench/api-keys', {
     ...admin,
-    body: { name: 'bench', scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'] },
+    body: {
+      name: 'bench',
+      scopes: ['runs:dispatch', 'configuration:install', 'daemons:enroll', 'projects:read', 'runs:read'],
+    },
   });
   const token = /** @type {string} */ (key.secret);
   const enrollment = await request(hub.url, 'POST', '/api/v1/daemons/enrollment-tokens', { token });
   const pair = generateKeyPairSync('ed25519');
   const enrolled = await request(hub.url, 'POST', '/api/v1/daemons/enroll', {
-    body: { token: enrollment.token, name: 'load-box', publicKey: { kty: 'OKP', crv: 'Ed25519', x: pair.publicKey.export({ format: 'jwk' }).x }, runtimes: [{ provider: 'claude' }] },
+    body: {
+      token: enrollment.token,
+      name: 'load-box',
+      publicKey: { kty: 'OKP', crv: 'Ed25519', x: pair.publicKey.export({ format: 'jwk' }).x },
+      runtimes: [{ provider: 'claude' }],
+    },
   });
   const beat = () => heartbeat(hub.url, enrolled.daemonId, pair.privateKey);
   await beat();
   const beating = setInterval(() => void beat().catch(() => {}), 5_000);
   cleanups.push(() => clearInterval(beating));
-  await request(hub.url, 'POST', '/api/v1/configurations/install', { token, body: { projectSlug: 'app', yaml: CONFIGURATION } });
+  await request(hub.url, 'POST', '/api/v1/configurations/install', {
+    token,
+    body: { projectSlug: 'app', yaml: CONFIGURATION },
+  });
   await sql`insert into projects (organization_id, slug, name) select o.id, 'p-' || lpad(i::text, 5, '0'), 'Project ' || i from organizations o, generate_series(1, ${(PROJECTS.get(0) ?? 1) - 1}) i`;
   // Statistics on both hubs, as on the seeded one after each seeding: a plan that depends on them
   // (a projects page planned anew on every request once its table was analyzed) shows on both.
@@ -162,7 +200,14 @@ async function dispatchTheRun(target) {
 }
 
 /** @param {string} deliveryKey */
-const dispatchBody = (deliveryKey) => JSON.stringify({ projectSlug: 'app', trigger: 'load', actor: 'bench-bot', deliveryKey, input: 'please look at the flaky test' });
+const dispatchBody = (deliveryKey) =>
+  JSON.stringify({
+    projectSlug: 'app',
+    trigger: 'load',
+    actor: 'bench-bot',
+    deliveryKey,
+    input: 'please look at the flaky test',
+  });
 
 /** The empty hub as it started: its runs, audit events and old revisions deleted (and vacuumed), and the run to replay made again. @param {Target} target */
 async function emptyAgain(target) {
@@ -196,7 +241,8 @@ async function emptyAgain(target) {
  */
 async function seed(target, from, size) {
   const { sql } = target;
-  const [template] = await sql`select r.id as run, e.id as execution from trigger_runs r join executions e on e.trigger_run_id = r.id where r.id = ${target.runId}`;
+  const [template] =
+    await sql`select r.id as run, e.id as execution from trigger_runs r join executions e on e.trigger_run_id = r.id where r.id = ${target.runId}`;
   for (let start = from + 1; start <= size; start += BATCH) {
     const end = Math.min(size, start + BATCH - 1);
     await sql`
@@ -230,7 +276,8 @@ async function seed(target, from, size) {
 
 /** The cursor of the page from the middle of the list (the slug before it, as the hub encodes cursors). @param {Target} target */
 async function middleCursor(target) {
-  const [{ slug }] = await target.sql`select slug from projects where active order by slug offset (select count(*) / 2 from projects where active) limit 1`;
+  const [{ slug }] =
+    await target.sql`select slug from projects where active order by slug offset (select count(*) / 2 from projects where active) limit 1`;
   return Buffer.from(slug, 'utf8').toString('base64url');
 }
 
@@ -244,25 +291,70 @@ const MEASURES = [
     async (target) => {
       let sent = 0;
       const tag = randomBytes(4).toString('hex');
-      return { method: 'POST', path: '/api/manual-runs', headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: dispatchBody(`load-${tag}-${++sent}`) }) };
+      return {
+        method: 'POST',
+        path: '/api/manual-runs',
+        headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: dispatchBody(`load-${tag}-${++sent}`) }),
+      };
     },
     true,
   ],
-  ['replay (same delivery key)', async (target) => ({ method: 'POST', path: '/api/manual-runs', headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' }, body: target.replayBody }), true],
-  ['GET /api/v1/runs/{id}', async (target) => ({ method: 'GET', path: `/api/v1/runs/${target.runId}`, headers: { authorization: `Bearer ${target.token}` } }), true],
   [
-    'install (small configuration)',
-    async (target) => ({ method: 'POST', path: '/api/v1/configurations/install', headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ projectSlug: 'app', yaml: CONFIGURATION }) }),
+    'replay (same delivery key)',
+    async (target) => ({
+      method: 'POST',
+      path: '/api/manual-runs',
+      headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+      body: target.replayBody,
+    }),
     true,
   ],
-  ['projects list, one page from the middle', async (target) => ({ method: 'GET', path: `/api/v1/projects?limit=${PAGE}&cursor=${await middleCursor(target)}`, headers: { authorization: `Bearer ${target.token}` } }), true],
-  ['projects list, plain (whole)', async (target) => ({ method: 'GET', path: '/api/v1/projects', headers: { authorization: `Bearer ${target.token}` } }), false],
+  [
+    'GET /api/v1/runs/{id}',
+    async (target) => ({
+      method: 'GET',
+      path: `/api/v1/runs/${target.runId}`,
+      headers: { authorization: `Bearer ${target.token}` },
+    }),
+    true,
+  ],
+  [
+    'install (small configuration)',
+    async (target) => ({
+      method: 'POST',
+      path: '/api/v1/configurations/install',
+      headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ projectSlug: 'app', yaml: CONFIGURATION }),
+    }),
+    true,
+  ],
+  [
+    'projects list, one page from the middle',
+    async (target) => ({
+      method: 'GET',
+      path: `/api/v1/projects?limit=${PAGE}&cursor=${await middleCursor(target)}`,
+      headers: { authorization: `Bearer ${target.token}` },
+    }),
+    true,
+  ],
+  [
+    'projects list, plain (whole)',
+    async (target) => ({
+      method: 'GET',
+      path: '/api/v1/projects',
+      headers: { authorization: `Bearer ${target.token}` },
+    }),
+    false,
+  ],
 ];
 
 try {
   const empty = await startHub('empty');
   const history = await startHub('history');
-  console.log(`Scale benchmark: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, loopback, node ${process.version}, two hubs on the machine's PostgreSQL`);
+  console.log(
+    `Scale benchmark: ${CONNECTIONS} connections, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, loopback, node ${process.version}, two hubs on the machine's PostgreSQL`,
+  );
   /** @type {{ size: number, seedS: number, rows: { name: string, target: boolean, ratio: number, empty: { rps: number, p50: number }, history: { rps: number, p50: number }, non2xx: number }[] }[]} */
   const results = [];
   let seeded = 0;
@@ -287,10 +379,22 @@ try {
           (who === empty ? onEmpty : onHistory).push(figures);
         }
       }
-      const ratios = onEmpty.map((figures, pair) => figures.rps / (onHistory[pair]?.rps ?? Number.NaN)).sort((a, b) => a - b);
+      const ratios = onEmpty
+        .map((figures, pair) => figures.rps / (onHistory[pair]?.rps ?? Number.NaN))
+        .sort((a, b) => a - b);
       const median = (/** @type {number[]} */ values) => values[Math.floor(values.length / 2)] ?? Number.NaN;
-      const typical = (/** @type {{ rps: number, p50: number }[]} */ list) => ({ rps: median(list.map((f) => f.rps).sort((a, b) => a - b)), p50: median(list.map((f) => f.p50).sort((a, b) => a - b)) });
-      rows.push({ name, target, ratio: median(ratios), empty: typical(onEmpty), history: typical(onHistory), non2xx: [...onEmpty, ...onHistory].reduce((sum, figures) => sum + figures.non2xx, 0) });
+      const typical = (/** @type {{ rps: number, p50: number }[]} */ list) => ({
+        rps: median(list.map((f) => f.rps).sort((a, b) => a - b)),
+        p50: median(list.map((f) => f.p50).sort((a, b) => a - b)),
+      });
+      rows.push({
+        name,
+        target,
+        ratio: median(ratios),
+        empty: typical(onEmpty),
+        history: typical(onHistory),
+        non2xx: [...onEmpty, ...onHistory].reduce((sum, figures) => sum + figures.non2xx, 0),
+      });
     }
     results.push({ size, seedS, rows });
     const [{ runs }] = await history.sql`select count(*)::int as runs from trigger_runs`;
@@ -322,7 +426,9 @@ try {
     );
   }
   console.log('');
-  console.log(`Slowdown with history (empty req/s ÷ history req/s, median of ${PAIRS} pairs measured back to back; target <= ${TARGET}x for all but the full listing):`);
+  console.log(
+    `Slowdown with history (empty req/s ÷ history req/s, median of ${PAIRS} pairs measured back to back; target <= ${TARGET}x for all but the full listing):`,
+  );
   const [first] = results;
   for (const [index, { name }] of (first?.rows ?? []).entries()) {
     const ratios = results.map(({ size, rows }) => {
@@ -332,7 +438,11 @@ try {
     });
     console.log(`  ${name.padEnd(40)} ${ratios.join('   ')}`);
   }
-  console.log(`(load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}; ${((performance.now() - startedAt) / 1000).toFixed(0)} s)`);
+  console.log(
+    `(load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}; ${((performance.now() - startedAt) / 1000).toFixed(0)} s)`,
+  );
 } catch (error) {
   if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);

@@ -86,17 +86,44 @@ for (const [path, content] of Object.entries(FILES)) {
  * the ratios: the clean environment is the stricter measure.
  */
 const environments = [
-  { name: 'clean environment (PATH, HOME)', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent' } },
-  { name: `this shell's environment without HUB_* (NODE_* set: ${Object.keys(process.env).filter((key) => key.startsWith('NODE_')).join(', ') || 'none'})`, env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HUB_'))) },
+  {
+    name: 'clean environment (PATH, HOME)',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent' },
+  },
+  {
+    name: `this shell's environment without HUB_* (NODE_* set: ${
+      Object.keys(process.env)
+        .filter((key) => key.startsWith('NODE_'))
+        .join(', ') || 'none'
+    })`,
+    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('HUB_'))),
+  },
 ];
 const subjects = [
   { name: 'node -e 0', args: ['-e', '0'], expect: '' },
   { name: 'hub --help', key: /** @type {const} */ ('help'), args: [HUB, '--help'], expect: 'Usage: hub <command>' },
-  { name: 'hub validate', key: /** @type {const} */ ('validate'), args: [HUB, 'validate'], expect: 'Checked 3 files: valid.' },
-  { name: 'unbundled dist/main.js --help', reference: true, args: [UNBUNDLED, '--help'], expect: 'Usage: hub <command>' },
-  { name: 'unbundled dist/main.js validate', reference: true, args: [UNBUNDLED, 'validate'], expect: 'Checked 3 files: valid.' },
+  {
+    name: 'hub validate',
+    key: /** @type {const} */ ('validate'),
+    args: [HUB, 'validate'],
+    expect: 'Checked 3 files: valid.',
+  },
+  {
+    name: 'unbundled dist/main.js --help',
+    reference: true,
+    args: [UNBUNDLED, '--help'],
+    expect: 'Usage: hub <command>',
+  },
+  {
+    name: 'unbundled dist/main.js validate',
+    reference: true,
+    args: [UNBUNDLED, 'validate'],
+    expect: 'Checked 3 files: valid.',
+  },
 ];
-const runs = environments.flatMap((environment) => subjects.map((subject) => ({ ...subject, env: environment.env, environment: environment.name })));
+const runs = environments.flatMap((environment) =>
+  subjects.map((subject) => ({ ...subject, env: environment.env, environment: environment.name })),
+);
 
 /**
  * The CPU time of this process's finished children so far, in ms (Linux: cutime + cstime of
@@ -130,7 +157,12 @@ function childrenCpuMs() {
 function once({ args, env }) {
   const cpu0 = childrenCpuMs();
   const t0 = performance.now();
-  const result = spawnSync(process.execPath, args, { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(process.execPath, args, {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const ms = performance.now() - t0;
   const cpu1 = childrenCpuMs();
   check(result.status === 0, `node ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
@@ -139,7 +171,8 @@ function once({ args, env }) {
 
 try {
   for (const run of runs) {
-    for (let i = 0; i < WARMUP; i += 1) check(once(run).stdout.includes(run.expect), `${run.name} printed no "${run.expect}"`);
+    for (let i = 0; i < WARMUP; i += 1)
+      check(once(run).stdout.includes(run.expect), `${run.name} printed no "${run.expect}"`);
   }
   /** @type {number[][]} */
   const samples = runs.map(() => []);
@@ -157,7 +190,11 @@ try {
       cpu[at] = sum === undefined || result.cpu === undefined ? undefined : sum + result.cpu;
     }
   }
-  console.log(`CLI start-up, ${rounds} interleaved runs of each (after ${WARMUP} warm-up runs), ${cpus().length} CPUs, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  console.log(
+    `CLI start-up, ${rounds} interleaved runs of each (after ${WARMUP} warm-up runs), ${cpus().length} CPUs, load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
   for (const environment of environments) {
     const at = runs.flatMap((run, i) => (run.environment === environment.name ? [i] : []));
     const sorted = at.map((i) => [...(samples[i] ?? [])].sort((a, b) => a - b));
@@ -179,13 +216,22 @@ try {
         quantile(list, 0.25).toFixed(1),
         quantile(list, 0.75).toFixed(1),
         `${ratio.toFixed(2)}x`,
-        target !== undefined ? `<= ${target}x: ${ratio <= target ? 'met' : 'MISSED'}` : 'reference' in run ? 'for comparison' : 'baseline',
+        target !== undefined
+          ? `<= ${target}x: ${ratio <= target ? 'met' : 'MISSED'}`
+          : 'reference' in run
+            ? 'for comparison'
+            : 'baseline',
         cpuOf(i)?.toFixed(1) ?? 'n/a',
         cpuBaseline === undefined ? 'n/a' : `${((cpuOf(i) ?? 0) / cpuBaseline).toFixed(2)}x`,
       ];
     });
     console.log(`\n${environment.name}:`);
-    console.log(table([['command', 'median ms', 'p25', 'p75', '÷ node -e 0', 'target', 'CPU ms (mean)', 'CPU ÷ node -e 0'], ...rows], ['l', 'r', 'r', 'r', 'r', 'l', 'r', 'r']));
+    console.log(
+      table(
+        [['command', 'median ms', 'p25', 'p75', '÷ node -e 0', 'target', 'CPU ms (mean)', 'CPU ÷ node -e 0'], ...rows],
+        ['l', 'r', 'r', 'r', 'r', 'l', 'r', 'r'],
+      ),
+    );
   }
 } finally {
   await cleanUp();

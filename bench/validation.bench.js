@@ -36,7 +36,6 @@ const RATIO_TARGET = 1;
 /** @type {unknown} Keeps results alive so that no call can be optimized away. */
 let sink;
 
-
 /**
  * The function's outcome on `body`: 'ok', or 'refused' when it throws the 400 (anything else thrown is re-thrown).
  * @param {(body: unknown) => unknown} fn
@@ -47,7 +46,8 @@ function outcome(fn, body) {
     sink = fn(body);
     return 'ok';
   } catch (error) {
-    if (error instanceof Error && 'issues' in error && Array.isArray(error.issues) && error.issues.length > 0) return 'refused';
+    if (error instanceof Error && 'issues' in error && Array.isArray(error.issues) && error.issues.length > 0)
+      return 'refused';
     throw error;
   }
 }
@@ -98,8 +98,6 @@ function sampleRounds(subjects) {
   return samples.map((list) => list.sort((a, b) => a - b));
 }
 
-
-
 // The validator as the hub builds it: over the committed document, one per operation.
 const documentPath = new URL('../packages/schemas/openapi.json', import.meta.url);
 const document = JSON.parse(readFileSync(documentPath, 'utf8'));
@@ -124,13 +122,29 @@ const bundleFiles = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflow
   content: readFileSync(new URL(path, bundleRoot), 'utf8'),
 }));
 const bodies = [
-  { requirement: 'validate', name: 'shape A (5 KB)', valid: true, body: json({ projectSlug: 'app', yaml: config.text, partials: config.partials }) },
-  { requirement: 'validate', name: 'legacy bundle', valid: true, body: json({ projectSlug: 'app', files: bundleFiles }) },
+  {
+    requirement: 'validate',
+    name: 'shape A (5 KB)',
+    valid: true,
+    body: json({ projectSlug: 'app', yaml: config.text, partials: config.partials }),
+  },
+  {
+    requirement: 'validate',
+    name: 'legacy bundle',
+    valid: true,
+    body: json({ projectSlug: 'app', files: bundleFiles }),
+  },
   {
     requirement: 'dispatch',
     name: 'dispatch',
     valid: true,
-    body: json({ projectSlug: 'app', trigger: 'review', actor: 'alice', deliveryKey: 'bench-0001', input: 'branch=main Fix the flaky test in the parser.' }),
+    body: json({
+      projectSlug: 'app',
+      trigger: 'review',
+      actor: 'alice',
+      deliveryKey: 'bench-0001',
+      input: 'branch=main Fix the flaky test in the parser.',
+    }),
   },
   {
     requirement: 'validate',
@@ -142,7 +156,11 @@ const bodies = [
     requirement: 'validate',
     name: 'legacy bundle, invalid',
     valid: false,
-    body: json({ projectSlug: 'app', files: [{ path: '.hub/hub.yml' }, ...bundleFiles.slice(1), 'README.md'], partials: [] }),
+    body: json({
+      projectSlug: 'app',
+      files: [{ path: '.hub/hub.yml' }, ...bundleFiles.slice(1), 'README.md'],
+      partials: [],
+    }),
   },
   {
     requirement: 'dispatch',
@@ -179,8 +197,17 @@ const rows = bodies.map((entry) => {
   check(reader !== undefined && validatorSamples !== undefined, 'a measurement is missing');
   const readerUs = quantile(reader, 0.5);
   const validatorUs = quantile(validatorSamples, 0.5);
-  const iqr = (/** @type {number[]} */ sorted) => ((quantile(sorted, 0.75) - quantile(sorted, 0.25)) / quantile(sorted, 0.5)) * 100;
-  return { ...entry, rounds: reader.length, readerUs, validatorUs, ratio: validatorUs / readerUs, readerIqr: iqr(reader), validatorIqr: iqr(validatorSamples) };
+  const iqr = (/** @type {number[]} */ sorted) =>
+    ((quantile(sorted, 0.75) - quantile(sorted, 0.25)) / quantile(sorted, 0.5)) * 100;
+  return {
+    ...entry,
+    rounds: reader.length,
+    readerUs,
+    validatorUs,
+    ratio: validatorUs / readerUs,
+    readerIqr: iqr(reader),
+    validatorIqr: iqr(validatorSamples),
+  };
 });
 void sink;
 
@@ -207,14 +234,22 @@ for (const requirement of ['validate', 'dispatch']) {
   // Held to the target: the valid bodies (the path every accepted request takes), the worst of them.
   const valid = rows.filter((row) => row.requirement === requirement && row.valid);
   const worst = valid.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-  const invalid = rows.filter((row) => row.requirement === requirement && !row.valid).map((row) => `${row.ratio.toFixed(2)}x`);
+  const invalid = rows
+    .filter((row) => row.requirement === requirement && !row.valid)
+    .map((row) => `${row.ratio.toFixed(2)}x`);
   console.log(
     `${requirement}: validator at ${worst.ratio.toFixed(2)}x the readers (${worst.name}; target <= ${RATIO_TARGET}x: ${worst.ratio <= RATIO_TARGET ? 'met' : 'MISSED'})` +
       `; invalid bodies, for information: ${invalid.join(', ')}`,
   );
 }
 console.log('');
-console.log('reader    = bench/baseline/readers.js (readConfigurationBody, readDispatchBody as at 5875e52), throwing on a bad body.');
-console.log('validator = new ContractValidator(openapi.json).request(operation).check({ body, params: {}, query: {} }),');
-console.log('            operation validateConfiguration (validate) or dispatchManualRunB (dispatch), throwing on a bad body.');
+console.log(
+  'reader    = bench/baseline/readers.js (readConfigurationBody, readDispatchBody as at 5875e52), throwing on a bad body.',
+);
+console.log(
+  'validator = new ContractValidator(openapi.json).request(operation).check({ body, params: {}, query: {} }),',
+);
+console.log(
+  '            operation validateConfiguration (validate) or dispatchManualRunB (dispatch), throwing on a bad body.',
+);
 console.log('IQR = (p75 - p25) / median of the per-call times; a thrown problem is caught inside the timed region.');

@@ -57,7 +57,8 @@ export class BodyCheck {
       return undefined;
     }
     for (const key of Object.keys(this.body)) {
-      if (!allowed.includes(key)) this.add(`/${escape(key)}`, 'request.unknown_field', `Unknown field "${key}". Allowed: ${allowed.join(', ')}.`);
+      if (!allowed.includes(key))
+        this.add(`/${escape(key)}`, 'request.unknown_field', `Unknown field "${key}". Allowed: ${allowed.join(', ')}.`);
     }
     return this.body;
   }
@@ -79,7 +80,11 @@ export class BodyCheck {
       return undefined;
     }
     if (options.maxLength !== undefined && value.length > options.maxLength) {
-      this.add(`/${key}`, 'request.too_long', `The field "${key}" may be at most ${options.maxLength} characters long.`);
+      this.add(
+        `/${key}`,
+        'request.too_long',
+        `The field "${key}" may be at most ${options.maxLength} characters long.`,
+      );
       return undefined;
     }
     if (options.pattern !== undefined && !options.pattern.test(value)) {
@@ -115,12 +120,23 @@ export class BodyCheck {
         return;
       }
       for (const field of Object.keys(entry)) {
-        if (field !== 'path' && field !== 'content') this.add(`${at}/${escape(field)}`, 'request.unknown_field', `Unknown field "${field}". Allowed: path, content.`);
+        if (field !== 'path' && field !== 'content')
+          this.add(
+            `${at}/${escape(field)}`,
+            'request.unknown_field',
+            `Unknown field "${field}". Allowed: path, content.`,
+          );
       }
       for (const field of /** @type {const} */ (['path', 'content'])) {
-        if (typeof entry[field] !== 'string') this.add(`${at}/${field}`, entry[field] === undefined ? 'request.required' : 'request.type', `"${field}" must be a string.`);
+        if (typeof entry[field] !== 'string')
+          this.add(
+            `${at}/${field}`,
+            entry[field] === undefined ? 'request.required' : 'request.type',
+            `"${field}" must be a string.`,
+          );
       }
-      if (typeof entry.path === 'string' && typeof entry.content === 'string') files.push({ path: entry.path, content: entry.content });
+      if (typeof entry.path === 'string' && typeof entry.content === 'string')
+        files.push({ path: entry.path, content: entry.content });
     });
     return files;
   }
@@ -137,7 +153,9 @@ export class BodyCheck {
   /** Throws the 400 if anything was found. */
   done() {
     if (this.issues.length > 0) {
-      throw new HttpProblem('invalid_request', 'The request body is not what this operation takes; see issues.', { issues: this.issues });
+      throw new HttpProblem('invalid_request', 'The request body is not what this operation takes; see issues.', {
+        issues: this.issues,
+      });
     }
   }
 }
@@ -163,20 +181,29 @@ export function readConfigurationBody(body) {
     projectSlug = check.string(fields, 'projectSlug');
     const hasYaml = fields.yaml !== undefined;
     if (hasYaml === (fields.files !== undefined)) {
-      check.add('', 'request.shape', 'Send either yaml (with optional partials), or files (a legacy bundle); not both, not neither.');
+      check.add(
+        '',
+        'request.shape',
+        'Send either yaml (with optional partials), or files (a legacy bundle); not both, not neither.',
+      );
     } else if (hasYaml) {
-      if (fields.partials !== undefined && fields.files !== undefined) check.add('/files', 'request.unknown_field', 'files goes without yaml.');
+      if (fields.partials !== undefined && fields.files !== undefined)
+        check.add('/files', 'request.unknown_field', 'files goes without yaml.');
       const yaml = check.string(fields, 'yaml');
       const partials = check.files(fields, 'partials', false);
       if (yaml !== undefined && partials !== undefined) authored = { shape: 'configuration', yaml, partials };
     } else {
-      if (fields.partials !== undefined) check.add('/partials', 'request.unknown_field', 'A legacy bundle carries its partials among its files.');
+      if (fields.partials !== undefined)
+        check.add('/partials', 'request.unknown_field', 'A legacy bundle carries its partials among its files.');
       const files = check.files(fields, 'files', true);
       if (files !== undefined) authored = { shape: 'bundle', files };
     }
   }
   check.done();
-  return { projectSlug: /** @type {string} */ (projectSlug), authored: /** @type {AuthoredConfiguration} */ (authored) };
+  return {
+    projectSlug: /** @type {string} */ (projectSlug),
+    authored: /** @type {AuthoredConfiguration} */ (authored),
+  };
 }
 
 /**
@@ -208,10 +235,18 @@ export function readDispatchBody(body) {
   const request = {};
   if (fields !== undefined) {
     request.projectSlug = check.string(fields, 'projectSlug', { maxLength: 255 });
-    request.expectedVersionId = check.string(fields, 'expectedVersionId', { required: false, pattern: UUID, patternHint: 'must be a UUID' });
+    request.expectedVersionId = check.string(fields, 'expectedVersionId', {
+      required: false,
+      pattern: UUID,
+      patternHint: 'must be a UUID',
+    });
     request.trigger = check.string(fields, 'trigger', { maxLength: 255 });
     request.actor = check.string(fields, 'actor', { maxLength: 255, pattern: /\S/, patternHint: 'must not be blank' });
-    request.deliveryKey = check.string(fields, 'deliveryKey', { maxLength: 255, pattern: /^[\s\S]+$/, patternHint: 'must be 1 to 255 characters' });
+    request.deliveryKey = check.string(fields, 'deliveryKey', {
+      maxLength: 255,
+      pattern: /^[\s\S]+$/,
+      patternHint: 'must be 1 to 255 characters',
+    });
     request.input = check.string(fields, 'input', { required: false });
   }
   check.done();

@@ -7,7 +7,17 @@
 // the start chunk alone, and `hub validate` its own chunk, the compiler's and yaml's besides.
 // dist/bundle/modules.json lists the modules of each chunk, for the start-up test and the
 // staleness check.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -40,7 +50,11 @@ const ENTRY_MODULES = /[\\/]cli[\\/]dist[\\/](main|cli)\.js$/;
 const GROUPS = [
   { name: 'yaml', test: /[\\/]node_modules[\\/]\.pnpm[\\/]yaml@[^\\/]+[\\/]/, priority: 3 },
   { name: 'start', tags: ['$initial'], test: (id) => !ENTRY_MODULES.test(id), priority: 2 },
-  { name: 'compiler', test: /[\\/]compiler[\\/]dist[\\/]|[\\/]cli[\\/]dist[\\/](check|discovery|includes)\.js$/, priority: 1 },
+  {
+    name: 'compiler',
+    test: /[\\/]compiler[\\/]dist[\\/]|[\\/]cli[\\/]dist[\\/](check|discovery|includes)\.js$/,
+    priority: 1,
+  },
 ];
 const LOCATION = /\bimport\.meta\b|\b__dirname\b|\b__filename\b|\bcreateRequire\b/;
 const RELATIVE_URL = /new URL\((['"])(\.{1,2}\/[^'"]+)\1,\s*import\.meta\.url\)/g;
@@ -65,7 +79,9 @@ function besideFiles(copies) {
       });
       const left = rewritten.replace(RELATIVE_URL, '');
       if (LOCATION.test(left) || left.includes('import.meta')) {
-        throw new Error(`${relative(root, id)} uses its own location (import.meta, __dirname or createRequire) in a way the bundle does not carry; see BESIDE in scripts/bundle.js`);
+        throw new Error(
+          `${relative(root, id)} uses its own location (import.meta, __dirname or createRequire) in a way the bundle does not carry; see BESIDE in scripts/bundle.js`,
+        );
       }
       return rewritten;
     },
@@ -90,7 +106,13 @@ function onLog(level, log, print) {
 /** Writes the bundle into a new directory, then puts it in place of the old one. */
 export async function bundle() {
   const copies = new Map();
-  const build = await rolldown({ input: { hub: INPUT }, platform: 'node', plugins: [besideFiles(copies)], logLevel: 'warn', onLog });
+  const build = await rolldown({
+    input: { hub: INPUT },
+    platform: 'node',
+    plugins: [besideFiles(copies)],
+    logLevel: 'warn',
+    onLog,
+  });
   const next = join(root, `dist/.bundle-${process.pid}`);
   rmSync(next, { recursive: true, force: true });
   let output;
@@ -114,7 +136,14 @@ export async function bundle() {
     copyFileSync(source, join(next, name));
   }
   chmodSync(join(next, 'hub.js'), 0o755);
-  const chunks = Object.fromEntries(output.filter((file) => file.type === 'chunk').map((chunk) => [chunk.fileName, chunk.moduleIds.filter((id) => !id.startsWith('\0')).map((id) => relative(root, id))]));
+  const chunks = Object.fromEntries(
+    output
+      .filter((file) => file.type === 'chunk')
+      .map((chunk) => [
+        chunk.fileName,
+        chunk.moduleIds.filter((id) => !id.startsWith('\0')).map((id) => relative(root, id)),
+      ]),
+  );
   writeFileSync(join(next, 'modules.json'), `${JSON.stringify({ chunks, beside: [...copies.keys()] }, null, 2)}\n`);
   replace(next);
   return chunks;
@@ -143,14 +172,26 @@ export function stale() {
   if (!existsSync(MANIFEST)) return true;
   const built = statSync(MANIFEST).mtimeMs;
   const { chunks, beside } = JSON.parse(readFileSync(MANIFEST, 'utf8'));
-  const inputs = [fileURLToPath(import.meta.url), join(root, 'package.json'), INPUT, ...Object.values(chunks).flat().map((path) => join(root, path))];
-  return inputs.some((path) => !existsSync(path) || statSync(path).mtimeMs > built) || beside.some((name) => !existsSync(join(OUT, name)));
+  const inputs = [
+    fileURLToPath(import.meta.url),
+    join(root, 'package.json'),
+    INPUT,
+    ...Object.values(chunks)
+      .flat()
+      .map((path) => join(root, path)),
+  ];
+  return (
+    inputs.some((path) => !existsSync(path) || statSync(path).mtimeMs > built) ||
+    beside.some((name) => !existsSync(join(OUT, name)))
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!process.argv.includes('--if-stale') || stale()) {
     const chunks = await bundle();
     const count = Object.values(chunks).flat().length;
-    console.log(`hub bundled: ${count} modules into ${Object.keys(chunks).length} files in ${relative(process.cwd(), OUT) || '.'}`);
+    console.log(
+      `hub bundled: ${count} modules into ${Object.keys(chunks).length} files in ${relative(process.cwd(), OUT) || '.'}`,
+    );
   }
 }

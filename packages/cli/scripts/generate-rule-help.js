@@ -58,7 +58,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       // Missing: stale as well.
     }
     if (committed !== source) {
-      console.error(`${TARGET} is stale: docs/issue-codes.md changed. Run node packages/cli/scripts/generate-rule-help.js and commit the result.`);
+      console.error(
+        `${TARGET} is stale: docs/issue-codes.md changed. Run node packages/cli/scripts/generate-rule-help.js and commit the result.`,
+      );
       process.exit(1);
     }
   } else {

@@ -40,7 +40,10 @@ function options(argv) {
 /** Runs `command args` with the output shown; a failure stops the script. */
 function run(command, args, cwd = workspace) {
   const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`,
+    );
 }
 
 /** `tsc -b` of the CLI and what it references (the compiler, the schemas, the daemon), not the server. */
@@ -59,7 +62,9 @@ function missing(dir) {
   for (const file of files) {
     if (!file.endsWith('.js')) continue;
     for (const [, , specifier] of readFileSync(join(dir, file), 'utf8').matchAll(IMPORT)) {
-      const found = specifier.startsWith('.') ? files.has(join(dirname(file), specifier)) : specifier.startsWith('node:') || BUILTINS.has(specifier);
+      const found = specifier.startsWith('.')
+        ? files.has(join(dirname(file), specifier))
+        : specifier.startsWith('node:') || BUILTINS.has(specifier);
       if (!found) wanted.push(`${file} imports ${specifier}`);
     }
   }
@@ -117,7 +122,10 @@ has no dependencies and installs offline.
  * not on PATH, so the script says where `hub` is and whether PATH has it.
  */
 function binDirectory(prefix) {
-  const global = prefix === undefined ? spawnSync('npm', ['prefix', '--global'], { encoding: 'utf8' }).stdout.trim() : resolve(prefix);
+  const global =
+    prefix === undefined
+      ? spawnSync('npm', ['prefix', '--global'], { encoding: 'utf8' }).stdout.trim()
+      : resolve(prefix);
   return process.platform === 'win32' ? global : join(global, 'bin');
 }
 
@@ -138,8 +146,13 @@ function pack(out) {
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
     writeFileSync(join(stage, 'README.md'), README(pkg.name, pkg.version));
     mkdirSync(out, { recursive: true });
-    const result = spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    if (result.status !== 0) throw new Error(`npm pack failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+    const result = spawnSync('npm', ['pack', '--json', '--pack-destination', out], {
+      cwd: stage,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    if (result.status !== 0)
+      throw new Error(`npm pack failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
     const [{ filename }] = JSON.parse(result.stdout);
     return join(out, filename);
   } finally {
@@ -156,10 +169,20 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (install) {
       // Nothing to fetch: no audit, no funding notice, no update check.
       try {
-        run('npm', ['install', '--global', '--no-audit', '--no-fund', '--no-update-notifier', ...(prefix === undefined ? [] : ['--prefix', resolve(prefix)]), tarball]);
+        run('npm', [
+          'install',
+          '--global',
+          '--no-audit',
+          '--no-fund',
+          '--no-update-notifier',
+          ...(prefix === undefined ? [] : ['--prefix', resolve(prefix)]),
+          tarball,
+        ]);
       } catch (error) {
         // Most often EACCES on /usr/local: npm's error ends the output, the way out should too.
-        throw new Error(`${error.message}. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~/.local (and put ~/.local/bin on PATH).`);
+        throw new Error(
+          `${error.message}. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~/.local (and put ~/.local/bin on PATH).`,
+        );
       }
       console.error(installedNote(binDirectory(prefix)));
     }

@@ -18,6 +18,8 @@ export async function openInBrowser(url: string): Promise<string | undefined> {
     await open(url);
     return undefined;
   } catch (error) {
-    return error instanceof AggregateError ? error.errors.map((each: Error) => each.message).join('; ') : (error as Error).message;
+    return error instanceof AggregateError
+      ? error.errors.map((each: Error) => each.message).join('; ')
+      : (error as Error).message;
   }
 }

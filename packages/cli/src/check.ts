@@ -1,6 +1,13 @@
 // `hub validate`'s offline check: each unit compiled with @hub/compiler as the hub would, without
 // resources (no hub is asked which daemons exist), its issues placed in the repository's files.
-import { compileBundle, compileConfiguration, compileTrigger, type CompileResult, type CompiledConfiguration, type Issue } from '@hub/compiler';
+import {
+  compileBundle,
+  compileConfiguration,
+  compileTrigger,
+  type CompileResult,
+  type CompiledConfiguration,
+  type Issue,
+} from '@hub/compiler';
 import { displayPath, type Unit } from './discovery.js';
 
 /** An issue where a person finds it: `file` relative to the repository root. */
@@ -25,7 +32,9 @@ export function checkUnits(units: Unit[]): Report {
   const names = new Map<string, string>();
   for (const unit of units) {
     const result = compile(unit);
-    const place = (severity: Finding['severity']) => (issue: Issue): Finding => ({ ...issue, file: displayPath(unit, issue.file), severity });
+    const place =
+      (severity: Finding['severity']) =>
+      (issue: Issue): Finding => ({ ...issue, file: displayPath(unit, issue.file), severity });
     if (!result.ok) {
       issues.push(...result.issues.map(place('error')));
       continue;
@@ -48,7 +57,8 @@ export function checkUnits(units: Unit[]): Report {
 function compile(unit: Unit): CompileResult<CompiledConfiguration> {
   if (unit.kind === 'trigger') return compileTrigger({ yaml: unit.yaml });
   // The names of the partials not included serve "did you mean" for an include of none of them.
-  if (unit.kind === 'configuration') return compileConfiguration({ yaml: unit.yaml, partials: unit.partials }, { partialNames: unit.partialNames });
+  if (unit.kind === 'configuration')
+    return compileConfiguration({ yaml: unit.yaml, partials: unit.partials }, { partialNames: unit.partialNames });
   return compileBundle({ files: unit.files }, { partialNames: unit.partialNames });
 }
 
@@ -57,7 +67,11 @@ function compile(unit: Unit): CompileResult<CompiledConfiguration> {
  * replace each other at the hub, the later install winning. The compiler sees one file at a time,
  * so this is checked here.
  */
-function sameName(file: string, trigger: CompiledConfiguration['triggers'][number], names: Map<string, string>): Finding[] {
+function sameName(
+  file: string,
+  trigger: CompiledConfiguration['triggers'][number],
+  names: Map<string, string>,
+): Finding[] {
   // Files in different directories (named on the command line) are not deployed together.
   const key = `${file.slice(0, file.lastIndexOf('/') + 1)}\0${trigger.name}`;
   const first = names.get(key);
@@ -81,10 +95,18 @@ export function sourcesOf(unit: Unit): { path: string; content: string }[] {
 export function filesOf(unit: Unit): CheckedFile[] {
   if (unit.kind === 'trigger') return [{ path: unit.file, kind: 'trigger' }];
   if (unit.kind === 'configuration') {
-    return [{ path: unit.file, kind: 'configuration' }, ...unit.partials.map((partial): CheckedFile => ({ path: displayPath(unit, partial.path), kind: 'partial' }))];
+    return [
+      { path: unit.file, kind: 'configuration' },
+      ...unit.partials.map((partial): CheckedFile => ({ path: displayPath(unit, partial.path), kind: 'partial' })),
+    ];
   }
   return unit.files.map((entry): CheckedFile => ({
     path: displayPath(unit, entry.path),
-    kind: entry.path === '.hub/hub.yml' ? 'hub' : entry.path.startsWith('.hub/workflows/partials/') ? 'partial' : 'workflow',
+    kind:
+      entry.path === '.hub/hub.yml'
+        ? 'hub'
+        : entry.path.startsWith('.hub/workflows/partials/')
+          ? 'partial'
+          : 'workflow',
   }));
 }

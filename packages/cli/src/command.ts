@@ -30,22 +30,37 @@ export interface Command {
 
 /** The options a command takes: no short forms, no lists; `--help`/`-h` is added to all. */
 type OptionSpec = Record<string, { type: 'string' } | { type: 'boolean' }>;
-type Values<T extends OptionSpec> = { [K in keyof T]?: T[K] extends { type: 'string' } ? string : boolean } & { help?: boolean };
+type Values<T extends OptionSpec> = { [K in keyof T]?: T[K] extends { type: 'string' } ? string : boolean } & {
+  help?: boolean;
+};
 
 /**
  * util.parseArgs with its errors as usage errors of `command`, `--help`/`-h` on every command,
  * and at most `maxPositionals` arguments.
  */
-export function parseOptions<T extends OptionSpec>(command: string, args: string[], options: T, maxPositionals: number): { values: Values<T>; positionals: string[] } {
+export function parseOptions<T extends OptionSpec>(
+  command: string,
+  args: string[],
+  options: T,
+  maxPositionals: number,
+): { values: Values<T>; positionals: string[] } {
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.');
     // A mistyped long option gets the closest one, as a mistyped command does (--dryrun: --dry-run).
     const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
     const close = unknown === undefined ? undefined : closest(unknown, [...Object.keys(options), 'help']);
-    throw new UsageError(close === undefined ? message : `${message.replace(/\.$/, '')}; did you mean --${close}?`, command);
+    throw new UsageError(
+      close === undefined ? message : `${message.replace(/\.$/, '')}; did you mean --${close}?`,
+      command,
+    );
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`Unexpected argument "${parsed.positionals[maxPositionals]}".`, command);
@@ -70,8 +85,13 @@ export function group(spec: {
     const command = spec.commands.find((candidate) => candidate.name === name);
     if (command !== undefined) return command;
     // `hub version` is `hub --version`: a group's option, named as a command.
-    const close = closest(name, names) ?? (spec.options !== undefined && Object.hasOwn(spec.options, `--${name}`) ? `--${name}` : undefined);
-    throw new UsageError(`Unknown command "${name}"${close === undefined ? '.' : `; did you mean ${close}?`}`, spec.path);
+    const close =
+      closest(name, names) ??
+      (spec.options !== undefined && Object.hasOwn(spec.options, `--${name}`) ? `--${name}` : undefined);
+    throw new UsageError(
+      `Unknown command "${name}"${close === undefined ? '.' : `; did you mean ${close}?`}`,
+      spec.path,
+    );
   };
   return {
     name: spec.name,
@@ -97,10 +117,19 @@ export function group(spec: {
         return 2;
       }
       if (first.startsWith('-')) {
-        const option = spec.options !== undefined && Object.hasOwn(spec.options, first) ? spec.options[first] : undefined;
+        const option =
+          spec.options !== undefined && Object.hasOwn(spec.options, first) ? spec.options[first] : undefined;
         if (option === undefined) {
-          const close = first.startsWith('--') ? closest(first.slice(2), [...Object.keys(spec.options ?? {}), '--help'].map((known) => known.slice(2))) : undefined;
-          throw new UsageError(`Unknown option "${first}"${close === undefined ? '.' : `; did you mean --${close}?`}`, spec.path);
+          const close = first.startsWith('--')
+            ? closest(
+                first.slice(2),
+                [...Object.keys(spec.options ?? {}), '--help'].map((known) => known.slice(2)),
+              )
+            : undefined;
+          throw new UsageError(
+            `Unknown option "${first}"${close === undefined ? '.' : `; did you mean --${close}?`}`,
+            spec.path,
+          );
         }
         if (rest.length > 0) throw new UsageError(`${first} takes no arguments.`, spec.path);
         return option(io);
@@ -132,13 +161,20 @@ export function closest(input: string, names: readonly string[]): string | undef
 
 /** Optimal string alignment distance: adjacent transpositions count as one edit. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const row = d[i] as number[];
       const previous = d[i - 1] as number[];
-      let value = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      let value = Math.min(
+        (previous[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
       row[j] = value;
     }
   }

@@ -27,19 +27,27 @@ export async function checkCredential(origin: string, token: string, stop?: Abor
   if (answer.status === 401) return { valid: false };
   if (answer.status !== 200) return { valid: null, reason: renderProblem(answer).split('\n')[0] as string };
   const info = parseInfo(answer.body);
-  return info === undefined ? { valid: null, reason: `the hub at ${origin} answered GET /api/v1/credential with something other than a credential` } : { valid: true, info };
+  return info === undefined
+    ? {
+        valid: null,
+        reason: `the hub at ${origin} answered GET /api/v1/credential with something other than a credential`,
+      }
+    : { valid: true, info };
 }
 
 /** "Ada (ada@example.com)" for a person's CLI credential; `the API key "ops"` for a key. */
 export function who(info: CredentialInfo): string {
-  return info.account === null ? `the API key "${printable(info.name)}"` : `${printable(info.account.name)} (${printable(info.account.email)})`;
+  return info.account === null
+    ? `the API key "${printable(info.name)}"`
+    : `${printable(info.account.name)} (${printable(info.account.email)})`;
 }
 
 function parseInfo(body: unknown): CredentialInfo | undefined {
   if (!isObject(body)) return undefined;
   const { kind, name, scopes, organization, account } = body;
   if (kind !== 'api_key' && kind !== 'cli') return undefined;
-  if (typeof name !== 'string' || !Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string')) return undefined;
+  if (typeof name !== 'string' || !Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string'))
+    return undefined;
   if (!hasStrings(organization, ['id', 'slug', 'name'])) return undefined;
   if (account !== null && !hasStrings(account, ['id', 'name', 'email'])) return undefined;
   return {

@@ -48,7 +48,8 @@ export async function readCredentials(dir: string): Promise<CredentialsFile> {
     // Not JSON.parse's message: in Node it quotes the text, which holds secrets.
     throw new CliError(`${path} is not valid JSON; fix or remove it.`, 2);
   }
-  if (!isCredentialsFile(parsed)) throw new CliError(`${path} is not a credentials file of this CLI; fix or remove it.`, 2);
+  if (!isCredentialsFile(parsed))
+    throw new CliError(`${path} is not a credentials file of this CLI; fix or remove it.`, 2);
   return parsed;
 }
 
@@ -56,7 +57,13 @@ export async function readCredentials(dir: string): Promise<CredentialsFile> {
  * Stores `token` for `origin` (normalized), replacing what was stored for it; with `activate`,
  * it also becomes the active origin. Other origins' credentials are kept as they are.
  */
-export async function saveCredential(dir: string, origin: string, token: string, kind: CredentialKind, options: { activate: boolean }): Promise<void> {
+export async function saveCredential(
+  dir: string,
+  origin: string,
+  token: string,
+  kind: CredentialKind,
+  options: { activate: boolean },
+): Promise<void> {
   const key = normalizeOrigin(origin);
   const file = await readCredentials(dir);
   file.credentials[key] = { token, kind, savedAt: new Date().toISOString() };
@@ -102,7 +109,9 @@ function isCredentialsFile(value: unknown): value is CredentialsFile {
 function isCredential(value: unknown): value is StoredCredential {
   if (typeof value !== 'object' || value === null) return false;
   const { token, kind, savedAt } = value as Record<string, unknown>;
-  return typeof token === 'string' && token !== '' && (kind === 'api_key' || kind === 'cli') && typeof savedAt === 'string';
+  return (
+    typeof token === 'string' && token !== '' && (kind === 'api_key' || kind === 'cli') && typeof savedAt === 'string'
+  );
 }
 
 function isNormalized(origin: string): boolean {

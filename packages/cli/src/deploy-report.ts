@@ -62,7 +62,10 @@ export function recordIssues(report: DeployReport, unit: Unit, body: unknown): v
 
 /** A refused answer's field issues as `hub validate --json` prints them, in the unit's files (also hub lsp's resource issues). */
 export function issuesOf(unit: Unit, body: unknown): JsonIssue[] {
-  const issues = isObject(body) && Array.isArray((body as Unread<Problem>).issues) ? ((body as Unread<Problem>).issues as unknown[]) : [];
+  const issues =
+    isObject(body) && Array.isArray((body as Unread<Problem>).issues)
+      ? ((body as Unread<Problem>).issues as unknown[])
+      : [];
   return issues.filter(isObject).map((issue) => {
     const { file, line, column, pointer, code, message } = issue as Unread<FieldIssue>;
     return {

@@ -52,7 +52,10 @@ export async function deployConfiguration(unit: Unit, project: string, target: T
   }
   const { version, versionId } = (answer.body ?? {}) as Unread<WireSchema<'ConfigurationRevision'>>;
   if (report !== undefined) recordFile(report, unit, { status: 'installed', ...revision(version, versionId) });
-  say(target, `Installed ${what} in project ${project} at ${origin}: version ${String(version)} (${String(versionId)}), now active.\n`);
+  say(
+    target,
+    `Installed ${what} in project ${project} at ${origin}: version ${String(version)} (${String(versionId)}), now active.\n`,
+  );
   return finish(target, 0);
 }
 
@@ -77,7 +80,8 @@ export async function deployTriggers(units: Unit[], target: Target): Promise<num
       continue;
     }
     const problem = problemOf(answer, unit);
-    if (!CONTENT_PROBLEMS.has(answer.status)) throw new CliError(`Validating ${unit.file} failed: ${problem}\nNothing was installed.`);
+    if (!CONTENT_PROBLEMS.has(answer.status))
+      throw new CliError(`Validating ${unit.file} failed: ${problem}\nNothing was installed.`);
     invalid++;
     io.stderr.write(`${unit.file}: invalid: ${problem}\n`);
     if (report !== undefined) {
@@ -97,7 +101,9 @@ export async function deployTriggers(units: Unit[], target: Target): Promise<num
   }
   const clashes = sameNames(checked);
   if (clashes.length > 0) {
-    io.stderr.write(`${clashes.join('\n')}\nNothing was installed: each trigger file needs a name of its own, or the later install replaces the earlier.\n`);
+    io.stderr.write(
+      `${clashes.join('\n')}\nNothing was installed: each trigger file needs a name of its own, or the later install replaces the earlier.\n`,
+    );
     if (report !== undefined) recordClashes(report, checked);
     return finish(target, 1);
   }
@@ -120,11 +126,20 @@ function recordClashes(report: DeployReport, checked: { unit: Unit; name: string
     }
     const message = `The trigger "${name}" is also defined in ${earlier}; each trigger file needs a name of its own.`;
     recordFile(report, unit, { status: 'invalid', error: message });
-    report.issues.push({ file: unit.file, pointer: '/name', code: 'trigger.duplicate_name', message, severity: 'error' });
+    report.issues.push({
+      file: unit.file,
+      pointer: '/name',
+      code: 'trigger.duplicate_name',
+      message,
+      severity: 'error',
+    });
   }
 }
 
-async function installTriggers(checked: { unit: Unit; body: string; install: string }[], target: Target): Promise<number> {
+async function installTriggers(
+  checked: { unit: Unit; body: string; install: string }[],
+  target: Target,
+): Promise<number> {
   const { origin, token, io, report } = target;
   let installed = 0;
   let failed = 0;
@@ -145,7 +160,12 @@ async function installTriggers(checked: { unit: Unit; body: string; install: str
     if (answer.status === 201) {
       const { name, version } = (answer.body ?? {}) as Unread<WireSchema<'TriggerRevision'>>;
       say(target, `${unit.file}: installed trigger ${String(name)}, version ${String(version)}\n`);
-      if (report !== undefined) recordFile(report, unit, { status: 'installed', ...(typeof name === 'string' ? { trigger: name } : {}), ...revision(version, undefined) });
+      if (report !== undefined)
+        recordFile(report, unit, {
+          status: 'installed',
+          ...(typeof name === 'string' ? { trigger: name } : {}),
+          ...revision(version, undefined),
+        });
       installed++;
       continue;
     }
@@ -163,14 +183,22 @@ async function installTriggers(checked: { unit: Unit; body: string; install: str
     return finish(target, 0);
   }
   const skipped = checked.length - installed - failed;
-  const undone = installed === 0 ? 'Nothing was installed.' : `The ${count(installed, 'trigger')} installed above stay${installed === 1 ? 's' : ''} installed: a failed install does not undo the others.`;
-  io.stderr.write(`Installed ${installed} of ${count(checked.length, 'trigger file')}: ${failed} failed${skipped === 0 ? '' : `, ${skipped} not attempted`}. ${undone}\n`);
+  const undone =
+    installed === 0
+      ? 'Nothing was installed.'
+      : `The ${count(installed, 'trigger')} installed above stay${installed === 1 ? 's' : ''} installed: a failed install does not undo the others.`;
+  io.stderr.write(
+    `Installed ${installed} of ${count(checked.length, 'trigger file')}: ${failed} failed${skipped === 0 ? '' : `, ${skipped} not attempted`}. ${undone}\n`,
+  );
   return finish(target, 1);
 }
 
 /** The version (and versionId) of an installed revision, those the hub sent. */
 function revision(version: unknown, versionId: unknown): { version?: number; versionId?: string } {
-  return { ...(typeof version === 'number' ? { version } : {}), ...(typeof versionId === 'string' ? { versionId } : {}) };
+  return {
+    ...(typeof version === 'number' ? { version } : {}),
+    ...(typeof versionId === 'string' ? { versionId } : {}),
+  };
 }
 
 function firstLine(text: string): string {
@@ -186,13 +214,16 @@ function nameOf(answer: HubAnswer): string {
 function sameNames(checked: { unit: Unit; name: string }[]): string[] {
   const files = new Map<string, string[]>();
   for (const { unit, name } of checked) files.set(name, [...(files.get(name) ?? []), unit.file]);
-  return [...files].filter(([, list]) => list.length > 1).map(([name, list]) => `${list.join(', ')} define the same trigger ${name}.`);
+  return [...files]
+    .filter(([, list]) => list.length > 1)
+    .map(([name, list]) => `${list.join(', ')} define the same trigger ${name}.`);
 }
 
 /** A failed answer rendered, its issues placed in the repository's files (a partial's path is relative to its directory). */
 function problemOf(answer: HubAnswer, unit: Unit): string {
   const body = answer.body as Unread<Problem> | null | undefined;
-  if (typeof body !== 'object' || body === null || !Array.isArray(body.issues)) return renderProblem(answer, { file: unit.file });
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.issues))
+    return renderProblem(answer, { file: unit.file });
   const issues = (body.issues as unknown[]).map((issue) => {
     if (typeof issue !== 'object' || issue === null) return issue;
     const file = (issue as Unread<FieldIssue>).file;
@@ -202,7 +233,8 @@ function problemOf(answer: HubAnswer, unit: Unit): string {
 }
 
 function contents(unit: Unit): string {
-  if (unit.kind === 'configuration') return unit.partials.length === 0 ? '' : ` with ${count(unit.partials.length, 'partial')}`;
+  if (unit.kind === 'configuration')
+    return unit.partials.length === 0 ? '' : ` with ${count(unit.partials.length, 'partial')}`;
   if (unit.kind === 'bundle') {
     const partials = unit.files.filter((file) => file.path.startsWith('.hub/workflows/partials/')).length;
     const workflows = unit.files.length - 1 - partials;

@@ -35,29 +35,57 @@ export interface DeviceCode {
  * origin are refused: the device code and the credential go to the hub the person named, only.
  */
 export async function discoverEndpoints(origin: string, stop: AbortSignal): Promise<Endpoints> {
-  const answer = await exchange(`${origin}${METADATA_PATH}`, { method: 'GET', headers: { accept: 'application/json' } }, { stop });
+  const answer = await exchange(
+    `${origin}${METADATA_PATH}`,
+    { method: 'GET', headers: { accept: 'application/json' } },
+    { stop },
+  );
   if (answer.status !== 200 || !isObject(answer.body)) {
-    throw new CliError(`The hub at ${origin} does not offer "hub login" (GET ${METADATA_PATH}: ${renderProblem(answer)}). Log in with an API key instead: hub login --with-token ${origin} < key.txt`);
+    throw new CliError(
+      `The hub at ${origin} does not offer "hub login" (GET ${METADATA_PATH}: ${renderProblem(answer)}). Log in with an API key instead: hub login --with-token ${origin} < key.txt`,
+    );
   }
   const metadata = answer.body;
   const endpoint = (name: string) => {
     const value = metadata[name];
     const url = typeof value === 'string' ? parseUrl(value) : undefined;
     if (url === undefined) throw new CliError(`The hub at ${origin} names no usable ${name} in ${METADATA_PATH}.`);
-    if (url.origin !== origin) throw new CliError(`The hub at ${origin} names its ${name} on another origin (${printable(url.origin)}); hub login sends nothing there.`);
+    if (url.origin !== origin)
+      throw new CliError(
+        `The hub at ${origin} names its ${name} on another origin (${printable(url.origin)}); hub login sends nothing there.`,
+      );
     return url.href;
   };
   return { deviceAuthorization: endpoint('device_authorization_endpoint'), token: endpoint('token_endpoint') };
 }
 
 /** Asks the hub for a device code and the user code that goes with it (RFC 8628, section 3.1). */
-export async function requestDeviceCode(endpoints: Endpoints, hostname: string, stop: AbortSignal): Promise<DeviceCode> {
+export async function requestDeviceCode(
+  endpoints: Endpoints,
+  hostname: string,
+  stop: AbortSignal,
+): Promise<DeviceCode> {
   const answer = await postForm(endpoints.deviceAuthorization, { client_id: CLIENT_ID, hostname }, stop);
   const body = isObject(answer.body) ? answer.body : {};
   if (answer.status !== 200) throw new CliError(`The hub did not start a login: ${oauthError(answer)}`);
-  const { device_code: deviceCode, user_code: userCode, verification_uri: uri, verification_uri_complete: complete, expires_in: expiresIn, interval } = body;
-  if (typeof deviceCode !== 'string' || typeof userCode !== 'string' || typeof uri !== 'string' || !isHttp(uri) || !isPositive(expiresIn)) {
-    throw new CliError(`The hub at ${new URL(endpoints.deviceAuthorization).origin} answered the device authorization request with something other than a device code.`);
+  const {
+    device_code: deviceCode,
+    user_code: userCode,
+    verification_uri: uri,
+    verification_uri_complete: complete,
+    expires_in: expiresIn,
+    interval,
+  } = body;
+  if (
+    typeof deviceCode !== 'string' ||
+    typeof userCode !== 'string' ||
+    typeof uri !== 'string' ||
+    !isHttp(uri) ||
+    !isPositive(expiresIn)
+  ) {
+    throw new CliError(
+      `The hub at ${new URL(endpoints.deviceAuthorization).origin} answered the device authorization request with something other than a device code.`,
+    );
   }
   return {
     deviceCode,
@@ -87,10 +115,15 @@ export async function pollForCredential(
   let pauseS = intervalS;
   for (;;) {
     // Never past the code's expiry: then the CLI stops on its own, whatever the hub says.
-    if (!(await wait(Math.min(pauseS * 1_000, Math.max(0, expiresAt - Date.now())), stop))) throw new Interrupted(stop.reason);
+    if (!(await wait(Math.min(pauseS * 1_000, Math.max(0, expiresAt - Date.now())), stop)))
+      throw new Interrupted(stop.reason);
     pauseS = intervalS;
     if (Date.now() >= expiresAt) throw expired();
-    const answer = await postForm(endpoints.token, { grant_type: DEVICE_GRANT, device_code: code.deviceCode, client_id: CLIENT_ID }, stop);
+    const answer = await postForm(
+      endpoints.token,
+      { grant_type: DEVICE_GRANT, device_code: code.deviceCode, client_id: CLIENT_ID },
+      stop,
+    );
     const error = isObject(answer.body) ? answer.body.error : undefined;
     if (answer.status === 200) return credentialOf(answer);
     if (answer.status === 400 && error === 'authorization_pending') continue;
@@ -109,29 +142,40 @@ export async function pollForCredential(
 
 function credentialOf(answer: HubAnswer): string {
   const token = isObject(answer.body) ? answer.body.access_token : undefined;
-  if (typeof token !== 'string' || !CLI_CREDENTIAL.test(token)) throw new CliError('The hub approved the login but answered with something other than a CLI credential (hub_cli_...); nothing was stored.');
+  if (typeof token !== 'string' || !CLI_CREDENTIAL.test(token))
+    throw new CliError(
+      'The hub approved the login but answered with something other than a CLI credential (hub_cli_...); nothing was stored.',
+    );
   return token;
 }
 
 function refusal(answer: HubAnswer): CliError {
   const error = isObject(answer.body) ? answer.body.error : undefined;
-  if (answer.status === 400 && error === 'access_denied') return new CliError('The login was denied in the browser; nothing was stored.');
+  if (answer.status === 400 && error === 'access_denied')
+    return new CliError('The login was denied in the browser; nothing was stored.');
   if (answer.status === 400 && error === 'expired_token') return expired();
   if (answer.status === 400 && error === 'invalid_grant') {
-    return new CliError(`The hub no longer knows this login (${oauthError(answer)}): the code was already used or has expired. Run "hub login" again.`);
+    return new CliError(
+      `The hub no longer knows this login (${oauthError(answer)}): the code was already used or has expired. Run "hub login" again.`,
+    );
   }
   return new CliError(`The hub refused the login: ${oauthError(answer)}. Nothing was stored.`);
 }
 
 function expired(): CliError {
-  return new CliError('The code expired before it was approved; nothing was stored. Run "hub login" again for a new code.');
+  return new CliError(
+    'The code expired before it was approved; nothing was stored. Run "hub login" again for a new code.',
+  );
 }
 
 /** An RFC 6749 error answer (`error`, `error_description`) in one line; anything else as a problem. */
 function oauthError(answer: HubAnswer): string {
   const body = isObject(answer.body) ? answer.body : {};
   if (typeof body.error !== 'string') return renderProblem(answer);
-  const description = typeof body.error_description === 'string' && body.error_description.trim() !== '' ? `: ${body.error_description.trim()}` : '';
+  const description =
+    typeof body.error_description === 'string' && body.error_description.trim() !== ''
+      ? `: ${body.error_description.trim()}`
+      : '';
   return printable(`${body.error}${description} (HTTP ${answer.status})`);
 }
 

@@ -62,7 +62,10 @@ export async function findRoot(dir: string | undefined): Promise<string> {
     if ((await kindOf(join(at, '.hub')))?.isDirectory() || (await kindOf(join(at, '.git'))) !== undefined) return at;
     if (dirname(at) === at) break;
   }
-  throw new CliError(`No repository here: neither ${start} nor a directory above it holds .hub/ or .git; give --dir.`, 2);
+  throw new CliError(
+    `No repository here: neither ${start} nor a directory above it holds .hub/ or .git; give --dir.`,
+    2,
+  );
 }
 
 /**
@@ -79,7 +82,8 @@ export async function discover(root: string): Promise<Discovered> {
   const notes: string[] = [];
   const triggerDir = join(hubDir, 'triggers');
   const triggers: Unit[] = [];
-  for (const name of await filesIn(triggerDir, 'trigger', notes, root)) triggers.push(await triggerUnit(join(triggerDir, name), root));
+  for (const name of await filesIn(triggerDir, 'trigger', notes, root))
+    triggers.push(await triggerUnit(join(triggerDir, name), root));
   const configPath = join(hubDir, 'config.yml');
   const hubPath = join(hubDir, 'hub.yml');
   // The one-file documents under another spelling: a lone `.hub/config.yaml` was a bare "Nothing to validate".
@@ -87,7 +91,8 @@ export async function discover(root: string): Promise<Discovered> {
     ['config', 'the configuration is .hub/config.yml'],
     ['hub', 'the legacy bundle is .hub/hub.yml'],
   ] as const) {
-    if (await isFile(join(hubDir, `${name}.yaml`))) notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
+    if (await isFile(join(hubDir, `${name}.yaml`)))
+      notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
   }
   await nearMisses(hubDir, notes);
   return {
@@ -111,10 +116,14 @@ export async function unitsOf(paths: string[], root: string): Promise<{ units: U
     const path = resolve(given);
     const kind = await kindOf(path);
     if (kind === undefined) throw new CliError(`${given}: no such file.`, 2);
-    if (kind.isDirectory()) throw new CliError(`${given} is a directory: give files, or --dir ${given} to validate what is found there.`, 2);
+    if (kind.isDirectory())
+      throw new CliError(`${given} is a directory: give files, or --dir ${given} to validate what is found there.`, 2);
     const role = roleOf(path);
     if (role.kind === 'trigger' && !/\.ya?ml$/.test(path)) {
-      throw new CliError(`${given} is not a hub file: give a trigger file (.yml), a config.yml, a hub.yml, a partial or a workflow.`, 2);
+      throw new CliError(
+        `${given} is not a hub file: give a trigger file (.yml), a config.yml, a hub.yml, a partial or a workflow.`,
+        2,
+      );
     }
     if (units.has(`${role.kind}:${role.at}`)) continue;
     const unit =
@@ -162,7 +171,14 @@ async function configurationUnit(dir: string, root: string): Promise<Unit> {
   const yaml = await readText(file, root);
   const partials = await referenced(join(dir, 'partials'), includesOf(yaml, 'configuration'), root);
   const partialNames = await filesUnder(join(dir, 'partials'));
-  return { kind: 'configuration', file: slashed(relative(root, file)), dir: dirPrefix(dir, root), yaml, partials, partialNames };
+  return {
+    kind: 'configuration',
+    file: slashed(relative(root, file)),
+    dir: dirPrefix(dir, root),
+    yaml,
+    partials,
+    partialNames,
+  };
 }
 
 /**
@@ -179,10 +195,24 @@ async function bundleUnit(dir: string, root: string, notes: string[]): Promise<U
     files.push({ path: `${BUNDLE_DIR}workflows/${name}`, content });
     for (const include of includesOf(content, 'workflow')) includes.add(include);
   }
-  const partials = await referenced(workflowDir, [...includes].filter((include) => include.startsWith('partials/')), root);
-  files.push(...partials.map((partial) => ({ path: `${BUNDLE_DIR}workflows/${partial.path}`, content: partial.content })));
-  const partialNames = (await filesUnder(join(workflowDir, 'partials'))).map((name) => `${BUNDLE_DIR}workflows/partials/${name}`);
-  return { kind: 'bundle', file: slashed(relative(root, join(dir, 'hub.yml'))), dir: dirPrefix(dir, root), files, partialNames };
+  const partials = await referenced(
+    workflowDir,
+    [...includes].filter((include) => include.startsWith('partials/')),
+    root,
+  );
+  files.push(
+    ...partials.map((partial) => ({ path: `${BUNDLE_DIR}workflows/${partial.path}`, content: partial.content })),
+  );
+  const partialNames = (await filesUnder(join(workflowDir, 'partials'))).map(
+    (name) => `${BUNDLE_DIR}workflows/partials/${name}`,
+  );
+  return {
+    kind: 'bundle',
+    file: slashed(relative(root, join(dir, 'hub.yml'))),
+    dir: dirPrefix(dir, root),
+    files,
+    partialNames,
+  };
 }
 
 /**
@@ -194,7 +224,10 @@ async function referenced(base: string, includes: string[], root: string): Promi
   const names = (dir: string) => {
     let listing = listings.get(dir);
     if (listing === undefined) {
-      listing = readdir(dir).then((entries) => new Set(entries), () => new Set<string>());
+      listing = readdir(dir).then(
+        (entries) => new Set(entries),
+        () => new Set<string>(),
+      );
       listings.set(dir, listing);
     }
     return listing;
@@ -260,7 +293,10 @@ async function nearMisses(hubDir: string, notes: string[]): Promise<void> {
     const known = directory ? HUB_DIRECTORIES : HUB_FILES;
     // config.yaml and hub.yaml have their own note.
     if (known.includes(entry.name) || /^(config|hub)\.yaml$/.test(entry.name)) continue;
-    const meant = closest(entry.name, known.filter((name) => !present.has(name)));
+    const meant = closest(
+      entry.name,
+      known.filter((name) => !present.has(name)),
+    );
     const slash = directory ? '/' : '';
     if (meant !== undefined) notes.push(`.hub/${entry.name}${slash} is not read: did you mean .hub/${meant}${slash}?`);
   }
@@ -280,7 +316,9 @@ async function filesIn(dir: string, kind: 'trigger' | 'workflow', notes: string[
     if (!(await isFile(join(dir, name)))) continue;
     if (name.endsWith('.yml')) files.push(name);
     else if (name.endsWith('.yaml')) {
-      notes.push(`${slashed(relative(root, join(dir, name)))} is not read: ${kind} files end in .yml; rename it to ${name.slice(0, -'.yaml'.length)}.yml.`);
+      notes.push(
+        `${slashed(relative(root, join(dir, name)))} is not read: ${kind} files end in .yml; rename it to ${name.slice(0, -'.yaml'.length)}.yml.`,
+      );
     }
   }
   return files;

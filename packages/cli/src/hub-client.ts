@@ -36,13 +36,21 @@ export async function resolveOrigin(explicit: string | undefined, io: Io): Promi
 export async function resolveCredential(origin: string, apiKey: string | undefined, io: Io): Promise<Credential> {
   if (apiKey !== undefined) return { token: checkToken(apiKey, 'The --api-key value'), source: 'option' };
   const fromEnv = io.env.HUB_API_KEY;
-  if (fromEnv !== undefined && fromEnv.trim() !== '') return { token: checkToken(fromEnv, 'HUB_API_KEY'), source: 'env' };
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return { token: checkToken(fromEnv, 'HUB_API_KEY'), source: 'env' };
   const dir = configDir(io.env);
   const stored = await credentialFor(dir, origin);
-  if (stored !== undefined) return { token: checkToken(stored.token, `The credential stored for ${origin}`), source: 'store' };
+  if (stored !== undefined)
+    return { token: checkToken(stored.token, `The credential stored for ${origin}`), source: 'store' };
   const others = Object.keys((await readCredentials(dir)).credentials);
-  const hint = others.length === 0 ? '' : ` Credentials are stored for ${others.join(', ')} only; a stored credential is used for its exact origin alone.`;
-  throw new CliError(`No credential for ${origin}: run "hub login ${origin}", or set HUB_API_KEY to an organization API key (hub_pk_...) or CLI credential (hub_cli_...), or pass --api-key KEY.${hint}`, 2);
+  const hint =
+    others.length === 0
+      ? ''
+      : ` Credentials are stored for ${others.join(', ')} only; a stored credential is used for its exact origin alone.`;
+  throw new CliError(
+    `No credential for ${origin}: run "hub login ${origin}", or set HUB_API_KEY to an organization API key (hub_pk_...) or CLI credential (hub_cli_...), or pass --api-key KEY.${hint}`,
+    2,
+  );
 }
 
 /** Describes where a credential came from, for messages (never the credential itself). */
@@ -55,8 +63,18 @@ export function describeSource(source: Credential['source']): string {
  * Any status is an answer (the caller decides); no answer is a CliError. Redirects are not
  * followed: the credential goes to the origin it was resolved for and nowhere else.
  */
-export async function hubRequest(origin: string, token: string, method: string, path: string, body?: string, stop?: AbortSignal): Promise<HubAnswer> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, application/problem+json' };
+export async function hubRequest(
+  origin: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+  stop?: AbortSignal,
+): Promise<HubAnswer> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    accept: 'application/json, application/problem+json',
+  };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return exchange(`${origin}${path}`, { method, headers, body }, { secret: token, stop });
 }
@@ -66,7 +84,11 @@ export async function hubRequest(origin: string, token: string, method: string, 
  * is a CliError naming the hub (with `secret` blanked out of the reason), or Interrupted when
  * `stop` aborted it.
  */
-export async function exchange(url: string, init: { method: string; headers: Record<string, string>; body?: string }, options: { secret?: string; stop?: AbortSignal } = {}): Promise<HubAnswer> {
+export async function exchange(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+  options: { secret?: string; stop?: AbortSignal } = {},
+): Promise<HubAnswer> {
   const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
   const signal = options.stop === undefined ? timeout : AbortSignal.any([timeout, options.stop]);
   try {
@@ -77,23 +99,30 @@ export async function exchange(url: string, init: { method: string; headers: Rec
     if (options.stop?.aborted) throw new Interrupted(options.stop.reason);
     const reason = timeout.aborted ? `no answer within ${REQUEST_TIMEOUT_MS / 1_000} s` : networkReason(error);
     const secret = options.secret;
-    throw new CliError(`could not reach the hub at ${new URL(url).origin}: ${secret === undefined ? reason : reason.split(secret).join('<credential>')}`);
+    throw new CliError(
+      `could not reach the hub at ${new URL(url).origin}: ${secret === undefined ? reason : reason.split(secret).join('<credential>')}`,
+    );
   }
 }
 
 /** The hub's own 413 is a problem naming the operation's limit; any other came from in front of it. */
-const PROXY_413 = "The hub's own 413 names its limit; this one came from a proxy in front of it, which accepts less (nginx: client_max_body_size).";
+const PROXY_413 =
+  "The hub's own 413 names its limit; this one came from a proxy in front of it, which accepts less (nginx: client_max_body_size).";
 
 /**
  * A failed answer for people: its status, title and detail on the first line, then each field
  * issue on a line of its own as `file:line:column: code message` (the form editors and CI
  * annotate), then the request id. No trailing newline.
  */
-export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'> & { headers?: Headers }, context: { file?: string } = {}): string {
+export function renderProblem(
+  answer: Pick<HubAnswer, 'status' | 'body' | 'text'> & { headers?: Headers },
+  context: { file?: string } = {},
+): string {
   const status = `HTTP ${answer.status}${STATUS_CODES[answer.status] === undefined ? '' : ` ${STATUS_CODES[answer.status]}`}`;
   if (!isObject(answer.body)) {
     const location = answer.headers?.get('location');
-    if (answer.status >= 300 && answer.status < 400 && location) return `The hub answered ${status}, a redirect to ${printable(location)}: give the origin it redirects to.`;
+    if (answer.status >= 300 && answer.status < 400 && location)
+      return `The hub answered ${status}, a redirect to ${printable(location)}: give the origin it redirects to.`;
     const text = printable(answer.text.trim()).slice(0, 300);
     return `The hub answered ${status}${text === '' ? ' with an empty body' : `: ${text}`}${answer.status === 413 ? `\n${PROXY_413}` : ''}`;
   }
@@ -107,7 +136,8 @@ export function renderProblem(answer: Pick<HubAnswer, 'status' | 'body' | 'text'
   }
   const head = [title, detail].filter((part) => part !== undefined).join(': ');
   const lines = [`${head} (${status}${text(body.code) === undefined ? '' : `, ${text(body.code)}`})`];
-  if (Array.isArray(body.issues)) lines.push(...body.issues.filter(isObject).map((issue) => renderIssue(issue, context.file)));
+  if (Array.isArray(body.issues))
+    lines.push(...body.issues.filter(isObject).map((issue) => renderIssue(issue, context.file)));
   const retryAfter = retryAfterSeconds(answer.headers);
   if (retryAfter !== undefined) lines.push(`Try again in ${retryAfter} s.`);
   const requestId = text(body.requestId);
@@ -136,7 +166,11 @@ function checkToken(value: string, what: string): string {
   const token = value.trim();
   if (token === '') throw new CliError(`${what} is empty.`, 2);
   if (!TOKEN.test(token)) throw new CliError(`${what} contains spaces or characters that no credential has.`, 2);
-  if (token.startsWith('hub_et_')) throw new CliError(`${what} is an enrollment token (hub_et_...), which only enrolls a daemon: give an API key (hub_pk_...) or a CLI credential (hub_cli_...).`, 2);
+  if (token.startsWith('hub_et_'))
+    throw new CliError(
+      `${what} is an enrollment token (hub_et_...), which only enrolls a daemon: give an API key (hub_pk_...) or a CLI credential (hub_cli_...).`,
+      2,
+    );
   return token;
 }
 

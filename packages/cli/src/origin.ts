@@ -15,7 +15,10 @@ export function normalizeOrigin(input: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new CliError(`"${input}" is not a hub URL: give one such as https://hub.example.com or http://localhost:8080.`, 2);
+    throw new CliError(
+      `"${input}" is not a hub URL: give one such as https://hub.example.com or http://localhost:8080.`,
+      2,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new CliError(`"${input}" is not a hub URL: it must start with http:// or https://.`, 2);
@@ -30,7 +33,10 @@ export function normalizeOrigin(input: string): string {
 }
 
 /** The origin argument, else HUB_URL, normalized; `undefined` when neither is given. */
-export function explicitOrigin(argument: string | undefined, env: Record<string, string | undefined>): string | undefined {
+export function explicitOrigin(
+  argument: string | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
   const given = argument ?? (env.HUB_URL || undefined);
   return given === undefined ? undefined : normalizeOrigin(given);
 }

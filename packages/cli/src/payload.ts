@@ -12,7 +12,16 @@ export interface Request {
 
 /** A trigger: `{ yaml }`. A configuration: `{ projectSlug, yaml, partials }`. A legacy bundle: `{ projectSlug, files }`. */
 export function requestFor(unit: Unit, projectSlug?: string): Request {
-  if (unit.kind === 'trigger') return { install: '/api/v1/triggers/install', validate: '/api/v1/triggers/validate', body: JSON.stringify({ yaml: unit.yaml }) };
+  if (unit.kind === 'trigger')
+    return {
+      install: '/api/v1/triggers/install',
+      validate: '/api/v1/triggers/validate',
+      body: JSON.stringify({ yaml: unit.yaml }),
+    };
   const content = unit.kind === 'configuration' ? { yaml: unit.yaml, partials: unit.partials } : { files: unit.files };
-  return { install: '/api/v1/configurations/install', validate: '/api/v1/configurations/validate', body: JSON.stringify({ projectSlug, ...content }) };
+  return {
+    install: '/api/v1/configurations/install',
+    validate: '/api/v1/configurations/validate',
+    body: JSON.stringify({ projectSlug, ...content }),
+  };
 }

@@ -29,7 +29,11 @@ export class HubUnavailable extends CliError {
 /** The RUN argument: a run id as `hub run` and `hub runs` print it. */
 export function runIdArgument(value: string | undefined, command: string): string {
   if (value === undefined) throw new UsageError('Give the run id (hub run prints it; hub runs lists them).', command);
-  if (!RUN_ID.test(value)) throw new UsageError(`"${printable(value)}" is not a run id: a run id is a UUID such as 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b (hub runs lists them).`, command);
+  if (!RUN_ID.test(value))
+    throw new UsageError(
+      `"${printable(value)}" is not a run id: a run id is a UUID such as 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b (hub runs lists them).`,
+      command,
+    );
   return value.toLowerCase();
 }
 
@@ -58,7 +62,9 @@ export async function ask(session: Session, method: string, path: string, body?:
 
 /** A refusal as an error to show: HubUnavailable when asking again later may help. */
 export function failure(answer: HubAnswer): CliError {
-  return transient(answer.status) ? new HubUnavailable(renderProblem(answer), retryAfterSeconds(answer.headers)) : new CliError(renderProblem(answer));
+  return transient(answer.status)
+    ? new HubUnavailable(renderProblem(answer), retryAfterSeconds(answer.headers))
+    : new CliError(renderProblem(answer));
 }
 
 function transient(status: number): boolean {
@@ -80,7 +86,12 @@ export async function openOutput(
   if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
   const url = `${session.origin}${runPath(runId)}/executions/${encodeURIComponent(executionId)}/output`;
   const idle = watchdog(options.idleMs);
-  const lost = (error: unknown) => (session.stop.aborted ? new Interrupted(session.stop.reason) : new HubUnavailable(`lost the connection to the hub at ${session.origin}: ${idle.signal.aborted ? String(idle.signal.reason) : reasonOf(error)}`));
+  const lost = (error: unknown) =>
+    session.stop.aborted
+      ? new Interrupted(session.stop.reason)
+      : new HubUnavailable(
+          `lost the connection to the hub at ${session.origin}: ${idle.signal.aborted ? String(idle.signal.reason) : reasonOf(error)}`,
+        );
   let response: Response;
   try {
     response = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([session.stop, idle.signal]) });
@@ -125,8 +136,11 @@ function mediaType(response: Response): string {
 
 async function refusal(session: Session, response: Response, accept: string): Promise<CliError> {
   const text = await response.text().catch(() => '');
-  if (response.status !== 200) return failure({ status: response.status, headers: response.headers, body: parseJson(text), text });
-  return new CliError(`The hub at ${session.origin} answered the output as ${printable(mediaType(response)) || 'no content type'} instead of ${accept}.`);
+  if (response.status !== 200)
+    return failure({ status: response.status, headers: response.headers, body: parseJson(text), text });
+  return new CliError(
+    `The hub at ${session.origin} answered the output as ${printable(mediaType(response)) || 'no content type'} instead of ${accept}.`,
+  );
 }
 
 /** What fetch hides in `cause`: ECONNREFUSED, ENOTFOUND, ECONNRESET, else undici's words ("other side closed"). */
@@ -148,8 +162,12 @@ function parseJson(text: string): unknown {
 export function readRun(body: unknown): Run | undefined {
   if (!isObject(body)) return undefined;
   const run: Unread<Run> = body;
-  const strings = [run.triggerRunId, run.projectSlug, run.trigger, run.actor, run.status, run.createdAt].every((value) => typeof value === 'string');
-  const nullable = [run.finishedAt, run.cancelRequestedAt ?? null].every((value) => value === null || typeof value === 'string');
+  const strings = [run.triggerRunId, run.projectSlug, run.trigger, run.actor, run.status, run.createdAt].every(
+    (value) => typeof value === 'string',
+  );
+  const nullable = [run.finishedAt, run.cancelRequestedAt ?? null].every(
+    (value) => value === null || typeof value === 'string',
+  );
   if (!strings || !nullable || !Array.isArray(run.executions) || !run.executions.every(isExecution)) return undefined;
   return { ...(body as Run), cancelRequestedAt: (run.cancelRequestedAt as string | null | undefined) ?? null };
 }
@@ -157,5 +175,7 @@ export function readRun(body: unknown): Run | undefined {
 function isExecution(value: unknown): value is Execution {
   if (!isObject(value)) return false;
   const execution: Unread<Execution> = value;
-  return [execution.executionId, execution.stepId, execution.daemon, execution.status].every((field) => typeof field === 'string');
+  return [execution.executionId, execution.stepId, execution.daemon, execution.status].every(
+    (field) => typeof field === 'string',
+  );
 }

@@ -53,20 +53,38 @@ export async function followRun(session: Session, runId: string, out: RunOutput)
   }
 }
 
-async function followExecution(session: Session, runId: string, execution: Execution, out: RunOutput, retry: Retry): Promise<void> {
+async function followExecution(
+  session: Session,
+  runId: string,
+  execution: Execution,
+  out: RunOutput,
+  retry: Retry,
+): Promise<void> {
   out.stepStarted(execution);
   const state: StreamState = { lastEventId: '', nextSeq: 0, retryMs: undefined };
-  const end = await retry.around((connected) => streamOnce(session, runId, execution.executionId, { out, state, connected }), () => state.retryMs);
+  const end = await retry.around(
+    (connected) => streamOnce(session, runId, execution.executionId, { out, state, connected }),
+    () => state.retryMs,
+  );
   out.stepEnded(execution, end);
 }
 
 /** One connection to the execution's event stream, until its `end` event; any other end is HubUnavailable. */
-async function streamOnce(session: Session, runId: string, executionId: string, context: { out: RunOutput; state: StreamState; connected: () => void }): Promise<End> {
+async function streamOnce(
+  session: Session,
+  runId: string,
+  executionId: string,
+  context: { out: RunOutput; state: StreamState; connected: () => void },
+): Promise<End> {
   const { state } = context;
   const parser = new SseParser();
   parser.lastEventId = state.lastEventId;
   try {
-    const bytes = await openOutput(session, runId, executionId, { accept: 'text/event-stream', lastEventId: state.lastEventId, idleMs: IDLE_MS });
+    const bytes = await openOutput(session, runId, executionId, {
+      accept: 'text/event-stream',
+      lastEventId: state.lastEventId,
+      idleMs: IDLE_MS,
+    });
     context.connected();
     for await (const event of sseEvents(bytes, parser)) {
       if (event.type === 'output') await showChunk(event.data, state, context.out);
@@ -82,7 +100,8 @@ async function streamOnce(session: Session, runId: string, executionId: string, 
 
 async function showChunk(data: string, state: StreamState, out: RunOutput): Promise<void> {
   const chunk = parse(data);
-  if (!isObject(chunk) || !Number.isInteger(chunk.seq) || typeof chunk.text !== 'string') throw unreadable('output', data);
+  if (!isObject(chunk) || !Number.isInteger(chunk.seq) || typeof chunk.text !== 'string')
+    throw unreadable('output', data);
   if ((chunk.seq as number) < state.nextSeq) return;
   state.nextSeq = (chunk.seq as number) + 1;
   await out.agent(chunk.text);
@@ -112,7 +131,9 @@ function parse(data: string): unknown {
 }
 
 function unreadable(type: string, data: string): CliError {
-  return new CliError(`The hub sent an "${type}" event this version of hub cannot read: ${JSON.stringify(data.slice(0, 200))}`);
+  return new CliError(
+    `The hub sent an "${type}" event this version of hub cannot read: ${JSON.stringify(data.slice(0, 200))}`,
+  );
 }
 
 async function pause(ms: number, stop: AbortSignal): Promise<void> {
@@ -139,7 +160,10 @@ class Retry {
     private readonly runId: string,
   ) {}
 
-  async around<T>(attempt: (connected: () => void) => Promise<T>, firstDelayMs: () => number | undefined = () => undefined): Promise<T> {
+  async around<T>(
+    attempt: (connected: () => void) => Promise<T>,
+    firstDelayMs: () => number | undefined = () => undefined,
+  ): Promise<T> {
     const connected = () => {
       this.outageSince = undefined;
       this.attempts = 0;
@@ -158,11 +182,18 @@ class Retry {
     const now = Date.now();
     if (this.outageSince === undefined) {
       this.outageSince = now;
-      this.out.note(`hub: ${error.message}; trying again and resuming where it stopped (Ctrl-C stops following; the run goes on).\n`);
+      this.out.note(
+        `hub: ${error.message}; trying again and resuming where it stopped (Ctrl-C stops following; the run goes on).\n`,
+      );
     } else if (now - this.outageSince > GIVE_UP_MS) {
-      throw new CliError(`${error.message}. Gave up after ${GIVE_UP_MS / 60_000} minutes; the run goes on: "hub logs ${this.runId} --follow" follows it again.`);
+      throw new CliError(
+        `${error.message}. Gave up after ${GIVE_UP_MS / 60_000} minutes; the run goes on: "hub logs ${this.runId} --follow" follows it again.`,
+      );
     }
-    await pause(Math.max(Math.min(firstDelayMs * 2 ** this.attempts, MAX_RETRY_MS), (error.retryAfterSeconds ?? 0) * 1_000), this.session.stop);
+    await pause(
+      Math.max(Math.min(firstDelayMs * 2 ** this.attempts, MAX_RETRY_MS), (error.retryAfterSeconds ?? 0) * 1_000),
+      this.session.stop,
+    );
     this.attempts += 1;
   }
 }
@@ -172,14 +203,21 @@ class Retry {
  * status, and the exit code of that status; Ctrl-C stops following (never the run) and says how
  * to cancel it.
  */
-export async function followToEnd(session: Session, runId: string, out: RunOutput, originArgument: string | undefined): Promise<number> {
+export async function followToEnd(
+  session: Session,
+  runId: string,
+  out: RunOutput,
+  originArgument: string | undefined,
+): Promise<number> {
   try {
     const run = await followRun(session, runId, out);
     out.runEnded(run);
     return isFinal(run.status) ? EXIT_CODES[run.status] : 1;
   } catch (error) {
     if (!(error instanceof Interrupted)) throw error;
-    out.note(`Stopped following run ${runId}; the run goes on. To cancel it: ${suggest(`hub cancel ${runId}`, originArgument)}\n`);
+    out.note(
+      `Stopped following run ${runId}; the run goes on. To cancel it: ${suggest(`hub cancel ${runId}`, originArgument)}\n`,
+    );
     return error.exitCode;
   }
 }

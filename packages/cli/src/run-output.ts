@@ -34,7 +34,9 @@ export class RunOutput {
 
   /** The hub cut `bytes` of the step's output here (it keeps the first and the last 5 MiB). */
   cut(bytes: number | undefined): void {
-    this.note(`==> ${bytes === undefined ? 'some bytes' : `${bytes} bytes`} of output cut here by the hub (it keeps the first and the last 5 MiB of a step's output)\n`);
+    this.note(
+      `==> ${bytes === undefined ? 'some bytes' : `${bytes} bytes`} of output cut here by the hub (it keeps the first and the last 5 MiB of a step's output)\n`,
+    );
   }
 
   stepEnded(execution: Pick<Execution, 'stepId' | 'executionId'>, end: StepEnd): void {
@@ -82,7 +84,14 @@ export class JsonLinesRunOutput extends RunOutput {
 
   override stepEnded(execution: Pick<Execution, 'stepId' | 'executionId'>, end: StepEnd): void {
     super.stepEnded(execution, end);
-    this.line({ type: 'step_end', stepId: execution.stepId, executionId: execution.executionId, status: end.status, exitCode: end.exitCode, message: end.message });
+    this.line({
+      type: 'step_end',
+      stepId: execution.stepId,
+      executionId: execution.executionId,
+      status: end.status,
+      exitCode: end.exitCode,
+      message: end.message,
+    });
   }
 
   override runEnded(run: Run): void {

@@ -67,10 +67,25 @@ const COLUMNS = ['RUN', 'TRIGGER', 'PROJECT', 'ACTOR', 'STATUS', 'STARTED', 'TOO
 export function runsTable(runs: Run[], now: number): string {
   const rows = [
     [...COLUMNS],
-    ...runs.map((run) => [run.triggerRunId, run.trigger, run.projectSlug, run.actor, statusLabel(run), localTime(run.createdAt), took(run, now)].map(printable)),
+    ...runs.map((run) =>
+      [
+        run.triggerRunId,
+        run.trigger,
+        run.projectSlug,
+        run.actor,
+        statusLabel(run),
+        localTime(run.createdAt),
+        took(run, now),
+      ].map(printable),
+    ),
   ];
   const widths = COLUMNS.map((_, column) => Math.max(...rows.map((row) => (row[column] as string).length)));
-  return rows.map((row) => `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  ')}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  ')}\n`,
+    )
+    .join('');
 }
 
 /** Before a step's output: which step, on which daemon. */

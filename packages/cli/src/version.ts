@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 
 export function cliVersion(): string {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return version;
 }

@@ -5,7 +5,13 @@ import { canShowBrowser } from '../dist/browser.js';
 
 const io = (tty: boolean, env: Record<string, string> = {}) => {
   const stdout = Object.assign(new PassThrough(), tty ? { isTTY: true } : {});
-  return { env, stdin: new PassThrough(), stdout, stderr: new PassThrough(), stopSignal: () => new AbortController().signal };
+  return {
+    env,
+    stdin: new PassThrough(),
+    stdout,
+    stderr: new PassThrough(),
+    stopSignal: () => new AbortController().signal,
+  };
 };
 
 describe('canShowBrowser', () => {

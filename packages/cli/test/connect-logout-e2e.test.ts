@@ -48,8 +48,12 @@ const tokensIssued = async () => (await hub.sql`select count(*)::int as n from e
 /** Whether the hub knows an active daemon of that name in the organization: a configuration naming it validates. */
 const validates = async (name: string) => {
   const yaml = `environments:\n  - { name: laptop, kind: daemon, daemon: ${name}, cwd: /tmp }\ntriggers: []\n`;
-  const answer = await call(hub, 'POST', '/api/v1/configurations/validate', { token: org.key, body: { projectSlug: org.project, yaml } });
-  if (answer.status === 422) expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_daemon' })]);
+  const answer = await call(hub, 'POST', '/api/v1/configurations/validate', {
+    token: org.key,
+    body: { projectSlug: org.project, yaml },
+  });
+  if (answer.status === 422)
+    expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_daemon' })]);
   else expect(answer.status, answer.text).toBe(200);
   return answer.status === 200;
 };
@@ -65,7 +69,11 @@ describe('hub connect', () => {
     expect(code).toBe(0);
 
     const identity = daemons()[hub.url];
-    expect(identity).toMatchObject({ origin: hub.url, name: 'dev-box', daemonId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(identity).toMatchObject({
+      origin: hub.url,
+      name: 'dev-box',
+      daemonId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(statSync(join(dir, 'daemons.json')).mode & 0o777).toBe(0o600);
     expect(await validates('dev-box')).toBe(true);
 
@@ -87,30 +95,53 @@ describe('hub connect', () => {
     const taken = await hubCommand(['connect', hub.url, '--name', 'taken-box', '--config', config], elsewhere);
     expect(taken.code).toBe(1);
     expect(taken.stderr).toMatch(/already named "taken-box".*run again with --replace/);
-    const replaced = await hubCommand(['connect', hub.url, '--name', 'taken-box', '--replace', '--config', config], elsewhere);
+    const replaced = await hubCommand(
+      ['connect', hub.url, '--name', 'taken-box', '--replace', '--config', config],
+      elsewhere,
+    );
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(root, 'other', 'daemons.json'), 'utf8')).daemons[hub.url].daemonId).not.toBe(daemons()[hub.url].daemonId);
+    expect(JSON.parse(readFileSync(join(root, 'other', 'daemons.json'), 'utf8')).daemons[hub.url].daemonId).not.toBe(
+      daemons()[hub.url].daemonId,
+    );
   });
 
   it("renders the hub's refusal of the token request (a key without daemons:enroll): exit 1, nothing stored", async () => {
-    const { code, stdout, stderr } = await hubCommand(['connect', hub.url, '--name', 'dev-box', '--config', config], { HUB_API_KEY: readOnly.key });
+    const { code, stdout, stderr } = await hubCommand(['connect', hub.url, '--name', 'dev-box', '--config', config], {
+      HUB_API_KEY: readOnly.key,
+    });
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^hub: The hub did not issue an enrollment token: .+ \(HTTP 403 Forbidden, [a-z_]+\)\nRequest id: [0-9a-f-]{36}\n$/);
+    expect(stderr).toMatch(
+      /^hub: The hub did not issue an enrollment token: .+ \(HTTP 403 Forbidden, [a-z_]+\)\nRequest id: [0-9a-f-]{36}\n$/,
+    );
     expect(stderr).not.toContain(readOnly.key);
     expect(() => statSync(join(dir, 'daemons.json'))).toThrow();
   });
 
   it.each([
-    ['no daemon config', ['--name', 'dev-box', '--config', '/nonexistent/daemon.yml'], /No daemon config at \/nonexistent\/daemon\.yml/],
+    [
+      'no daemon config',
+      ['--name', 'dev-box', '--config', '/nonexistent/daemon.yml'],
+      /No daemon config at \/nonexistent\/daemon\.yml/,
+    ],
     ['no --name', [], /--name is required/],
     ['a bad name', ['--name', 'Dev Box'], /--name "Dev Box": a name is 1 to 63/],
-    ['a token option', ['--name', 'dev-box', '--token', 'hub_et_x'], /hub connect takes no token: it requests one with the credential/],
+    [
+      'a token option',
+      ['--name', 'dev-box', '--token', 'hub_et_x'],
+      /hub connect takes no token: it requests one with the credential/,
+    ],
     ['a token option with =', ['--name', 'dev-box', '--enrollment-token=hub_et_x'], /takes no token/],
-    ['an unknown option', ['--name', 'dev-box', '--nope'], /Unknown option '--nope'\.\nRun "hub connect --help" for usage\./],
+    [
+      'an unknown option',
+      ['--name', 'dev-box', '--nope'],
+      /Unknown option '--nope'\.\nRun "hub connect --help" for usage\./,
+    ],
   ])('refuses %s with exit 2, before a token is issued', async (_, args, message) => {
     const before = await tokensIssued();
-    const { code, stderr } = await hubCommand(['connect', hub.url, '--config', config, ...args], { HUB_API_KEY: org.key });
+    const { code, stderr } = await hubCommand(['connect', hub.url, '--config', config, ...args], {
+      HUB_API_KEY: org.key,
+    });
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(await tokensIssued()).toBe(before);
@@ -143,7 +174,10 @@ describe('hub logout', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toBe(`Removed the API key stored for ${hub.url}.\n`);
-    expect(credentials()).toEqual({ active: null, credentials: { [other]: expect.objectContaining({ token: 'hub_pk_other' }) } });
+    expect(credentials()).toEqual({
+      active: null,
+      credentials: { [other]: expect.objectContaining({ token: 'hub_pk_other' }) },
+    });
     expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, 'daemons.json'), 'utf8')).toBe(DAEMONS);
     expect(statSync(join(dir, 'daemons.json')).mtimeMs).toBe(mtime);
@@ -158,9 +192,13 @@ describe('hub logout', () => {
     const [first, second] = [await closedOrigin(), await closedOrigin()];
     await saveCredential(dir, first, 'hub_pk_first', 'api_key', { activate: true });
     await saveCredential(dir, second, 'hub_pk_second', 'api_key', { activate: false });
-    expect((await hubCommand(['logout'], { HUB_URL: `${second}/` })).stdout).toBe(`Removed the API key stored for ${second}.\n`);
+    expect((await hubCommand(['logout'], { HUB_URL: `${second}/` })).stdout).toBe(
+      `Removed the API key stored for ${second}.\n`,
+    );
     expect(credentials()).toEqual({ active: first, credentials: { [first]: expect.anything() } });
-    expect((await hubCommand(['logout', first], { HUB_URL: second })).stdout).toBe(`Removed the API key stored for ${first}.\n`);
+    expect((await hubCommand(['logout', first], { HUB_URL: second })).stdout).toBe(
+      `Removed the API key stored for ${first}.\n`,
+    );
     expect(credentials()).toEqual({ active: null, credentials: {} });
   });
 
@@ -178,8 +216,14 @@ describe('hub logout', () => {
       const [call] = listener.calls;
       expect(call?.headers['content-type']).toBe('application/x-www-form-urlencoded');
       expect(call?.headers.authorization).toBeUndefined();
-      expect(Object.fromEntries(new URLSearchParams(call?.body))).toEqual({ token: CLI_CREDENTIAL, token_type_hint: 'access_token', client_id: 'hub-cli' });
-      expect(stdout).toBe(`Removed the CLI credential stored for ${listener.origin}; it was not revoked (the hub answered HTTP 404): ${NOT_REVOKED}.\n`);
+      expect(Object.fromEntries(new URLSearchParams(call?.body))).toEqual({
+        token: CLI_CREDENTIAL,
+        token_type_hint: 'access_token',
+        client_id: 'hub-cli',
+      });
+      expect(stdout).toBe(
+        `Removed the CLI credential stored for ${listener.origin}; it was not revoked (the hub answered HTTP 404): ${NOT_REVOKED}.\n`,
+      );
       expect(credentials().credentials).toEqual({});
     } finally {
       await listener.close();
@@ -192,7 +236,9 @@ describe('hub logout', () => {
     const mtime = writeDaemons();
     const unreachable = await hubCommand(['logout']);
     expect(unreachable.code).toBe(0);
-    expect(unreachable.stdout).toBe(`Removed the CLI credential stored for ${gone}; it was not revoked (could not reach the hub at ${gone}: ECONNREFUSED): ${NOT_REVOKED}.\n`);
+    expect(unreachable.stdout).toBe(
+      `Removed the CLI credential stored for ${gone}; it was not revoked (could not reach the hub at ${gone}: ECONNREFUSED): ${NOT_REVOKED}.\n`,
+    );
     expect(credentials().credentials).toEqual({});
     expect(unreachable.stdout + unreachable.stderr).not.toContain(CLI_CREDENTIAL);
     expect(statSync(join(dir, 'daemons.json')).mtimeMs).toBe(mtime);
@@ -200,14 +246,24 @@ describe('hub logout', () => {
 
   it('exits 0 when nothing is stored, and notes that HUB_API_KEY still applies', async () => {
     const mtime = writeDaemons();
-    expect(await hubCommand(['logout'])).toEqual({ code: 0, stdout: `Not logged in: no active credential in ${join(dir, 'credentials.json')}.\n`, stderr: '' });
-    expect(await hubCommand(['logout', hub.url])).toEqual({ code: 0, stdout: `No credential is stored for ${hub.url}.\n`, stderr: '' });
+    expect(await hubCommand(['logout'])).toEqual({
+      code: 0,
+      stdout: `Not logged in: no active credential in ${join(dir, 'credentials.json')}.\n`,
+      stderr: '',
+    });
+    expect(await hubCommand(['logout', hub.url])).toEqual({
+      code: 0,
+      stdout: `No credential is stored for ${hub.url}.\n`,
+      stderr: '',
+    });
     expect(() => statSync(join(dir, 'credentials.json'))).toThrow();
     expect(statSync(join(dir, 'daemons.json')).mtimeMs).toBe(mtime);
 
     await saveCredential(dir, hub.url, org.key, 'api_key', { activate: true });
     const { stdout } = await hubCommand(['logout'], { HUB_API_KEY: org.key });
-    expect(stdout).toBe(`Removed the API key stored for ${hub.url}.\nHUB_API_KEY is still set in this environment, and commands use it.\n`);
+    expect(stdout).toBe(
+      `Removed the API key stored for ${hub.url}.\nHUB_API_KEY is still set in this environment, and commands use it.\n`,
+    );
   });
 });
 
@@ -219,7 +275,10 @@ describe('help and usage', () => {
 
   it.each([
     ['projects', /^Usage: hub projects \[origin\] \[--api-key KEY\] \[--json\]$/m],
-    ['connect', /^Usage: hub connect \[origin\] --name NAME \[--api-key KEY\] \[--replace\] \[--config FILE\] \[--json\]$/m],
+    [
+      'connect',
+      /^Usage: hub connect \[origin\] --name NAME \[--api-key KEY\] \[--replace\] \[--config FILE\] \[--json\]$/m,
+    ],
     ['logout', /^Usage: hub logout \[origin\] \[--json\]$/m],
   ])('hub %s --help: usage, options, environment, an example, exit codes', async (command, usage) => {
     const { code, stdout, stderr } = await runHub([command, '--help']);

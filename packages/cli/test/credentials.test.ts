@@ -48,7 +48,13 @@ describe('the credential store', () => {
     await saveCredential(dir, 'HTTPS://Hub.Example.com:443/', KEY, 'api_key', { activate: true });
     expect(file()).toEqual({
       active: 'https://hub.example.com',
-      credentials: { 'https://hub.example.com': { token: KEY, kind: 'api_key', savedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) } },
+      credentials: {
+        'https://hub.example.com': {
+          token: KEY,
+          kind: 'api_key',
+          savedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        },
+      },
     });
   });
 
@@ -70,7 +76,10 @@ describe('the credential store', () => {
     await saveCredential(dir, 'http://localhost:8080', KEY, 'api_key', { activate: false });
     await saveCredential(dir, 'https://hub.example.com', CLI, 'cli', { activate: true });
     expect(await removeCredential(dir, 'https://hub.example.com')).toMatchObject({ token: CLI, kind: 'cli' });
-    expect(file()).toEqual({ active: null, credentials: { 'http://localhost:8080': expect.objectContaining({ token: KEY }) } });
+    expect(file()).toEqual({
+      active: null,
+      credentials: { 'http://localhost:8080': expect.objectContaining({ token: KEY }) },
+    });
     expect(await activeOrigin(dir)).toBeUndefined();
     expect(await removeCredential(dir, 'https://hub.example.com')).toBeUndefined();
   });
@@ -88,7 +97,8 @@ describe('the credential store', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    for (const origin of origins) await saveCredential(dir, origin, `hub_pk_${'x'.repeat(2_000)}`, 'api_key', { activate: false });
+    for (const origin of origins)
+      await saveCredential(dir, origin, `hub_pk_${'x'.repeat(2_000)}`, 'api_key', { activate: false });
     writing = false;
     await reader;
     expect(reads).toBeGreaterThan(0);
@@ -97,18 +107,42 @@ describe('the credential store', () => {
   });
 
   it.each([
-    ['not JSON, without quoting it', `{"active":null,"credentials":{"http://a.example":{"token":"${KEY}"`, /is not valid JSON; fix or remove it/],
+    [
+      'not JSON, without quoting it',
+      `{"active":null,"credentials":{"http://a.example":{"token":"${KEY}"`,
+      /is not valid JSON; fix or remove it/,
+    ],
     ['a list', '[]', /is not a credentials file of this CLI/],
-    ['an origin that is not normalized', JSON.stringify({ active: null, credentials: { 'HTTP://A.example/': { token: KEY, kind: 'api_key', savedAt: 'x' } } }), /not a credentials file/],
-    ['an unknown kind', JSON.stringify({ active: null, credentials: { 'http://a.example': { token: KEY, kind: 'password', savedAt: 'x' } } }), /not a credentials file/],
-    ['a missing token', JSON.stringify({ active: null, credentials: { 'http://a.example': { kind: 'cli', savedAt: 'x' } } }), /not a credentials file/],
+    [
+      'an origin that is not normalized',
+      JSON.stringify({
+        active: null,
+        credentials: { 'HTTP://A.example/': { token: KEY, kind: 'api_key', savedAt: 'x' } },
+      }),
+      /not a credentials file/,
+    ],
+    [
+      'an unknown kind',
+      JSON.stringify({
+        active: null,
+        credentials: { 'http://a.example': { token: KEY, kind: 'password', savedAt: 'x' } },
+      }),
+      /not a credentials file/,
+    ],
+    [
+      'a missing token',
+      JSON.stringify({ active: null, credentials: { 'http://a.example': { kind: 'cli', savedAt: 'x' } } }),
+      /not a credentials file/,
+    ],
   ])('refuses a file that is %s, with exit code 2 and no secret in the message', async (_, content, message) => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'credentials.json'), content);
     const error = await readCredentials(dir).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
     expect((error as Error).message).not.toContain('secret');
-    await expect(saveCredential(dir, 'http://b.example', CLI, 'cli', { activate: true })).rejects.toMatchObject({ exitCode: 2 });
+    await expect(saveCredential(dir, 'http://b.example', CLI, 'cli', { activate: true })).rejects.toMatchObject({
+      exitCode: 2,
+    });
     expect(readFileSync(join(dir, 'credentials.json'), 'utf8')).toBe(content);
   });
 });

@@ -12,7 +12,9 @@ describe('the daemon config in the CLI', () => {
   });
 
   it('shows every issue at once, each with its file, position and key', () => {
-    const { issues } = parseDaemonConfig('concurrency: none\nproviders:\n  claude:\n    command: []\n    models: [""]\n');
+    const { issues } = parseDaemonConfig(
+      'concurrency: none\nproviders:\n  claude:\n    command: []\n    models: [""]\n',
+    );
     expect(formatConfigIssues('/home/me/.config/hub/daemon.yml', issues)).toBe(
       [
         '  /home/me/.config/hub/daemon.yml:1:14: concurrency: must be a whole number, 1 or more',
@@ -26,11 +28,22 @@ describe('the daemon config in the CLI', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hub-daemon-config-'));
     try {
       const file = join(dir, 'daemon.yml');
-      await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`No daemon config at ${file}`) });
+      await expect(loadDaemonConfig(file)).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(`No daemon config at ${file}`),
+      });
       writeFileSync(file, 'providers: {}\n');
-      await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`${file}:1:12: providers:`) });
+      await expect(loadDaemonConfig(file)).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(`${file}:1:12: providers:`),
+      });
       writeFileSync(file, 'providers:\n  claude:\n    comand: [claude, -p]\n');
-      await expect(loadDaemonConfig(file)).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining(`${file}:3:5: providers.claude.comand: unknown key; did you mean \`command\`?`) });
+      await expect(loadDaemonConfig(file)).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining(
+          `${file}:3:5: providers.claude.comand: unknown key; did you mean \`command\`?`,
+        ),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

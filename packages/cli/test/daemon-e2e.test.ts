@@ -85,21 +85,34 @@ describe('the reference daemon with a real hub', () => {
   const post = async (path: string, trigger: string, input: string) => {
     const answer = await call(hub, 'POST', path, {
       token: ctx.key,
-      body: { projectSlug: ctx.project, trigger, actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input },
+      body: {
+        projectSlug: ctx.project,
+        trigger,
+        actor: 'dev-lead',
+        deliveryKey: `e2e-${Date.now()}-${++deliveries}`,
+        input,
+      },
     });
     if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
     return answer.body;
   };
-  const dispatch = async (trigger: string, input: string) => (await post('/api/v1/manual-runs', trigger, input)).triggerRunId as string;
+  const dispatch = async (trigger: string, input: string) =>
+    (await post('/api/v1/manual-runs', trigger, input)).triggerRunId as string;
   const dispatchA = async (trigger: string, input: string) =>
     (await post('/api/manual-runs', trigger, input)) as { executionId: string; status: string; agentId: string };
-  const runOf = async (triggerRunId: string) => (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
-  const eventually = async (triggerRunId: string, done: (run: { status: string; executions: { executionId: string; status: string }[] }) => boolean, ms = 20_000) => {
+  const runOf = async (triggerRunId: string) =>
+    (await call(hub, 'GET', `/api/v1/runs/${triggerRunId}`, { token: ctx.key })).body;
+  const eventually = async (
+    triggerRunId: string,
+    done: (run: { status: string; executions: { executionId: string; status: string }[] }) => boolean,
+    ms = 20_000,
+  ) => {
     const deadline = Date.now() + ms;
     for (;;) {
       const run = await runOf(triggerRunId);
       if (done(run)) return run;
-      if (Date.now() > deadline) throw new Error(`run ${triggerRunId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon?.output().stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`run ${triggerRunId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon?.output().stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
@@ -112,7 +125,8 @@ describe('the reference daemon with a real hub', () => {
   /** What the agent of an execution saw, once it has written it down. */
   const seenOnceWritten = async (executionId: string) => {
     const deadline = Date.now() + 20_000;
-    while (!existsSync(join(out, `${executionId}.json`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (!existsSync(join(out, `${executionId}.json`)) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     return seen(executionId);
   };
 
@@ -133,11 +147,20 @@ describe('the reference daemon with a real hub', () => {
       `providers:\n  claude:\n    command: ${command('--mode={mode}')}\n    modes: [edit]\n    env: { OUT_DIR: ${JSON.stringify(out)} }\n  codex:\n    command: ${command()}\n    env: { OUT_DIR: ${JSON.stringify(out)} }\n`,
     );
     env = { HUB_CONFIG_DIR: join(dir, 'config') };
-    const enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', config], { input: `${await token()}\n`, env });
+    const enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', config], {
+      input: `${await token()}\n`,
+      env,
+    });
     expect(enrolled.code, enrolled.stderr).toBe(0);
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(work) } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: configuration(work) },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const trigger = await call(hub, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: organizationTrigger(work) } });
+    const trigger = await call(hub, 'POST', '/api/v1/triggers/install', {
+      token: ctx.key,
+      body: { yaml: organizationTrigger(work) },
+    });
     expect(trigger.status, trigger.text).toBe(201);
     await startDaemon();
   }, 120_000);
@@ -155,7 +178,13 @@ describe('the reference daemon with a real hub', () => {
     const triggerRunId = await dispatch('fix', 'branch=feature please hurry');
     const run = await eventually(triggerRunId, (r) => r.status !== 'running');
 
-    expect(run).toMatchObject({ status: 'succeeded', executions: [{ stepId: 'first', status: 'succeeded', exitCode: 0 }, { stepId: 'second', status: 'succeeded', exitCode: 0 }] });
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      executions: [
+        { stepId: 'first', status: 'succeeded', exitCode: 0 },
+        { stepId: 'second', status: 'succeeded', exitCode: 0 },
+      ],
+    });
     const [first, second] = run.executions.map((execution: { executionId: string }) => seen(execution.executionId));
     expect(first.prompt).toBe('Fix feature. please hurry');
     expect(first.argv).toEqual(['--mode=edit']);
@@ -169,28 +198,43 @@ describe('the reference daemon with a real hub', () => {
       HUB_AGENT_MODE: 'edit',
     });
     expect(JSON.parse(first.env.HUB_INPUTS)).toEqual({ branch: 'feature', exit: '0', sleep_ms: '0' });
-    expect(second).toMatchObject({ prompt: 'Check feature.', argv: [], env: { HUB_STEP_ID: 'second', HUB_AGENT_PROVIDER: 'codex' } });
+    expect(second).toMatchObject({
+      prompt: 'Check feature.',
+      argv: [],
+      env: { HUB_STEP_ID: 'second', HUB_AGENT_PROVIDER: 'codex' },
+    });
     expect(daemon?.output().stderr).toContain(`[${run.executions[0].executionId}] agent says hello\n`);
   });
 
   it("runs the organization's trigger (B) dispatched through shape A, with its own prompt and inputs", async () => {
     const answer = await dispatchA('triage', 'label=flaky the login test');
     expect(answer).toMatchObject({ status: 'spawning', agentId: 'codex' });
-    expect(await seenOnceWritten(answer.executionId)).toMatchObject({ prompt: 'Triage flaky: the login test', env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' } });
+    expect(await seenOnceWritten(answer.executionId)).toMatchObject({
+      prompt: 'Triage flaky: the login test',
+      env: { HUB_INPUT_LABEL: 'flaky', HUB_STEP_ID: 'run' },
+    });
   });
 
   it('reports a failing agent with its exit code, which ends the run, and what it printed', async () => {
     const triggerRunId = await dispatch('fix', 'exit=4');
     const run = await eventually(triggerRunId, (r) => r.status !== 'running');
     expect(run).toMatchObject({ status: 'failed', executions: [{ stepId: 'first', status: 'failed', exitCode: 4 }] });
-    const output = await call(hub, 'GET', `/api/v1/runs/${triggerRunId}/executions/${run.executions[0].executionId}/output`, { token: ctx.key });
+    const output = await call(
+      hub,
+      'GET',
+      `/api/v1/runs/${triggerRunId}/executions/${run.executions[0].executionId}/output`,
+      { token: ctx.key },
+    );
     expect(output.text).toBe('agent says hello\n');
   });
 
   it('stops a silent agent at its idle timeout and reports timed_out', async () => {
     const triggerRunId = await dispatch('quiet', '');
     const run = await eventually(triggerRunId, (r) => r.status !== 'running');
-    expect(run).toMatchObject({ status: 'timed_out', executions: [{ status: 'timed_out', message: 'Stopped: no output for 1 s (the idle timeout).' }] });
+    expect(run).toMatchObject({
+      status: 'timed_out',
+      executions: [{ status: 'timed_out', message: 'Stopped: no output for 1 s (the idle timeout).' }],
+    });
     expect(isRunning(seen(run.executions[0].executionId).pid)).toBe(false);
   });
 
@@ -207,7 +251,13 @@ describe('the reference daemon with a real hub', () => {
     expect(isRunning(pid)).toBe(false);
     const refused = await call(hub, 'POST', '/api/v1/manual-runs', {
       token: ctx.key,
-      body: { projectSlug: ctx.project, trigger: 'fix', actor: 'dev-lead', deliveryKey: `e2e-${Date.now()}-${++deliveries}`, input: '' },
+      body: {
+        projectSlug: ctx.project,
+        trigger: 'fix',
+        actor: 'dev-lead',
+        deliveryKey: `e2e-${Date.now()}-${++deliveries}`,
+        input: '',
+      },
     });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('daemon_offline');
@@ -232,12 +282,17 @@ describe('the reference daemon with a real hub', () => {
 
   it('exits 1 once an enrollment of its name with --replace retires it', async () => {
     const first = await startDaemon();
-    const replacing = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--replace', '--config', config], {
-      input: `${await token()}\n`,
-      env: { HUB_CONFIG_DIR: join(dir, 'other-config') },
-    });
+    const replacing = await runHub(
+      ['daemon', 'enroll', hub.url, '--name', 'dev-box', '--replace', '--config', config],
+      {
+        input: `${await token()}\n`,
+        env: { HUB_CONFIG_DIR: join(dir, 'other-config') },
+      },
+    );
     expect(replacing.code, replacing.stderr).toBe(0);
     expect(await first.exited).toBe(1);
-    expect(first.output().stderr).toMatch(/hub: The hub refused this daemon's identity \(401 unauthorized: .*\)\. .*Enroll again: hub daemon enroll .* --name dev-box\n$/);
+    expect(first.output().stderr).toMatch(
+      /hub: The hub refused this daemon's identity \(401 unauthorized: .*\)\. .*Enroll again: hub daemon enroll .* --name dev-box\n$/,
+    );
   }, 40_000);
 });

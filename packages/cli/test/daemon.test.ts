@@ -52,7 +52,8 @@ function assignment(executionId: string, inputs: Record<string, string> = {}, ov
 async function until(what: string, condition: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; daemon stderr:\n${daemon?.output().stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; daemon stderr:\n${daemon?.output().stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -68,7 +69,11 @@ const runLines = () => {
 };
 /** Index in the hub's request log of a status report: reports of one execution arrive in order, those of several may cross. */
 const reportIndex = (executionId: string, status: string) =>
-  fake.requests.findIndex((request) => request.path.includes(`/executions/${executionId}/status`) && (request.body as { status: string }).status === status);
+  fake.requests.findIndex(
+    (request) =>
+      request.path.includes(`/executions/${executionId}/status`) &&
+      (request.body as { status: string }).status === status,
+  );
 
 async function startDaemon(concurrency = 1): Promise<Running> {
   writeConfig(concurrency);
@@ -84,7 +89,10 @@ beforeEach(async () => {
   fake = new FakeHub();
   await fake.start();
   writeConfig(1);
-  const enrolled = await hub(['daemon', 'enroll', fake.url, '--name', 'dev-box', '--config', config], { input: `${TOKEN}\n`, env });
+  const enrolled = await hub(['daemon', 'enroll', fake.url, '--name', 'dev-box', '--config', config], {
+    input: `${TOKEN}\n`,
+    env,
+  });
   if (enrolled.code !== 0) throw new Error(`enroll failed: ${enrolled.stderr}`);
   fake.requests.length = 0;
 });
@@ -150,7 +158,9 @@ describe('hub daemon run', () => {
     const delivery = fake.polls().find((poll) => poll.delivered === 'a1')?.at as number;
     const meanwhile = fake.polls().filter((poll) => poll.at > delivery && poll.at < (a1 as number) + 600);
     expect(meanwhile.filter((poll) => !poll.path.endsWith('&capacity=0'))).toEqual([]);
-    expect(fake.polls().find((poll) => poll.at > delivery)?.path).toBe('/api/v1/daemon/assignments/next?wait=25&capacity=0');
+    expect(fake.polls().find((poll) => poll.at > delivery)?.path).toBe(
+      '/api/v1/daemon/assignments/next?wait=25&capacity=0',
+    );
     expect(a2).toBeGreaterThanOrEqual((a1 as number) + 600);
   });
 
@@ -166,7 +176,12 @@ describe('hub daemon run', () => {
   it('reports failed for an unknown provider, a missing directory, a failing agent and an unreadable assignment, and goes on after a 409', async () => {
     await startDaemon();
     fake.statusAnswer = (executionId) =>
-      executionId === 'lost' ? { status: 409, body: { title: 'Conflict', status: 409, detail: 'The execution is lost.', code: 'execution_finished' } } : { status: 200, body: {} };
+      executionId === 'lost'
+        ? {
+            status: 409,
+            body: { title: 'Conflict', status: 409, detail: 'The execution is lost.', code: 'execution_finished' },
+          }
+        : { status: 200, body: {} };
     fake.assign(assignment('unknown', {}, { agent: { provider: 'claude' } }));
     fake.assign(assignment('nowhere', {}, { cwd: join(dir, 'missing') }));
     fake.assign(assignment('exit3', { EXIT: '3' }));
@@ -177,19 +192,42 @@ describe('hub daemon run', () => {
     await until('all settled', () => ['unknown', 'nowhere', 'exit3', 'garbled', 'unbounded', 'after'].every(finished));
 
     expect(statusesOf('unknown')).toEqual([
-      { executionId: 'unknown', status: 'failed', message: `This daemon has no command for the agent provider "claude": its config (${config}) has node.` },
+      {
+        executionId: 'unknown',
+        status: 'failed',
+        message: `This daemon has no command for the agent provider "claude": its config (${config}) has node.`,
+      },
     ]);
-    expect(statusesOf('nowhere')).toEqual([{ executionId: 'nowhere', status: 'failed', message: `The working directory ${join(dir, 'missing')} does not exist.` }]);
+    expect(statusesOf('nowhere')).toEqual([
+      {
+        executionId: 'nowhere',
+        status: 'failed',
+        message: `The working directory ${join(dir, 'missing')} does not exist.`,
+      },
+    ]);
     expect(statusesOf('exit3')).toEqual([
       { executionId: 'exit3', status: 'running' },
       { executionId: 'exit3', status: 'failed', exitCode: 3, message: `${process.execPath} exited with code 3.` },
     ]);
-    expect(statusesOf('garbled')).toEqual([{ executionId: 'garbled', status: 'failed', message: 'The daemon could not read the assignment: cwd is not a string.' }]);
+    expect(statusesOf('garbled')).toEqual([
+      {
+        executionId: 'garbled',
+        status: 'failed',
+        message: 'The daemon could not read the assignment: cwd is not a string.',
+      },
+    ]);
     expect(statusesOf('unbounded')).toEqual([
-      { executionId: 'unbounded', status: 'failed', message: 'The daemon could not read the assignment: maxRuntimeMs is not a positive whole number of milliseconds.' },
+      {
+        executionId: 'unbounded',
+        status: 'failed',
+        message:
+          'The daemon could not read the assignment: maxRuntimeMs is not a positive whole number of milliseconds.',
+      },
     ]);
     expect(statusesOf('after').map((status) => status.status)).toEqual(['running', 'succeeded']);
-    await daemon?.waitFor(/Execution lost: the hub already considers it finished \(409 execution_finished: The execution is lost\.\)/);
+    await daemon?.waitFor(
+      /Execution lost: the hub already considers it finished \(409 execution_finished: The execution is lost\.\)/,
+    );
   });
 
   it('on SIGTERM stops the running agent, reports it cancelled, tells the hub it is offline and exits 0', async () => {
@@ -213,7 +251,9 @@ describe('hub daemon run', () => {
       .stderr.split('\n')
       .filter((line) => !line.startsWith('[long] '))
       .join('\n');
-    expect(logged).toMatch(/Stopping: received SIGTERM\.\n[^\n]*Execution long: cancelled: Cancelled: received SIGTERM\.\n[^\n]*Told the hub that this daemon is offline\.\n[^\n]*Stopped\.\n$/);
+    expect(logged).toMatch(
+      /Stopping: received SIGTERM\.\n[^\n]*Execution long: cancelled: Cancelled: received SIGTERM\.\n[^\n]*Told the hub that this daemon is offline\.\n[^\n]*Stopped\.\n$/,
+    );
     const offline = fake.requests.filter((request) => request.path === '/api/v1/daemon/offline');
     expect(offline).toHaveLength(1);
     expect(fake.requests.indexOf(offline[0] as Recorded)).toBeGreaterThan(reportIndex('long', 'cancelled'));
@@ -224,7 +264,9 @@ describe('hub daemon run', () => {
     const running = await startDaemon();
     expect(await running.exited).toBe(1);
     expect(running.output().stderr).toMatch(
-      new RegExp(`hub: The hub refused this daemon's identity \\(401 unauthorized: retired daemon\\)\\. .*--replace.*Enroll again: hub daemon enroll ${fake.url} --name dev-box\\n$`),
+      new RegExp(
+        `hub: The hub refused this daemon's identity \\(401 unauthorized: retired daemon\\)\\. .*--replace.*Enroll again: hub daemon enroll ${fake.url} --name dev-box\\n$`,
+      ),
     );
   });
 
@@ -250,6 +292,8 @@ describe('hub daemon run', () => {
   it('without an identity for the hub, exits 2 and lists the hubs it has one for', async () => {
     const { code, stderr } = await hub(['daemon', 'run', 'https://other.example', '--config', config], { env });
     expect(code).toBe(2);
-    expect(stderr).toContain(`This machine has no daemon enrolled with https://other.example. Enrolled with:\n  ${fake.url}  (dev-box)`);
+    expect(stderr).toContain(
+      `This machine has no daemon enrolled with https://other.example. Enrolled with:\n  ${fake.url}  (dev-box)`,
+    );
   });
 });

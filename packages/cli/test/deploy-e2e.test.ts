@@ -26,7 +26,11 @@ let triggerCount = 0;
 beforeAll(async () => {
   hub = await hubOn('embedded');
   ctx = await setUp(hub);
-  for (const [name, provider] of [['build-box', 'codex'], ['dev-box', 'claude'], ['flaky-box', 'codex']] as const) {
+  for (const [name, provider] of [
+    ['build-box', 'codex'],
+    ['dev-box', 'claude'],
+    ['flaky-box', 'codex'],
+  ] as const) {
     const enrolled = await enrollDaemon(hub, ctx.key, name, [{ provider }]);
     expect(enrolled.status, enrolled.text).toBe(201);
   }
@@ -45,7 +49,8 @@ afterEach(async () => {
 });
 
 /** `hub deploy args` in the repository, with its own config dir and the organization's key. */
-const deploy = (args: string[], env: Record<string, string> = { HUB_API_KEY: ctx.key }) => hubIn(dir, ['deploy', ...args], { HUB_CONFIG_DIR: join(dir, '.config'), ...env });
+const deploy = (args: string[], env: Record<string, string> = { HUB_API_KEY: ctx.key }) =>
+  hubIn(dir, ['deploy', ...args], { HUB_CONFIG_DIR: join(dir, '.config'), ...env });
 /** A trigger name no other test uses (triggers belong to the organization). */
 const fresh = (label: string) => `${label}-${++triggerCount}`;
 
@@ -56,8 +61,12 @@ async function storedTrigger(name: string): Promise<{ version: number; yaml: str
     where o.slug = ${ctx.org} and t.name = ${name} order by r.version`;
 }
 
-async function activeRevision(project: string): Promise<{ version: number; shape: string; yaml: string | null; partials: unknown; files: unknown } | undefined> {
-  const [row] = await hub.sql<{ version: number; shape: string; yaml: string | null; partials: unknown; files: unknown }[]>`
+async function activeRevision(
+  project: string,
+): Promise<{ version: number; shape: string; yaml: string | null; partials: unknown; files: unknown } | undefined> {
+  const [row] = await hub.sql<
+    { version: number; shape: string; yaml: string | null; partials: unknown; files: unknown }[]
+  >`
     select r.version, r.shape, r.yaml, r.partials, r.files from configuration_revisions r
     join projects p on p.id = r.project_id join organizations o on o.id = p.organization_id
     where o.slug = ${ctx.org} and p.slug = ${project} and r.active`;
@@ -69,11 +78,16 @@ const posts = (path: string) => proxy.requests.filter((request) => request.metho
 describe('hub deploy: trigger files', () => {
   it('validates every file, then installs each in its own request, byte for byte, and reports name and version', async () => {
     const [a, b] = [fresh('alpha'), fresh('beta')];
-    const files = { '.hub/triggers/a.yml': crlf(triggerYaml(a)), '.hub/triggers/b.yml': triggerYaml(b, { daemon: 'dev-box', provider: 'claude' }) };
+    const files = {
+      '.hub/triggers/a.yml': crlf(triggerYaml(a)),
+      '.hub/triggers/b.yml': triggerYaml(b, { daemon: 'dev-box', provider: 'claude' }),
+    };
     writeTree(dir, files);
     const first = await deploy([proxy.origin]);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toBe(`.hub/triggers/a.yml: installed trigger ${a}, version 1\n.hub/triggers/b.yml: installed trigger ${b}, version 1\nInstalled 2 trigger files at ${proxy.origin}.\n`);
+    expect(first.stdout).toBe(
+      `.hub/triggers/a.yml: installed trigger ${a}, version 1\n.hub/triggers/b.yml: installed trigger ${b}, version 1\nInstalled 2 trigger files at ${proxy.origin}.\n`,
+    );
     expect(first.code).toBe(0);
     expect(proxy.requests.map((request) => `${request.path} ${request.status}`)).toEqual([
       '/api/v1/triggers/validate 200',
@@ -98,18 +112,26 @@ describe('hub deploy: trigger files', () => {
     });
     const { code, stdout, stderr } = await deploy([proxy.origin]);
     expect(stdout).toBe('');
-    expect(stderr).toMatch(/^\.hub\/triggers\/2-bad\.yml: invalid: .*\(HTTP 422 Unprocessable Entity, invalid_trigger\)$/m);
-    expect(stderr).toMatch(/^\.hub\/triggers\/2-bad\.yml:5:1: schema\.unknown_key Unknown key "filter"; did you mean "filters"\?/m);
+    expect(stderr).toMatch(
+      /^\.hub\/triggers\/2-bad\.yml: invalid: .*\(HTTP 422 Unprocessable Entity, invalid_trigger\)$/m,
+    );
+    expect(stderr).toMatch(
+      /^\.hub\/triggers\/2-bad\.yml:5:1: schema\.unknown_key Unknown key "filter"; did you mean "filters"\?/m,
+    );
     // Only the hub knows which daemons are enrolled: this file passes "hub validate".
     expect(stderr).toMatch(/^\.hub\/triggers\/3-away\.yml:8:21: resource\.unknown_daemon /m);
-    expect(stderr).toMatch(/^2 trigger files of 3 are invalid, so nothing was installed: every file must be valid before any is installed\.$/m);
+    expect(stderr).toMatch(
+      /^2 trigger files of 3 are invalid, so nothing was installed: every file must be valid before any is installed\.$/m,
+    );
     expect(code).toBe(1);
     expect(posts('/api/v1/triggers/install')).toEqual([]);
     expect(await storedTrigger(good)).toEqual([]);
 
     // The same with --dry-run: the summary says what a deploy would do, not why nothing was installed.
     const dry = await deploy([proxy.origin, '--dry-run']);
-    expect(dry.stderr).toMatch(/^2 trigger files of 3 are invalid\. Dry run: nothing was installed; a deploy of these files would install none of them until every one is valid\.$/m);
+    expect(dry.stderr).toMatch(
+      /^2 trigger files of 3 are invalid\. Dry run: nothing was installed; a deploy of these files would install none of them until every one is valid\.$/m,
+    );
     expect(dry.stderr).not.toMatch(/so nothing was installed/);
     expect(dry.code).toBe(1);
   });
@@ -118,7 +140,9 @@ describe('hub deploy: trigger files', () => {
     const same = fresh('same');
     writeTree(dir, { '.hub/triggers/a.yml': triggerYaml(same), '.hub/triggers/b.yml': triggerYaml(same) });
     const { code, stderr } = await deploy([proxy.origin]);
-    expect(stderr).toBe(`.hub/triggers/a.yml, .hub/triggers/b.yml define the same trigger ${same}.\nNothing was installed: each trigger file needs a name of its own, or the later install replaces the earlier.\n`);
+    expect(stderr).toBe(
+      `.hub/triggers/a.yml, .hub/triggers/b.yml define the same trigger ${same}.\nNothing was installed: each trigger file needs a name of its own, or the later install replaces the earlier.\n`,
+    );
     expect(code).toBe(1);
     expect(posts('/api/v1/triggers/install')).toEqual([]);
   });
@@ -136,14 +160,24 @@ describe('hub deploy: trigger files', () => {
       if (request.path !== '/api/v1/triggers/install' || posts('/api/v1/triggers/install').length !== 2) return;
       const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
       const enrolled = await call(hub, 'POST', '/api/v1/daemons/enroll', {
-        body: { token: token.body.token, name: 'flaky-box', publicKey: publicKey(), runtimes: [{ provider: 'claude' }], replace: true },
+        body: {
+          token: token.body.token,
+          name: 'flaky-box',
+          publicKey: publicKey(),
+          runtimes: [{ provider: 'claude' }],
+          replace: true,
+        },
       });
       expect(enrolled.status, enrolled.text).toBe(201);
     };
     const { code, stdout, stderr } = await deploy([proxy.origin]);
-    expect(stdout).toBe(`.hub/triggers/1.yml: installed trigger ${one}, version 1\n.hub/triggers/3.yml: installed trigger ${three}, version 1\n`);
+    expect(stdout).toBe(
+      `.hub/triggers/1.yml: installed trigger ${one}, version 1\n.hub/triggers/3.yml: installed trigger ${three}, version 1\n`,
+    );
     expect(stderr.split('\n')).toEqual([
-      expect.stringMatching(/^\.hub\/triggers\/2\.yml: not installed: .*\(HTTP 422 Unprocessable Entity, invalid_trigger\)$/),
+      expect.stringMatching(
+        /^\.hub\/triggers\/2\.yml: not installed: .*\(HTTP 422 Unprocessable Entity, invalid_trigger\)$/,
+      ),
       expect.stringMatching(/^\.hub\/triggers\/2\.yml:10:15: resource\.unknown_runtime \S/),
       expect.stringMatching(/^Request id: [0-9a-f-]{36}$/),
       'Installed 2 of 3 trigger files: 1 failed. The 2 triggers installed above stay installed: a failed install does not undo the others.',
@@ -165,17 +199,24 @@ describe('hub deploy: trigger files', () => {
     const enrolled = await enrollDaemon(hub, org.key, 'build-box', [{ provider: 'codex' }]);
     expect(enrolled.status, enrolled.text).toBe(201);
     const names = [fresh('first'), fresh('second'), fresh('third')];
-    writeTree(dir, Object.fromEntries(names.map((name, index) => [`.hub/triggers/${index + 1}.yml`, triggerYaml(name)])));
+    writeTree(
+      dir,
+      Object.fromEntries(names.map((name, index) => [`.hub/triggers/${index + 1}.yml`, triggerYaml(name)])),
+    );
     proxy.before = async (request) => {
       if (request.path !== '/api/v1/triggers/install' || posts('/api/v1/triggers/install').length !== 2) return;
-      const revoked = await call(hub, 'POST', `/api/admin/v1/organizations/${org.org}/api-keys/${org.keyId}/revoke`, { token: hub.adminToken });
+      const revoked = await call(hub, 'POST', `/api/admin/v1/organizations/${org.org}/api-keys/${org.keyId}/revoke`, {
+        token: hub.adminToken,
+      });
       expect(revoked.status, revoked.text).toBe(200);
     };
     const { code, stdout, stderr } = await deploy([proxy.origin], { HUB_API_KEY: org.key });
     expect(stdout).toBe(`.hub/triggers/1.yml: installed trigger ${names[0]}, version 1\n`);
     expect(stderr).toMatch(/^\.hub\/triggers\/2\.yml: not installed: .*\(HTTP 401 Unauthorized/m);
     expect(stderr).toMatch(/^\.hub\/triggers\/3\.yml: not attempted, after the failure above\.$/m);
-    expect(stderr).toMatch(/^Installed 1 of 3 trigger files: 1 failed, 1 not attempted\. The 1 trigger installed above stays installed: a failed install does not undo the others\.\n$/m);
+    expect(stderr).toMatch(
+      /^Installed 1 of 3 trigger files: 1 failed, 1 not attempted\. The 1 trigger installed above stays installed: a failed install does not undo the others\.\n$/m,
+    );
     expect(stderr).not.toContain(org.key);
     expect(code).toBe(1);
     expect(posts('/api/v1/triggers/install').length).toBe(2);
@@ -185,7 +226,9 @@ describe('hub deploy: trigger files', () => {
     const name = fresh('dry');
     writeTree(dir, { '.hub/triggers/a.yml': crlf(triggerYaml(name)) });
     const dry = await deploy([proxy.origin, '--dry-run']);
-    expect(dry.stdout).toBe(`.hub/triggers/a.yml: valid (trigger ${name})\nDry run: 1 trigger file valid at ${proxy.origin}; nothing was installed.\n`);
+    expect(dry.stdout).toBe(
+      `.hub/triggers/a.yml: valid (trigger ${name})\nDry run: 1 trigger file valid at ${proxy.origin}; nothing was installed.\n`,
+    );
     expect(dry.code).toBe(0);
     expect(await storedTrigger(name)).toEqual([]);
     expect((await deploy([proxy.origin])).code).toBe(0);
@@ -208,8 +251,14 @@ describe('hub deploy --project', () => {
     };
     writeTree(dir, files);
     const { code, stdout, stderr } = await deploy([proxy.origin, '--project', ctx.project]);
-    expect(stderr).toBe('note: .hub/triggers/*.yml are not deployed with --project: run "hub deploy" without it for them.\n');
-    expect(stdout).toMatch(new RegExp(`^Installed \\.hub/config\\.yml with 2 partials in project ${ctx.project} at ${proxy.origin}: version \\d+ \\([0-9a-f-]{36}\\), now active\\.\\n$`));
+    expect(stderr).toBe(
+      'note: .hub/triggers/*.yml are not deployed with --project: run "hub deploy" without it for them.\n',
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        `^Installed \\.hub/config\\.yml with 2 partials in project ${ctx.project} at ${proxy.origin}: version \\d+ \\([0-9a-f-]{36}\\), now active\\.\\n$`,
+      ),
+    );
     expect(code).toBe(0);
     const revision = await activeRevision(ctx.project);
     expect(revision).toMatchObject({ shape: 'configuration', yaml: files['.hub/config.yml'] });
@@ -239,7 +288,9 @@ describe('hub deploy --project', () => {
     writeTree(dir, files);
     const { code, stdout, stderr } = await deploy([hub.url, '--project', ctx.project]);
     expect(stderr).toBe('');
-    expect(stdout).toMatch(/^Installed \.hub\/hub\.yml with 1 workflow and 1 partial in project app at http:\/\/127\.0\.0\.1:\d+: version \d+ \([0-9a-f-]{36}\), now active\.\n$/);
+    expect(stdout).toMatch(
+      /^Installed \.hub\/hub\.yml with 1 workflow and 1 partial in project app at http:\/\/127\.0\.0\.1:\d+: version \d+ \([0-9a-f-]{36}\), now active\.\n$/,
+    );
     expect(code).toBe(0);
     const revision = await activeRevision(ctx.project);
     expect(revision).toMatchObject({ shape: 'bundle', yaml: null, partials: null });
@@ -251,24 +302,44 @@ describe('hub deploy --project', () => {
   });
 
   it.each([
-    ['the configuration (A)', { '.hub/config.yml': crlf(configurationYaml(['testing.md'], { daemon: 'dev-box' })), '.hub/partials/testing.md': `${BOM}Test.  \r\n` }],
-    ['the legacy bundle', { '.hub/hub.yml': HUB_YML, '.hub/workflows/review.yml': crlf(workflowYaml('review', ['partials/review.md'])), '.hub/workflows/partials/review.md': 'Review.\n' }],
-  ])('--dry-run sends the validate endpoint the exact body of the install, for %s, and installs nothing', async (_shape, files) => {
-    writeTree(dir, files);
-    const before = await activeRevision(ctx.project);
-    const dry = await deploy([proxy.origin, '--project', ctx.project, '--dry-run']);
-    expect(dry.stdout).toMatch(new RegExp(`^\\.hub/(config|hub)\\.yml with .* is valid for project ${ctx.project} at ${proxy.origin}\\.\\nDry run: nothing was installed\\.\\n$`));
-    expect(dry.code).toBe(0);
-    expect((await activeRevision(ctx.project))?.version).toBe(before?.version);
-    const installed = await deploy([proxy.origin, '--project', ctx.project]);
-    expect(installed.code).toBe(0);
-    const [validated] = posts('/api/v1/configurations/validate');
-    const [install] = posts('/api/v1/configurations/install');
-    expect(validated?.status).toBe(200);
-    expect(install?.status).toBe(201);
-    expect(validated?.body.equals(install?.body as Buffer)).toBe(true);
-    expect(validated?.body.length).toBeGreaterThan(100);
-  });
+    [
+      'the configuration (A)',
+      {
+        '.hub/config.yml': crlf(configurationYaml(['testing.md'], { daemon: 'dev-box' })),
+        '.hub/partials/testing.md': `${BOM}Test.  \r\n`,
+      },
+    ],
+    [
+      'the legacy bundle',
+      {
+        '.hub/hub.yml': HUB_YML,
+        '.hub/workflows/review.yml': crlf(workflowYaml('review', ['partials/review.md'])),
+        '.hub/workflows/partials/review.md': 'Review.\n',
+      },
+    ],
+  ])(
+    '--dry-run sends the validate endpoint the exact body of the install, for %s, and installs nothing',
+    async (_shape, files) => {
+      writeTree(dir, files);
+      const before = await activeRevision(ctx.project);
+      const dry = await deploy([proxy.origin, '--project', ctx.project, '--dry-run']);
+      expect(dry.stdout).toMatch(
+        new RegExp(
+          `^\\.hub/(config|hub)\\.yml with .* is valid for project ${ctx.project} at ${proxy.origin}\\.\\nDry run: nothing was installed\\.\\n$`,
+        ),
+      );
+      expect(dry.code).toBe(0);
+      expect((await activeRevision(ctx.project))?.version).toBe(before?.version);
+      const installed = await deploy([proxy.origin, '--project', ctx.project]);
+      expect(installed.code).toBe(0);
+      const [validated] = posts('/api/v1/configurations/validate');
+      const [install] = posts('/api/v1/configurations/install');
+      expect(validated?.status).toBe(200);
+      expect(install?.status).toBe(201);
+      expect(validated?.body.equals(install?.body as Buffer)).toBe(true);
+      expect(validated?.body.length).toBeGreaterThan(100);
+    },
+  );
 
   it("renders the hub's issues in the repository's files, a partial's included", async () => {
     writeTree(dir, {
@@ -278,7 +349,9 @@ describe('hub deploy --project', () => {
     const { code, stdout, stderr } = await deploy([proxy.origin, '--project', ctx.project]);
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toEqual([
-      expect.stringMatching(/^hub: Installing \.hub\/config\.yml with 1 partial for project app failed: .*\(HTTP 422 Unprocessable Entity, invalid_configuration\)$/),
+      expect.stringMatching(
+        /^hub: Installing \.hub\/config\.yml with 1 partial for project app failed: .*\(HTTP 422 Unprocessable Entity, invalid_configuration\)$/,
+      ),
       expect.stringMatching(/^\.hub\/config\.yml:4:13: resource\.unknown_daemon \S/),
       expect.stringMatching(/^Request id: [0-9a-f-]{36}$/),
       '',
@@ -293,8 +366,18 @@ describe('hub deploy --project', () => {
   });
 
   it.each([
-    ['an unknown project', ['--project', 'nope'], {}, /^hub: Installing \.hub\/config\.yml with 1 partial for project nope failed: .*\(HTTP 404 Not Found, project_not_found\)$/m],
-    ['a key the hub does not know', ['--project', 'app'], { HUB_API_KEY: 'hub_pk_0000000000000000000000000000bogus' }, /\(HTTP 401 Unauthorized/],
+    [
+      'an unknown project',
+      ['--project', 'nope'],
+      {},
+      /^hub: Installing \.hub\/config\.yml with 1 partial for project nope failed: .*\(HTTP 404 Not Found, project_not_found\)$/m,
+    ],
+    [
+      'a key the hub does not know',
+      ['--project', 'app'],
+      { HUB_API_KEY: 'hub_pk_0000000000000000000000000000bogus' },
+      /\(HTTP 401 Unauthorized/,
+    ],
   ])('renders the problem of %s and exits 1', async (_what, args, env, message) => {
     writeTree(dir, { '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Test.\n' });
     const { code, stderr } = await deploy([hub.url, ...args], { HUB_API_KEY: ctx.key, ...env });
@@ -307,15 +390,50 @@ describe('hub deploy --project', () => {
 describe('hub deploy usage', () => {
   it.each([
     ['--project without a slug', {}, ['--project'], /^hub: Option '--project <value>' argument missing/],
-    ['an empty --project', {}, ['--project', ' '], /^hub: --project needs a project slug\.\nRun "hub deploy --help" for usage\.\n$/],
+    [
+      'an empty --project',
+      {},
+      ['--project', ' '],
+      /^hub: --project needs a project slug\.\nRun "hub deploy --help" for usage\.\n$/,
+    ],
     ['two origins', {}, ['http://a.example', 'http://b.example'], /^hub: Unexpected argument "http:\/\/b\.example"\./],
     ['an unknown option', {}, ['--format', 'json'], /^hub: Unknown option '--format'/],
-    ['nothing to deploy', { '.git/HEAD': 'x\n' }, [], /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml \(and, for --project, no \.hub\/config\.yml or \.hub\/hub\.yml\)\.\n$/],
-    ['only a *.yaml trigger', { '.hub/triggers/n.yaml': 'x: 1\n' }, [], /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml .* \.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/],
-    ['a configuration without --project', { '.hub/config.yml': 'x: 1\n' }, [], /^hub: \.hub\/config\.yml is a project's configuration: give --project SLUG to deploy it\./],
-    ['--project with only trigger files', { '.hub/triggers/a.yml': 'x: 1\n' }, ['--project', 'app'], /^hub: Nothing to deploy to project app: .* The trigger files in \.hub\/triggers\/ belong to the organization/],
-    ['--project with both configurations', { '.hub/config.yml': 'x: 1\n', '.hub/hub.yml': 'x: 1\n' }, ['--project', 'app'], /^hub: Both \.hub\/config\.yml and \.hub\/hub\.yml are here/],
-    ['a bad origin', { '.hub/triggers/a.yml': 'x: 1\n' }, ['ftp://hub.example'], /^hub: "ftp:\/\/hub\.example" is not a hub URL/],
+    [
+      'nothing to deploy',
+      { '.git/HEAD': 'x\n' },
+      [],
+      /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml \(and, for --project, no \.hub\/config\.yml or \.hub\/hub\.yml\)\.\n$/,
+    ],
+    [
+      'only a *.yaml trigger',
+      { '.hub/triggers/n.yaml': 'x: 1\n' },
+      [],
+      /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml .* \.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/,
+    ],
+    [
+      'a configuration without --project',
+      { '.hub/config.yml': 'x: 1\n' },
+      [],
+      /^hub: \.hub\/config\.yml is a project's configuration: give --project SLUG to deploy it\./,
+    ],
+    [
+      '--project with only trigger files',
+      { '.hub/triggers/a.yml': 'x: 1\n' },
+      ['--project', 'app'],
+      /^hub: Nothing to deploy to project app: .* The trigger files in \.hub\/triggers\/ belong to the organization/,
+    ],
+    [
+      '--project with both configurations',
+      { '.hub/config.yml': 'x: 1\n', '.hub/hub.yml': 'x: 1\n' },
+      ['--project', 'app'],
+      /^hub: Both \.hub\/config\.yml and \.hub\/hub\.yml are here/,
+    ],
+    [
+      'a bad origin',
+      { '.hub/triggers/a.yml': 'x: 1\n' },
+      ['ftp://hub.example'],
+      /^hub: "ftp:\/\/hub\.example" is not a hub URL/,
+    ],
   ])('%s exits 2 before any request', async (_what, files, args, message) => {
     writeTree(dir, files);
     const { code, stdout, stderr } = await deploy([...args], { HUB_URL: proxy.origin, HUB_API_KEY: ctx.key });
@@ -328,7 +446,9 @@ describe('hub deploy usage', () => {
   it('exits 2 without a credential for the hub, before any request', async () => {
     writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a') });
     const { code, stderr } = await deploy([proxy.origin], {});
-    expect(stderr).toMatch(/^hub: No credential for http:\/\/127\.0\.0\.1:\d+: run "hub login http:\/\/127\.0\.0\.1:\d+", or set HUB_API_KEY/);
+    expect(stderr).toMatch(
+      /^hub: No credential for http:\/\/127\.0\.0\.1:\d+: run "hub login http:\/\/127\.0\.0\.1:\d+", or set HUB_API_KEY/,
+    );
     expect(code).toBe(2);
     expect(proxy.requests).toEqual([]);
   });

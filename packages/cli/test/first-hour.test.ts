@@ -24,22 +24,35 @@ describe('hub help', () => {
     expect(help.stdout).toMatch(/^Run "hub help <command>"/m);
   });
 
-  it.each([[['deploy']], [['daemon']], [['daemon', 'run']], [['auth', 'status']], [['completion']]])('%j is that command with --help', async (args) => {
-    const help = await hub([...args, '--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^Usage: hub /m);
-    expect(await hub(['help', ...args])).toEqual(help);
-  });
+  it.each([[['deploy']], [['daemon']], [['daemon', 'run']], [['auth', 'status']], [['completion']]])(
+    '%j is that command with --help',
+    async (args) => {
+      const help = await hub([...args, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: hub /m);
+      expect(await hub(['help', ...args])).toEqual(help);
+    },
+  );
 
   // Read in an 100-column terminal: a line past that wraps mid-word (hub login's did).
-  it.each([[[]], ...commands.map((command) => [[command.name]]), [['daemon', 'enroll']], [['daemon', 'run']], [['auth', 'status']]])('%j --help fits in 100 columns', async (args) => {
+  it.each([
+    [[]],
+    ...commands.map((command) => [[command.name]]),
+    [['daemon', 'enroll']],
+    [['daemon', 'run']],
+    [['auth', 'status']],
+  ])('%j --help fits in 100 columns', async (args) => {
     const help = await hub([...args, '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout.split('\n').filter((line) => line.length > 100)).toEqual([]);
   });
 
   it('of an unknown command is a usage error with a suggestion', async () => {
-    expect(await hub(['help', 'valdate'])).toEqual({ code: 2, stdout: '', stderr: 'hub: Unknown command "valdate"; did you mean validate?\nRun "hub --help" for usage.\n' });
+    expect(await hub(['help', 'valdate'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'hub: Unknown command "valdate"; did you mean validate?\nRun "hub --help" for usage.\n',
+    });
   });
 });
 
@@ -54,7 +67,9 @@ describe('a mistyped command', () => {
   ])('%s: exit 2, did you mean %s?', async (typed, meant, group) => {
     const { code, stdout, stderr } = await hub(typed.split(' '));
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr).toBe(`hub: Unknown command "${typed.split(' ').at(-1)}"; did you mean ${meant}?\nRun "${group} --help" for usage.\n`);
+    expect(stderr).toBe(
+      `hub: Unknown command "${typed.split(' ').at(-1)}"; did you mean ${meant}?\nRun "${group} --help" for usage.\n`,
+    );
   });
 
   it('far from every command gets no suggestion', async () => {
@@ -67,7 +82,11 @@ describe('a mistyped command', () => {
     ['validate --fromat=json', "'--fromat'; did you mean --format?", 'hub validate'],
     ['daemon enroll --nmae', "'--nmae'; did you mean --name?", 'hub daemon enroll'],
   ])('a mistyped option, %s: exit 2, did you mean?', async (typed, said, command) => {
-    expect(await hub(typed.split(' '))).toEqual({ code: 2, stdout: '', stderr: `hub: Unknown option ${said}\nRun "${command} --help" for usage.\n` });
+    expect(await hub(typed.split(' '))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `hub: Unknown option ${said}\nRun "${command} --help" for usage.\n`,
+    });
   });
 
   it.each([
@@ -79,7 +98,9 @@ describe('a mistyped command', () => {
   });
 
   it('an option far from every one gets no suggestion', async () => {
-    expect((await hub(['projects', '--xyzzy'])).stderr).toBe('hub: Unknown option \'--xyzzy\'.\nRun "hub projects --help" for usage.\n');
+    expect((await hub(['projects', '--xyzzy'])).stderr).toBe(
+      'hub: Unknown option \'--xyzzy\'.\nRun "hub projects --help" for usage.\n',
+    );
   });
 });
 
@@ -113,7 +134,11 @@ _hub; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(bashCompletes(['hub', 'help', 'da'])).toEqual(['daemon']);
     // Elsewhere nothing: bash then completes file names (complete -o default).
     expect(bashCompletes(['hub', 'validate', '.h'])).toEqual([]);
-    const registered = spawnSync('bash', ['-c', `source <("${process.execPath}" "${MAIN}" completion bash); complete -p hub`], { encoding: 'utf8' });
+    const registered = spawnSync(
+      'bash',
+      ['-c', `source <("${process.execPath}" "${MAIN}" completion bash); complete -p hub`],
+      { encoding: 'utf8' },
+    );
     expect(registered.stdout).toBe('complete -o default -F _hub hub\n');
   });
 
@@ -149,7 +174,10 @@ _hub`;
     const result = spawnSync('fish', ['--no-config', '-c', script], { cwd: dir, encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    return result.stdout.split('\n').filter((entry) => entry !== '').map((entry) => entry.split('\t')[0] ?? '');
+    return result.stdout
+      .split('\n')
+      .filter((entry) => entry !== '')
+      .map((entry) => entry.split('\t')[0] ?? '');
   }
 
   it.skipIf(!installed('fish'))('fish: completes the commands, sub-commands and shells', () => {
@@ -200,7 +228,11 @@ describe('hub validate --json', () => {
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'hub-validate-json-'));
-    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/nightly.yml': triggerYaml('nightly'), '.hub/triggers/broken.yml': 'name: [\n' });
+    writeTree(dir, {
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.hub/triggers/nightly.yml': triggerYaml('nightly'),
+      '.hub/triggers/broken.yml': 'name: [\n',
+    });
   });
 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

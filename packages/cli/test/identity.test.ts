@@ -1,6 +1,17 @@
 // The identity store: one identity per hub origin, in a 0600 file in a 0700 directory, replaced atomically.
 import { generateKeyPairSync } from 'node:crypto';
-import { chmodSync, closeSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,7 +58,10 @@ describe('the identity store', () => {
 
     expect(await readIdentities(dir)).toEqual([again, remote]);
     const file = JSON.parse(readFileSync(join(dir, 'daemons.json'), 'utf8'));
-    expect(file).toEqual({ version: 1, daemons: { 'http://localhost:8080': again, 'https://hub.example.com': remote } });
+    expect(file).toEqual({
+      version: 1,
+      daemons: { 'http://localhost:8080': again, 'https://hub.example.com': remote },
+    });
   });
 
   it('replaces the file by renaming a new one over it: a reader holding the old file still reads it whole', async () => {
@@ -100,9 +114,15 @@ describe('selectIdentity', () => {
   });
 
   it('lists what is stored when it cannot pick', () => {
-    expect(() => selectIdentity([local, remote], undefined, dir)).toThrow(/several hubs.*\n  http:\/\/localhost:8080  \(laptop\)\n  https:\/\/hub.example.com  \(build-box\)/);
-    expect(() => selectIdentity([local], 'https://other.example', dir)).toThrow(/no daemon enrolled with https:\/\/other.example\. Enrolled with:\n  http:\/\/localhost:8080  \(laptop\)/);
-    expect(() => selectIdentity([], undefined, dir)).toThrow(/no enrolled daemon .*hub daemon enroll ORIGIN --name NAME/);
+    expect(() => selectIdentity([local, remote], undefined, dir)).toThrow(
+      /several hubs.*\n  http:\/\/localhost:8080  \(laptop\)\n  https:\/\/hub.example.com  \(build-box\)/,
+    );
+    expect(() => selectIdentity([local], 'https://other.example', dir)).toThrow(
+      /no daemon enrolled with https:\/\/other.example\. Enrolled with:\n  http:\/\/localhost:8080  \(laptop\)/,
+    );
+    expect(() => selectIdentity([], undefined, dir)).toThrow(
+      /no enrolled daemon .*hub daemon enroll ORIGIN --name NAME/,
+    );
     expect(() => selectIdentity([], undefined, dir)).toThrow(expect.objectContaining({ exitCode: 2 }));
   });
 });

@@ -13,7 +13,10 @@ import { exec, writeTree } from './support/repo.js';
 
 const CLI = fileURLToPath(new URL('..', import.meta.url));
 const PACK = join(CLI, 'scripts/pack.js');
-const { name, version } = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as { name: string; version: string };
+const { name, version } = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 // npm on a loaded two-core machine.
 const NPM_MS = 180_000;
 
@@ -64,7 +67,8 @@ describe('node scripts/pack.js --install', () => {
     const home = join(prefix, 'lib/node_modules', name);
     const manifest = JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name, version, bin: { hub: './bundle/hub.js' }, engines: { node: '>=20.19' } });
-    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies']) expect(manifest).not.toHaveProperty(field);
+    for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies'])
+      expect(manifest).not.toHaveProperty(field);
     expect(readdirSync(home).sort()).toEqual(['README.md', 'bundle', 'package.json']);
   });
 
@@ -79,22 +83,38 @@ describe('node scripts/pack.js --install', () => {
     expect(said).not.toContain('not on PATH');
   });
 
-  it('says when the bin directory it installed into is not on PATH, and how to add it', async () => {
-    const elsewhere = join(dir, 'elsewhere');
-    const packed = await packInstall(elsewhere, 'pack-elsewhere', [dirname(process.execPath), '/usr/bin', '/bin'].join(':'));
-    expect(packed.code, packed.stderr).toBe(0);
-    const bin = join(elsewhere, 'bin');
-    expect(packed.stderr).toContain(`Installed hub in ${bin}, which is not on PATH: add it (export PATH="${bin}:$PATH"`);
-    expect(existsSync(join(bin, 'hub'))).toBe(true);
-  }, NPM_MS);
+  it(
+    'says when the bin directory it installed into is not on PATH, and how to add it',
+    async () => {
+      const elsewhere = join(dir, 'elsewhere');
+      const packed = await packInstall(
+        elsewhere,
+        'pack-elsewhere',
+        [dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+      );
+      expect(packed.code, packed.stderr).toBe(0);
+      const bin = join(elsewhere, 'bin');
+      expect(packed.stderr).toContain(
+        `Installed hub in ${bin}, which is not on PATH: add it (export PATH="${bin}:$PATH"`,
+      );
+      expect(existsSync(join(bin, 'hub'))).toBe(true);
+    },
+    NPM_MS,
+  );
 
-  it('when npm cannot install, says how to install into a prefix of your own', async () => {
-    const file = join(dir, 'a-file');
-    writeFileSync(file, '');
-    const packed = await packInstall(file, 'pack-refused', path);
-    expect(packed.code).toBe(1);
-    expect(packed.stderr).toMatch(/^pack: npm install --global .* failed \(exit \d+\)\. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~\/\.local/m);
-  }, NPM_MS);
+  it(
+    'when npm cannot install, says how to install into a prefix of your own',
+    async () => {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, '');
+      const packed = await packInstall(file, 'pack-refused', path);
+      expect(packed.code).toBe(1);
+      expect(packed.stderr).toMatch(
+        /^pack: npm install --global .* failed \(exit \d+\)\. Where npm's global directory is not yours to write, give a prefix of your own: --install --prefix ~\/\.local/m,
+      );
+    },
+    NPM_MS,
+  );
 
   it('shows its help, and every command it lists loads (each is a chunk of its own) and shows its own', async () => {
     const help = await installed(['--help'], dir);
@@ -119,6 +139,8 @@ describe('node scripts/pack.js --install', () => {
     const broken = await installed(['validate', '--json'], repo);
     expect(broken.code).toBe(1);
     const report = JSON.parse(broken.stdout) as { issues: { file: string; code: string }[] };
-    expect(report.issues).toContainEqual(expect.objectContaining({ file: '.hub/triggers/broken.yml', code: 'schema.unknown_key' }));
+    expect(report.issues).toContainEqual(
+      expect.objectContaining({ file: '.hub/triggers/broken.yml', code: 'schema.unknown_key' }),
+    );
   });
 });

@@ -20,7 +20,8 @@ const AGENT = `const lines = Number(process.env.HUB_INPUT_LINES ?? 0);
 for (let i = 1; i <= lines; i++) process.stdout.write(process.env.HUB_STEP_ID + ' line ' + i + '\\n');
 await new Promise((resolve) => setTimeout(resolve, Number(process.env.HUB_INPUT_SLEEP_MS ?? 0)));
 `;
-const CONFIG = (agent: string) => `providers:\n  codex:\n    command: ${JSON.stringify([process.execPath, agent])}\n    modes: [edit]\n`;
+const CONFIG = (agent: string) =>
+  `providers:\n  codex:\n    command: ${JSON.stringify([process.execPath, agent])}\n    modes: [edit]\n`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISSUE_KEYS = ['file', 'line', 'column', 'pointer', 'code', 'message', 'severity'];
 
@@ -52,14 +53,23 @@ function parsed(output: Finished): Record<string, unknown> {
   return JSON.parse(output.stdout) as Record<string, unknown>;
 }
 
-const cli = (args: string[], env: Record<string, string> = {}) => runHub(args, { env: { HUB_CONFIG_DIR: configDir, HUB_API_KEY: ctx.key, ...env } });
-const runOf = async (runId: string) => (await call(hub, 'GET', `/api/v1/runs/${runId}`, { token: ctx.key })).body as { status: string; executions: { status: string }[] };
-async function eventually(runId: string, done: (run: { status: string; executions: { status: string }[] }) => boolean): Promise<void> {
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runHub(args, { env: { HUB_CONFIG_DIR: configDir, HUB_API_KEY: ctx.key, ...env } });
+const runOf = async (runId: string) =>
+  (await call(hub, 'GET', `/api/v1/runs/${runId}`, { token: ctx.key })).body as {
+    status: string;
+    executions: { status: string }[];
+  };
+async function eventually(
+  runId: string,
+  done: (run: { status: string; executions: { status: string }[] }) => boolean,
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const run = await runOf(runId);
     if (done(run)) return;
-    if (Date.now() > deadline) throw new Error(`run ${runId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon?.output().stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon?.output().stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -73,12 +83,21 @@ beforeAll(async () => {
   writeFileSync(join(root, 'agent.mjs'), AGENT);
   daemonConfig = join(root, 'daemon.yml');
   writeFileSync(daemonConfig, CONFIG(join(root, 'agent.mjs')));
-  const project = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, { token: hub.adminToken, body: { slug: DEPLOYED, name: DEPLOYED } });
+  const project = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, {
+    token: hub.adminToken,
+    body: { slug: DEPLOYED, name: DEPLOYED },
+  });
   expect(project.status, project.text).toBe(201);
   const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
-  enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', daemonConfig, '--json'], { input: `${token.body.token}\n`, env: { HUB_CONFIG_DIR: configDir } });
+  enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', daemonConfig, '--json'], {
+    input: `${token.body.token}\n`,
+    env: { HUB_CONFIG_DIR: configDir },
+  });
   expect(enrolled.code, enrolled.stderr).toBe(0);
-  const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: runnable(join(root, 'work')) } });
+  const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+    token: ctx.key,
+    body: { projectSlug: ctx.project, yaml: runnable(join(root, 'work')) },
+  });
   expect(installed.status, installed.text).toBe(201);
   daemon = start(['daemon', 'run', hub.url, '--config', daemonConfig], { env: { HUB_CONFIG_DIR: configDir } });
   await daemon.waitFor(/Connected; waiting for assignments\./, 60_000);
@@ -109,7 +128,9 @@ describe('hub daemon enroll --json and hub connect --json', () => {
 
   it('connect: the same object, without the line about the token; a second connect names the identity it replaced', async () => {
     const dir = join(root, 'connect-config');
-    const first = await cli(['connect', hub.url, '--name', 'json-box', '--config', daemonConfig, '--json'], { HUB_CONFIG_DIR: dir });
+    const first = await cli(['connect', hub.url, '--name', 'json-box', '--config', daemonConfig, '--json'], {
+      HUB_CONFIG_DIR: dir,
+    });
     expect(first.code, first.stderr).toBe(0);
     const report = parsed(first);
     expect(report).toEqual({
@@ -122,16 +143,22 @@ describe('hub daemon enroll --json and hub connect --json', () => {
       replaced: null,
     });
 
-    const again = await cli(['connect', hub.url, '--name', 'json-box-2', '--config', daemonConfig, '--json'], { HUB_CONFIG_DIR: dir });
+    const again = await cli(['connect', hub.url, '--name', 'json-box-2', '--config', daemonConfig, '--json'], {
+      HUB_CONFIG_DIR: dir,
+    });
     expect(again.code, again.stderr).toBe(0);
-    expect(parsed(again)).toMatchObject({ name: 'json-box-2', replaced: { name: 'json-box', daemonId: report.daemonId } });
+    expect(parsed(again)).toMatchObject({
+      name: 'json-box-2',
+      replaced: { name: 'json-box', daemonId: report.daemonId },
+    });
   });
 });
 
 describe('hub deploy --json', () => {
   let repo: string;
   const fresh = (label: string) => `${label}-${++triggerCount}`;
-  const deploy = (args: string[]) => hubIn(repo, ['deploy', hub.url, ...args, '--json'], { HUB_CONFIG_DIR: configDir, HUB_API_KEY: ctx.key });
+  const deploy = (args: string[]) =>
+    hubIn(repo, ['deploy', hub.url, ...args, '--json'], { HUB_CONFIG_DIR: configDir, HUB_API_KEY: ctx.key });
 
   beforeEach(() => {
     repo = mkdtempSync(join(root, 'repo-'));
@@ -140,7 +167,10 @@ describe('hub deploy --json', () => {
 
   it('trigger files installed: each with its trigger name and version, ok, no issues; standard error empty', async () => {
     const [a, b] = [fresh('alpha'), fresh('beta')];
-    writeTree(repo, { '.hub/triggers/a.yml': triggerYaml(a, { daemon: 'dev-box' }), '.hub/triggers/b.yml': triggerYaml(b, { daemon: 'dev-box' }) });
+    writeTree(repo, {
+      '.hub/triggers/a.yml': triggerYaml(a, { daemon: 'dev-box' }),
+      '.hub/triggers/b.yml': triggerYaml(b, { daemon: 'dev-box' }),
+    });
     const done = await deploy([]);
     expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
     const report = parsed(done);
@@ -166,7 +196,14 @@ describe('hub deploy --json', () => {
     writeTree(repo, { '.hub/triggers/a.yml': triggerYaml(name, { daemon: 'dev-box' }) });
     const done = await deploy(['--dry-run']);
     expect(done.code, done.stderr).toBe(0);
-    expect(parsed(done)).toEqual({ origin: hub.url, project: null, dryRun: true, ok: true, files: [{ path: '.hub/triggers/a.yml', kind: 'trigger', status: 'valid', trigger: name }], issues: [] });
+    expect(parsed(done)).toEqual({
+      origin: hub.url,
+      project: null,
+      dryRun: true,
+      ok: true,
+      files: [{ path: '.hub/triggers/a.yml', kind: 'trigger', status: 'valid', trigger: name }],
+      issues: [],
+    });
     expect((await hub.sql`select 1 from triggers where name = ${name}`).length).toBe(0);
   });
 
@@ -191,33 +228,61 @@ describe('hub deploy --json', () => {
     expect(issues.length).toBeGreaterThan(0);
     for (const issue of issues) {
       expect(ISSUE_KEYS).toEqual(expect.arrayContaining(Object.keys(issue)));
-      expect(issue).toMatchObject({ file: '.hub/triggers/bad.yml', severity: 'error', pointer: expect.any(String), code: expect.any(String), message: expect.any(String) });
+      expect(issue).toMatchObject({
+        file: '.hub/triggers/bad.yml',
+        severity: 'error',
+        pointer: expect.any(String),
+        code: expect.any(String),
+        message: expect.any(String),
+      });
     }
 
     // The same compiler offline: the issues agree, but for the message's wording.
     const offline = await hubIn(repo, ['validate', '.hub/triggers/bad.yml', '--json']);
-    const where = (list: Record<string, unknown>[]) => list.map(({ file, line, column, pointer, code, severity }) => ({ file, line, column, pointer, code, severity }));
+    const where = (list: Record<string, unknown>[]) =>
+      list.map(({ file, line, column, pointer, code, severity }) => ({ file, line, column, pointer, code, severity }));
     expect(where(issues)).toEqual(where((JSON.parse(offline.stdout) as { issues: Record<string, unknown>[] }).issues));
-    expect(issues).toContainEqual(expect.objectContaining({ code: 'schema.unknown_key', line: expect.any(Number), column: expect.any(Number) }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ code: 'schema.unknown_key', line: expect.any(Number), column: expect.any(Number) }),
+    );
   });
 
   it('two trigger files with one name: the second has the issue hub validate gives it, but its position', async () => {
     const name = fresh('twice');
-    writeTree(repo, { '.hub/triggers/a.yml': triggerYaml(name, { daemon: 'dev-box' }), '.hub/triggers/b.yml': triggerYaml(name, { daemon: 'dev-box' }) });
+    writeTree(repo, {
+      '.hub/triggers/a.yml': triggerYaml(name, { daemon: 'dev-box' }),
+      '.hub/triggers/b.yml': triggerYaml(name, { daemon: 'dev-box' }),
+    });
     const done = await deploy([]);
     expect(done.code).toBe(1);
     const report = parsed(done);
     expect(report.ok).toBe(false);
-    const offline = JSON.parse((await hubIn(repo, ['validate', '--json'])).stdout) as { issues: Record<string, unknown>[] };
-    expect(offline.issues).toEqual([expect.objectContaining({ file: '.hub/triggers/b.yml', code: 'trigger.duplicate_name' })]);
+    const offline = JSON.parse((await hubIn(repo, ['validate', '--json'])).stdout) as {
+      issues: Record<string, unknown>[];
+    };
+    expect(offline.issues).toEqual([
+      expect.objectContaining({ file: '.hub/triggers/b.yml', code: 'trigger.duplicate_name' }),
+    ]);
     const [{ line: _line, column: _column, ...expected }] = offline.issues as [Record<string, unknown>];
     expect(report.issues).toEqual([expected]);
-    expect(report.files).toContainEqual({ path: '.hub/triggers/b.yml', kind: 'trigger', status: 'invalid', trigger: name, error: expected.message });
+    expect(report.files).toContainEqual({
+      path: '.hub/triggers/b.yml',
+      kind: 'trigger',
+      status: 'invalid',
+      trigger: name,
+      error: expected.message,
+    });
   });
 
   it('a configuration: installed with its version and versionId; a refused one has its issues in the partial they concern', async () => {
     // dev-box runs codex only.
-    writeTree(repo, { '.hub/config.yml': configurationYaml(['testing.md'], { daemon: 'dev-box' }).replace('provider: claude', 'provider: codex'), '.hub/partials/testing.md': 'Run the tests.\n' });
+    writeTree(repo, {
+      '.hub/config.yml': configurationYaml(['testing.md'], { daemon: 'dev-box' }).replace(
+        'provider: claude',
+        'provider: codex',
+      ),
+      '.hub/partials/testing.md': 'Run the tests.\n',
+    });
     const done = await deploy(['--project', DEPLOYED]);
     expect(done.code, done.stderr).toBe(0);
     expect(parsed(done)).toEqual({
@@ -225,7 +290,15 @@ describe('hub deploy --json', () => {
       project: DEPLOYED,
       dryRun: false,
       ok: true,
-      files: [{ path: '.hub/config.yml', kind: 'configuration', status: 'installed', version: expect.any(Number), versionId: expect.any(String) }],
+      files: [
+        {
+          path: '.hub/config.yml',
+          kind: 'configuration',
+          status: 'installed',
+          version: expect.any(Number),
+          versionId: expect.any(String),
+        },
+      ],
       issues: [],
     });
 
@@ -234,13 +307,27 @@ describe('hub deploy --json', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^hub: Validating \.hub\/config\.yml with 1 partial for project \S+ failed: /);
     const report = parsed(refused);
-    expect(report).toMatchObject({ ok: false, dryRun: true, files: [{ path: '.hub/config.yml', kind: 'configuration', status: 'invalid', error: expect.any(String) }] });
-    expect(report.issues).toContainEqual(expect.objectContaining({ file: '.hub/partials/testing.md', code: 'template.unknown_placeholder', line: 1, severity: 'error' }));
+    expect(report).toMatchObject({
+      ok: false,
+      dryRun: true,
+      files: [{ path: '.hub/config.yml', kind: 'configuration', status: 'invalid', error: expect.any(String) }],
+    });
+    expect(report.issues).toContainEqual(
+      expect.objectContaining({
+        file: '.hub/partials/testing.md',
+        code: 'template.unknown_placeholder',
+        line: 1,
+        severity: 'error',
+      }),
+    );
   });
 
   it('a failure of the whole deploy prints nothing on standard output', async () => {
     writeTree(repo, { '.hub/triggers/a.yml': triggerYaml(fresh('lost')) });
-    const done = await hubIn(repo, ['deploy', await closedOrigin(), '--json'], { HUB_CONFIG_DIR: configDir, HUB_API_KEY: ctx.key });
+    const done = await hubIn(repo, ['deploy', await closedOrigin(), '--json'], {
+      HUB_CONFIG_DIR: configDir,
+      HUB_API_KEY: ctx.key,
+    });
     expect(done).toMatchObject({ code: 1, stdout: '' });
     expect(done.stderr).toMatch(/could not reach the hub/);
   });
@@ -248,7 +335,18 @@ describe('hub deploy --json', () => {
 
 describe('hub logs --json and hub cancel --json', () => {
   const dispatch = async (input: string) => {
-    const done = await cli(['run', 'talk', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', input, '--json']);
+    const done = await cli([
+      'run',
+      'talk',
+      hub.url,
+      '--project',
+      ctx.project,
+      '--actor',
+      'dev-lead',
+      '--input',
+      input,
+      '--json',
+    ]);
     expect(done.code, done.stderr).toBe(0);
     return parsed(done).triggerRunId as string;
   };
@@ -259,9 +357,20 @@ describe('hub logs --json and hub cancel --json', () => {
     const done = await cli(['logs', runId, hub.url, '--json']);
     expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
     const report = parsed(done);
-    expect(report).toEqual({ origin: hub.url, run: expect.objectContaining({ triggerRunId: runId, status: 'succeeded' }), steps: [expect.any(Object)] });
+    expect(report).toEqual({
+      origin: hub.url,
+      run: expect.objectContaining({ triggerRunId: runId, status: 'succeeded' }),
+      steps: [expect.any(Object)],
+    });
     const executions = (report.run as { executions: { executionId: string }[] }).executions;
-    expect(report.steps).toEqual([{ stepId: 'say', executionId: executions[0]?.executionId, status: 'succeeded', output: 'say line 1\nsay line 2\nsay line 3\n' }]);
+    expect(report.steps).toEqual([
+      {
+        stepId: 'say',
+        executionId: executions[0]?.executionId,
+        status: 'succeeded',
+        output: 'say line 1\nsay line 2\nsay line 3\n',
+      },
+    ]);
   });
 
   it('logs --follow --json: one event a line, from the step to the run as it ended; standard error as without --json', async () => {
@@ -269,25 +378,82 @@ describe('hub logs --json and hub cancel --json', () => {
     const done = await cli(['logs', runId, hub.url, '--follow', '--json']);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout.endsWith('\n')).toBe(true);
-    const events = done.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = done.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const executionId = events[0]?.executionId;
-    expect(events[0]).toEqual({ type: 'step', stepId: 'say', executionId: expect.stringMatching(UUID), daemon: 'dev-box' });
+    expect(events[0]).toEqual({
+      type: 'step',
+      stepId: 'say',
+      executionId: expect.stringMatching(UUID),
+      daemon: 'dev-box',
+    });
     const outputs = events.slice(1, -2);
     for (const event of outputs) expect(event).toEqual({ type: 'output', executionId, text: expect.any(String) });
     expect(outputs.map((event) => event.text).join('')).toBe('say line 1\nsay line 2\nsay line 3\n');
-    expect(events.at(-2)).toEqual({ type: 'step_end', stepId: 'say', executionId, status: 'succeeded', exitCode: 0, message: null });
-    expect(events.at(-1)).toEqual({ type: 'run', origin: hub.url, run: expect.objectContaining({ triggerRunId: runId, status: 'succeeded' }) });
-    expect(done.stderr).toBe(`==> step say on daemon dev-box (execution ${executionId as string})\n==> step say succeeded, exit code 0\nRun ${runId} succeeded.\n`);
+    expect(events.at(-2)).toEqual({
+      type: 'step_end',
+      stepId: 'say',
+      executionId,
+      status: 'succeeded',
+      exitCode: 0,
+      message: null,
+    });
+    expect(events.at(-1)).toEqual({
+      type: 'run',
+      origin: hub.url,
+      run: expect.objectContaining({ triggerRunId: runId, status: 'succeeded' }),
+    });
+    expect(done.stderr).toBe(
+      `==> step say on daemon dev-box (execution ${executionId as string})\n==> step say succeeded, exit code 0\nRun ${runId} succeeded.\n`,
+    );
   });
 
   it('run --follow --json: the dispatch first, then the events of logs --follow --json, and the exit code of the run', async () => {
-    const done = await cli(['run', 'talk', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=2', '--follow', '--json']);
+    const done = await cli([
+      'run',
+      'talk',
+      hub.url,
+      '--project',
+      ctx.project,
+      '--actor',
+      'dev-lead',
+      '--input',
+      'lines=2',
+      '--follow',
+      '--json',
+    ]);
     expect(done.code, done.stderr).toBe(0);
-    const events = done.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events[0]).toEqual(expect.objectContaining({ type: 'dispatched', origin: hub.url, replayed: false, triggerRunId: expect.stringMatching(UUID) }));
-    expect(events.map((event) => event.type).filter((type) => type !== 'output')).toEqual(['dispatched', 'step', 'step_end', 'run']);
-    expect(events.filter((event) => event.type === 'output').map((event) => event.text).join('')).toBe('say line 1\nsay line 2\n');
-    expect(events.at(-1)).toEqual({ type: 'run', origin: hub.url, run: expect.objectContaining({ triggerRunId: events[0]?.triggerRunId, status: 'succeeded' }) });
+    const events = done.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events[0]).toEqual(
+      expect.objectContaining({
+        type: 'dispatched',
+        origin: hub.url,
+        replayed: false,
+        triggerRunId: expect.stringMatching(UUID),
+      }),
+    );
+    expect(events.map((event) => event.type).filter((type) => type !== 'output')).toEqual([
+      'dispatched',
+      'step',
+      'step_end',
+      'run',
+    ]);
+    expect(
+      events
+        .filter((event) => event.type === 'output')
+        .map((event) => event.text)
+        .join(''),
+    ).toBe('say line 1\nsay line 2\n');
+    expect(events.at(-1)).toEqual({
+      type: 'run',
+      origin: hub.url,
+      run: expect.objectContaining({ triggerRunId: events[0]?.triggerRunId, status: 'succeeded' }),
+    });
     expect(done.stderr).toMatch(/^Run \S+ dispatched; following its output/);
   });
 
@@ -297,18 +463,26 @@ describe('hub logs --json and hub cancel --json', () => {
     const done = await cli(['cancel', runId, hub.url, '--json']);
     expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
     const report = parsed(done);
-    expect(report).toEqual({ origin: hub.url, run: expect.objectContaining({ triggerRunId: runId, cancelRequestedAt: expect.any(String) }) });
+    expect(report).toEqual({
+      origin: hub.url,
+      run: expect.objectContaining({ triggerRunId: runId, cancelRequestedAt: expect.any(String) }),
+    });
     expect(['running', 'cancelled']).toContain((report.run as { status: string }).status);
 
     await eventually(runId, (run) => run.status === 'cancelled');
     const again = await cli(['cancel', runId, hub.url, '--json']);
-    expect(again).toEqual({ code: 1, stdout: '', stderr: `hub: Run ${runId} has already ended (cancelled); there is nothing to cancel.\n` });
+    expect(again).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `hub: Run ${runId} has already ended (cancelled); there is nothing to cancel.\n`,
+    });
   }, 90_000);
 });
 
 describe('hub logout --json', () => {
   let dir: string;
-  const logout = (args: string[], env: Record<string, string> = {}) => runHub(['logout', ...args, '--json'], { env: { HUB_CONFIG_DIR: dir, ...env } });
+  const logout = (args: string[], env: Record<string, string> = {}) =>
+    runHub(['logout', ...args, '--json'], { env: { HUB_CONFIG_DIR: dir, ...env } });
 
   beforeEach(() => {
     dir = mkdtempSync(join(root, 'logout-'));
@@ -318,22 +492,52 @@ describe('hub logout --json', () => {
     await saveCredential(dir, hub.url, 'hub_cli_0000000000000000000000000000secret', 'cli', { activate: true });
     const done = await logout([]);
     expect({ code: done.code, stderr: done.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(parsed(done)).toEqual({ origin: hub.url, removed: 'cli', revoked: true, note: 'the hub revoked it', apiKeyInEnvironment: false });
+    expect(parsed(done)).toEqual({
+      origin: hub.url,
+      removed: 'cli',
+      revoked: true,
+      note: 'the hub revoked it',
+      apiKeyInEnvironment: false,
+    });
   });
 
   it('a CLI credential of a hub that cannot be reached: removed, not revoked, and the note says what to do', async () => {
     const gone = await closedOrigin();
     await saveCredential(dir, gone, 'hub_cli_0000000000000000000000000000secret', 'cli', { activate: true });
-    expect(parsed(await logout([gone]))).toEqual({ origin: gone, removed: 'cli', revoked: false, note: expect.stringMatching(/^it was not revoked .*revoke it on your account page/), apiKeyInEnvironment: false });
+    expect(parsed(await logout([gone]))).toEqual({
+      origin: gone,
+      removed: 'cli',
+      revoked: false,
+      note: expect.stringMatching(/^it was not revoked .*revoke it on your account page/),
+      apiKeyInEnvironment: false,
+    });
   });
 
   it('an API key: removed, no revocation asked for; HUB_API_KEY still set is said', async () => {
     await saveCredential(dir, hub.url, ctx.key, 'api_key', { activate: true });
-    expect(parsed(await logout([], { HUB_API_KEY: ctx.key }))).toEqual({ origin: hub.url, removed: 'api_key', revoked: null, note: null, apiKeyInEnvironment: true });
+    expect(parsed(await logout([], { HUB_API_KEY: ctx.key }))).toEqual({
+      origin: hub.url,
+      removed: 'api_key',
+      revoked: null,
+      note: null,
+      apiKeyInEnvironment: true,
+    });
   });
 
   it('nothing stored: no origin, nothing removed, exit 0', async () => {
-    expect(parsed(await logout([]))).toEqual({ origin: null, removed: null, revoked: null, note: null, apiKeyInEnvironment: false });
-    expect(parsed(await logout([hub.url]))).toEqual({ origin: hub.url, removed: null, revoked: null, note: null, apiKeyInEnvironment: false });
+    expect(parsed(await logout([]))).toEqual({
+      origin: null,
+      removed: null,
+      revoked: null,
+      note: null,
+      apiKeyInEnvironment: false,
+    });
+    expect(parsed(await logout([hub.url]))).toEqual({
+      origin: hub.url,
+      removed: null,
+      revoked: null,
+      note: null,
+      apiKeyInEnvironment: false,
+    });
   });
 });

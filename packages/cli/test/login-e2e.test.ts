@@ -18,7 +18,14 @@ import { closedOrigin } from './support/origins.js';
 import { slowDownProxy } from './support/slow-down-proxy.js';
 
 type Hub = Awaited<ReturnType<typeof hubOn>>;
-const CLI_SCOPES = ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read', 'daemons:enroll'];
+const CLI_SCOPES = [
+  'projects:read',
+  'configuration:validate',
+  'configuration:install',
+  'runs:dispatch',
+  'runs:read',
+  'daemons:enroll',
+];
 const DAEMON_CONFIG = 'providers:\n  claude:\n    command: [claude, -p]\n    modes: [edit]\n';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -35,9 +42,15 @@ let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  [hubA, hubB] = await Promise.all([hubOn('embedded', { HUB_DEVICE_POLL_INTERVAL_SECONDS: '1' }), hubOn('external', { HUB_DEVICE_POLL_INTERVAL_SECONDS: '1' })]);
+  [hubA, hubB] = await Promise.all([
+    hubOn('embedded', { HUB_DEVICE_POLL_INTERVAL_SECONDS: '1' }),
+    hubOn('external', { HUB_DEVICE_POLL_INTERVAL_SECONDS: '1' }),
+  ]);
   [{ owner: ownerA, key: keyA }, { owner: ownerB, key: keyB }] = await Promise.all([arrange(hubA), arrange(hubB)]);
-  const bee = await call(hubB, 'POST', '/api/admin/v1/organizations/acme/projects', { token: hubB.adminToken, body: { slug: 'bee', name: 'Bee' } });
+  const bee = await call(hubB, 'POST', '/api/admin/v1/organizations/acme/projects', {
+    token: hubB.adminToken,
+    body: { slug: 'bee', name: 'Bee' },
+  });
   expect(bee.status, bee.text).toBe(201);
   browser = await launchBrowser();
 }, 180_000);
@@ -55,15 +68,24 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const hubCommand = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) => runHub(args, { env: { ...env, ...options.env }, input: options.input });
+const hubCommand = (args: string[], options: { env?: Record<string, string>; input?: string } = {}) =>
+  runHub(args, { env: { ...env, ...options.env }, input: options.input });
 const credentialsFile = () => join(dir, 'credentials.json');
-const stored = () => JSON.parse(readFileSync(credentialsFile(), 'utf8')) as { active: string | null; credentials: Record<string, { token: string; kind: string }> };
+const stored = () =>
+  JSON.parse(readFileSync(credentialsFile(), 'utf8')) as {
+    active: string | null;
+    credentials: Record<string, { token: string; kind: string }>;
+  };
 const nothingStored = () => expect(() => statSync(credentialsFile())).toThrow();
-const slugs = (stdout: string) => (JSON.parse(stdout) as { projects: { slug: string }[] }).projects.map((project) => project.slug);
+const slugs = (stdout: string) =>
+  (JSON.parse(stdout) as { projects: { slug: string }[] }).projects.map((project) => project.slug);
 const accepted = async (hub: Hub, token: string) => (await call(hub, 'GET', '/api/v1/credential', { token })).status;
 
 /** `hub login ARGS --no-browser`, running until the verification URL is printed. */
-async function startLogin(args: string[], extra: Record<string, string> = {}): Promise<{ login: Running; url: string }> {
+async function startLogin(
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<{ login: Running; url: string }> {
   const login = start(['login', ...args, '--no-browser'], { env: { ...env, ...extra } });
   await login.waitFor(/^Waiting for approval/m);
   const url = /^Open (\S+)$/m.exec(login.output().stderr)?.[1];
@@ -92,10 +114,21 @@ async function decide(url: string, cookie: string, button: 'Approve' | 'Deny'): 
 /** A device code made and approved (for acme) as the CLI and the page would, with plain requests. */
 async function approvedDeviceCode(hub: Hub, owner: string): Promise<string> {
   const post = (path: string, fields: Record<string, string>) =>
-    fetch(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
-  const device = (await (await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'ci.example' })).json()) as { device_code: string; user_code: string };
+    fetch(`${hub.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    });
+  const device = (await (
+    await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'ci.example' })
+  ).json()) as { device_code: string; user_code: string };
   const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
-  const approved = await form(hub, '/device/approve', { user_code: device.user_code, organization: org?.id as string }, { cookie: owner });
+  const approved = await form(
+    hub,
+    '/device/approve',
+    { user_code: device.user_code, organization: org?.id as string },
+    { cookie: owner },
+  );
   expect(approved.status).toBe(200);
   return device.device_code;
 }
@@ -111,25 +144,47 @@ function redeem(hub: Hub, deviceCode: string) {
 describe('hub login in the browser', () => {
   it('stores a CLI credential approved in the dashboard; projects and connect use it; logout revokes it and leaves daemons.json alone', async () => {
     const { login, url } = await startLogin([hubA.url]);
-    expect(url).toMatch(new RegExp(`^${hubA.url}/device\\?user_code=[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`));
+    expect(url).toMatch(
+      new RegExp(`^${hubA.url}/device\\?user_code=[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`),
+    );
     const code = new URL(url).searchParams.get('user_code') as string;
-    expect(login.output().stderr).toContain(`To log in to ${hubA.url}, approve this one-time code in the browser: ${code}\n`);
+    expect(login.output().stderr).toContain(
+      `To log in to ${hubA.url}, approve this one-time code in the browser: ${code}\n`,
+    );
     expect(login.output().stderr).toContain(`(or ${hubA.url}/device, and type the code).\n`);
-    expect(login.output().stderr).toMatch(/^Waiting for approval \(the code expires in 10 minutes; Ctrl-C to stop\)\.\.\.$/m);
+    expect(login.output().stderr).toMatch(
+      /^Waiting for approval \(the code expires in 10 minutes; Ctrl-C to stop\)\.\.\.$/m,
+    );
 
     expect(await decide(url, ownerA, 'Approve')).toContain('Return to your terminal');
     expect(await login.exited).toBe(0);
     const { stdout, stderr } = login.output();
     expect(stdout).toBe('');
-    expect(stderr).toMatch(new RegExp(`\\nLogged in to ${hubA.url} as Ada \\(ada@example\\.com\\) in organization acme\\.\\n$`));
+    expect(stderr).toMatch(
+      new RegExp(`\\nLogged in to ${hubA.url} as Ada \\(ada@example\\.com\\) in organization acme\\.\\n$`),
+    );
 
     const file = stored();
     const token = file.credentials[hubA.url]?.token as string;
-    expect(file).toEqual({ active: hubA.url, credentials: { [hubA.url]: { token: expect.stringMatching(/^hub_cli_[0-9A-Za-z]{38}$/), kind: 'cli', savedAt: expect.any(String) } } });
+    expect(file).toEqual({
+      active: hubA.url,
+      credentials: {
+        [hubA.url]: {
+          token: expect.stringMatching(/^hub_cli_[0-9A-Za-z]{38}$/),
+          kind: 'cli',
+          savedAt: expect.any(String),
+        },
+      },
+    });
     expect(statSync(credentialsFile()).mode & 0o777).toBe(0o600);
     expect(stderr).not.toContain(token);
     const credential = await call(hubA, 'GET', '/api/v1/credential', { token });
-    expect(credential.body).toMatchObject({ kind: 'cli', scopes: CLI_SCOPES, account: { name: 'Ada', email: 'ada@example.com' }, organization: { slug: 'acme' } });
+    expect(credential.body).toMatchObject({
+      kind: 'cli',
+      scopes: CLI_SCOPES,
+      account: { name: 'Ada', email: 'ada@example.com' },
+      organization: { slug: 'acme' },
+    });
 
     // Without an origin or a key, commands use the active login.
     const projects = await hubCommand(['projects', '--json']);
@@ -145,7 +200,11 @@ describe('hub login in the browser', () => {
     const daemonsMtime = statSync(join(dir, 'daemons.json')).mtimeMs;
 
     const logout = await hubCommand(['logout']);
-    expect(logout).toEqual({ code: 0, stdout: `Removed the CLI credential stored for ${hubA.url}; the hub revoked it.\n`, stderr: '' });
+    expect(logout).toEqual({
+      code: 0,
+      stdout: `Removed the CLI credential stored for ${hubA.url}; the hub revoked it.\n`,
+      stderr: '',
+    });
     expect(stored()).toEqual({ active: null, credentials: {} });
     expect(await accepted(hubA, token)).toBe(401);
     expect((await call(hubA, 'GET', '/api/v1/projects', { token })).status).toBe(401);
@@ -163,7 +222,9 @@ describe('hub login in the browser', () => {
     const first = await logIn();
     const second = await logIn();
     expect(second.token).not.toBe(first.token);
-    expect(second.stderr).toContain(`The CLI credential stored for ${hubA.url} before was replaced; the hub revoked it.\n`);
+    expect(second.stderr).toContain(
+      `The CLI credential stored for ${hubA.url} before was replaced; the hub revoked it.\n`,
+    );
     expect(await accepted(hubA, first.token)).toBe(401);
     expect(await accepted(hubA, second.token)).toBe(200);
     expect(await hubCommand(['logout'])).toMatchObject({ code: 0 });
@@ -186,10 +247,14 @@ describe('hub login in the browser', () => {
       await expect.poll(() => proxy.repliedAt, { timeout: 15_000 }).toBeDefined();
       await decide(url, ownerA, 'Approve');
       expect(await login.exited).toBe(0);
-      expect(login.output().stderr).toContain(`Logged in to ${proxy.origin} as Ada (ada@example.com) in organization acme.`);
+      expect(login.output().stderr).toContain(
+        `Logged in to ${proxy.origin} as Ada (ada@example.com) in organization acme.`,
+      );
       expect(stored().credentials[proxy.origin]?.kind).toBe('cli');
 
-      expect(proxy.polls.filter((poll) => poll.replay)).toEqual([expect.objectContaining({ status: 400, error: 'slow_down' })]);
+      expect(proxy.polls.filter((poll) => poll.replay)).toEqual([
+        expect.objectContaining({ status: 400, error: 'slow_down' }),
+      ]);
       const later = proxy.polls.slice(2);
       expect(later.length).toBeGreaterThan(0);
       expect(later.at(-1)?.status).toBe(200);
@@ -206,7 +271,9 @@ describe('hub login in the browser', () => {
     expect(await login.exited).toBe(130);
     const { stdout, stderr } = login.output();
     expect(stdout).toBe('');
-    expect(stderr.split('\n').filter((line) => line.startsWith('hub:'))).toEqual(['hub: login stopped; nothing was stored.']);
+    expect(stderr.split('\n').filter((line) => line.startsWith('hub:'))).toEqual([
+      'hub: login stopped; nothing was stored.',
+    ]);
     expect(stderr.endsWith('hub: login stopped; nothing was stored.\n')).toBe(true);
     expect(stderr).not.toMatch(/Error|^\s+at /m);
     nothingStored();
@@ -215,7 +282,11 @@ describe('hub login in the browser', () => {
   it('uses HUB_URL, then the active login, when given no origin; an unreachable hub is an error, nothing stored', async () => {
     const gone = await closedOrigin();
     const unreachable = await hubCommand(['login', gone, '--no-browser']);
-    expect(unreachable).toEqual({ code: 1, stdout: '', stderr: `hub: could not reach the hub at ${gone}: ECONNREFUSED\n` });
+    expect(unreachable).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `hub: could not reach the hub at ${gone}: ECONNREFUSED\n`,
+    });
     nothingStored();
 
     const { login, url } = await startLogin([], { HUB_URL: `${hubB.url}/` });
@@ -244,7 +315,9 @@ describe('hub login with a short code lifetime', () => {
     const { login } = await startLogin([hubC.url]);
     expect(login.output().stderr).toContain('Waiting for approval (the code expires in 2 seconds; Ctrl-C to stop)...');
     expect(await login.exited).toBe(1);
-    expect(login.output().stderr).toMatch(/\nhub: The code expired before it was approved; nothing was stored\. Run "hub login" again for a new code\.\n$/);
+    expect(login.output().stderr).toMatch(
+      /\nhub: The code expired before it was approved; nothing was stored\. Run "hub login" again for a new code\.\n$/,
+    );
     nothingStored();
   }, 30_000);
 });
@@ -285,7 +358,10 @@ describe('two hubs side by side', () => {
 
     const logout = await hubCommand(['logout', hubA.url]);
     expect(logout.stdout).toBe(`Removed the CLI credential stored for ${hubA.url}; the hub revoked it.\n`);
-    expect(stored()).toEqual({ active: hubB.url, credentials: { [hubB.url]: expect.objectContaining({ token: tokenB }) } });
+    expect(stored()).toEqual({
+      active: hubB.url,
+      credentials: { [hubB.url]: expect.objectContaining({ token: tokenB }) },
+    });
     expect(await accepted(hubA, tokenA)).toBe(401);
     expect(await accepted(hubB, tokenB)).toBe(200);
     expect(slugs((await hubCommand(['projects', '--json'])).stdout)).toEqual(['app', 'bee']);
@@ -297,7 +373,10 @@ describe('hub login --with-token', () => {
     const { code, stdout, stderr } = await hubCommand(['login', '--with-token', hubA.url], { input: `  ${keyA}\n` });
     expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
     expect(stderr).toBe(`Logged in to ${hubA.url} with the API key "ops" in organization acme.\n`);
-    expect(stored()).toEqual({ active: hubA.url, credentials: { [hubA.url]: { token: keyA, kind: 'api_key', savedAt: expect.any(String) } } });
+    expect(stored()).toEqual({
+      active: hubA.url,
+      credentials: { [hubA.url]: { token: keyA, kind: 'api_key', savedAt: expect.any(String) } },
+    });
     expect(slugs((await hubCommand(['projects', '--json'])).stdout)).toEqual(['app']);
 
     const deviceCode = await approvedDeviceCode(hubB, ownerB);
@@ -307,7 +386,10 @@ describe('hub login --with-token', () => {
     expect(second.stderr).toBe(
       `Logged in to ${hubB.url} as Ada (ada@example.com) in organization acme.\nNote: HUB_API_KEY is set in this environment; commands use it instead of this login while it is.\n`,
     );
-    expect(stored()).toMatchObject({ active: hubB.url, credentials: { [hubA.url]: { kind: 'api_key' }, [hubB.url]: { token: cli, kind: 'cli' } } });
+    expect(stored()).toMatchObject({
+      active: hubB.url,
+      credentials: { [hubA.url]: { kind: 'api_key' }, [hubB.url]: { token: cli, kind: 'cli' } },
+    });
   });
 
   it('refuses a revoked key (exit 1), and stores nothing', async () => {
@@ -315,14 +397,30 @@ describe('hub login --with-token', () => {
     const [row] = await hubA.sql`select id from api_keys where name = 'revoked-soon'`;
     expect((await form(hubA, `/keys/${row?.id as string}/revoke`, {}, { cookie: ownerA })).status).toBe(303);
     const { code, stdout, stderr } = await hubCommand(['login', '--with-token', hubA.url], { input: revoked });
-    expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: `hub: The hub at ${hubA.url} does not accept this credential (revoked or unknown); nothing was stored.\n` });
+    expect({ code, stdout, stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `hub: The hub at ${hubA.url} does not accept this credential (revoked or unknown); nothing was stored.\n`,
+    });
     nothingStored();
   });
 
   it.each([
-    ['empty input', '\n', /^hub: Standard input is empty: give an API key \(hub_pk_\.\.\.\) or a CLI credential \(hub_cli_\.\.\.\)\.\n$/],
-    ['an enrollment token', 'hub_et_0123456789abcdef\n', /^hub: That is an enrollment token \(hub_et_\.\.\.\), which only enrolls a daemon/],
-    ['anything else', 'password123\n', /^hub: Standard input holds no API key \(hub_pk_\.\.\.\) or CLI credential \(hub_cli_\.\.\.\): give exactly one, alone\.\n$/],
+    [
+      'empty input',
+      '\n',
+      /^hub: Standard input is empty: give an API key \(hub_pk_\.\.\.\) or a CLI credential \(hub_cli_\.\.\.\)\.\n$/,
+    ],
+    [
+      'an enrollment token',
+      'hub_et_0123456789abcdef\n',
+      /^hub: That is an enrollment token \(hub_et_\.\.\.\), which only enrolls a daemon/,
+    ],
+    [
+      'anything else',
+      'password123\n',
+      /^hub: Standard input holds no API key \(hub_pk_\.\.\.\) or CLI credential \(hub_cli_\.\.\.\): give exactly one, alone\.\n$/,
+    ],
     ['two keys', 'hub_pk_aaaa\nhub_pk_bbbb\n', /holds no API key .* give exactly one, alone/],
   ])('refuses %s with exit 2, before asking the hub, and never echoes it', async (_, input, message) => {
     const { code, stdout, stderr } = await hubCommand(['login', '--with-token', await closedOrigin()], { input });
@@ -336,7 +434,9 @@ describe('hub login --with-token', () => {
     const gone = await closedOrigin();
     const { code, stderr } = await hubCommand(['login', '--with-token', gone], { input: keyA });
     expect(code).toBe(1);
-    expect(stderr).toBe(`hub: Could not check the credential, so nothing was stored: could not reach the hub at ${gone}: ECONNREFUSED\n`);
+    expect(stderr).toBe(
+      `hub: Could not check the credential, so nothing was stored: could not reach the hub at ${gone}: ECONNREFUSED\n`,
+    );
     nothingStored();
   });
 });
@@ -395,8 +495,28 @@ describe('hub auth status', () => {
           name: 'hub login on ci.example',
           scopes: CLI_SCOPES,
         },
-        { origin: gone, active: false, kind: 'api_key', valid: null, organization: null, account: null, name: null, scopes: null, error: `could not reach the hub at ${gone}: ECONNREFUSED` },
-        { origin: hubB.url, active: true, kind: 'api_key', valid: false, organization: null, account: null, name: null, scopes: null, error: 'revoked or unknown' },
+        {
+          origin: gone,
+          active: false,
+          kind: 'api_key',
+          valid: null,
+          organization: null,
+          account: null,
+          name: null,
+          scopes: null,
+          error: `could not reach the hub at ${gone}: ECONNREFUSED`,
+        },
+        {
+          origin: hubB.url,
+          active: true,
+          kind: 'api_key',
+          valid: false,
+          organization: null,
+          account: null,
+          name: null,
+          scopes: null,
+          error: 'revoked or unknown',
+        },
       ],
     });
 
@@ -406,12 +526,20 @@ describe('hub auth status', () => {
     expect((await hubCommand(['login', '--with-token', hubB.url], { input: keyB })).code).toBe(0);
     const fine = await hubCommand(['auth', 'status'], { env: { HUB_API_KEY: keyA } });
     expect(fine.code).toBe(0);
-    expect(fine.stdout).toContain(`${hubB.url} (active)\n  Credential:   API key (hub login --with-token)\n  Organization: Acme (acme)\n  Who:          the API key "ops"\n`);
-    expect(fine.stdout.endsWith('\n\nHUB_API_KEY is set in this environment: commands use it instead of these logins.\n')).toBe(true);
+    expect(fine.stdout).toContain(
+      `${hubB.url} (active)\n  Credential:   API key (hub login --with-token)\n  Organization: Acme (acme)\n  Who:          the API key "ops"\n`,
+    );
+    expect(
+      fine.stdout.endsWith('\n\nHUB_API_KEY is set in this environment: commands use it instead of these logins.\n'),
+    ).toBe(true);
   });
 
   it('says "Not logged in to any hub." and exits 1 when nothing is stored (as gh auth status does)', async () => {
-    expect(await hubCommand(['auth', 'status'])).toEqual({ code: 1, stdout: '', stderr: 'Not logged in to any hub. Run "hub login [origin]" to log in.\n' });
+    expect(await hubCommand(['auth', 'status'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Not logged in to any hub. Run "hub login [origin]" to log in.\n',
+    });
     const json = await hubCommand(['auth', 'status', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual({ active: null, logins: [] });
@@ -420,7 +548,11 @@ describe('hub auth status', () => {
 
 describe('help and usage', () => {
   it.each([
-    [['login', '--help'], /^Usage: hub login \[origin\] \[--no-browser\]\n {7}hub login \[origin\] --with-token < FILE$/m, ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY', 'DISPLAY, WAYLAND_DISPLAY']],
+    [
+      ['login', '--help'],
+      /^Usage: hub login \[origin\] \[--no-browser\]\n {7}hub login \[origin\] --with-token < FILE$/m,
+      ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY', 'DISPLAY, WAYLAND_DISPLAY'],
+    ],
     [['auth', 'status', '--help'], /^Usage: hub auth status \[--json\]$/m, ['HUB_CONFIG_DIR', 'HUB_API_KEY']],
     [['logout', '--help'], /^Usage: hub logout \[origin\] \[--json\]$/m, ['HUB_URL', 'HUB_CONFIG_DIR', 'HUB_API_KEY']],
   ])('%j: usage, options, files, environment, an example, exit codes', async (args, usage, variables) => {

@@ -17,12 +17,17 @@ function issuesOf(fixture: Fixture): { issue: Issue; text: string }[] {
         : compileBundle({ files: fixture.files });
   const issues = result.ok ? result.warnings : result.issues;
   return issues.map((issue) => {
-    const file = issue.file === undefined ? undefined : fixture.files.find((entry) => entry.path === issue.file || entry.path === `.hub/workflows/${issue.file}`);
+    const file =
+      issue.file === undefined
+        ? undefined
+        : fixture.files.find((entry) => entry.path === issue.file || entry.path === `.hub/workflows/${issue.file}`);
     return { issue, text: file?.content ?? fixture.yaml ?? '' };
   });
 }
 
-const found = loadFixtures().flatMap((fixture) => issuesOf(fixture).map(({ issue, text }) => ({ id: fixture.id, issue, text })));
+const found = loadFixtures().flatMap((fixture) =>
+  issuesOf(fixture).map(({ issue, text }) => ({ id: fixture.id, issue, text })),
+);
 const placed = found.filter(({ issue }) => issue.line !== undefined);
 
 /** The compiler's line (without its break; a leading BOM dropped) split into code points, counted apart from positions.ts. */
@@ -36,7 +41,9 @@ describe('positions at the editor edge', () => {
     expect(placed.length).toBeGreaterThan(50);
   });
 
-  it.each(placed.map(({ id, issue, text }) => [`${id} ${issue.code} ${issue.line}:${issue.column}`, issue, text] as const))('%s', (_, issue, text) => {
+  it.each(
+    placed.map(({ id, issue, text }) => [`${id} ${issue.code} ${issue.line}:${issue.column}`, issue, text] as const),
+  )('%s', (_, issue, text) => {
     const points = codePoints(text, issue.line!);
     const range = tokenRange(text, issue.line!, issue.column ?? 1);
     const character = points.slice(0, (issue.column ?? 1) - 1).join('').length;
@@ -71,39 +78,55 @@ describe('"did you mean" in the compiler’s messages', () => {
     expect(suggesting.length).toBeGreaterThan(0);
   });
 
-  it.each(suggesting.map(({ id, issue }) => [`${id} ${issue.code}`, issue] as const))('%s: the suggestion is read out of the message', (_, issue) => {
-    const suggestion = suggestionOf(issue.message);
-    expect(suggestion).toBeDefined();
-    expect(issue.message).toContain(`; did you mean "${suggestion}"?`);
-  });
-
-  it.each(suggesting.filter(({ issue }) => issue.line !== undefined).map(({ id, issue, text }) => [`${id} ${issue.code}`, issue, text] as const))(
-    '%s: the fix writes the suggestion where the token was, in its quotes or placeholder braces',
-    (_, issue, text) => {
-      const range = tokenRange(text, issue.line!, issue.column ?? 1);
-      const line = text.split(/\r\n|\r|\n/)[range.start.line]!;
-      const token = line.slice(range.start.character, range.end.character);
-      const [action] = quickFixes('file:///x.yml', text, [{ range, message: issue.message, source: 'hub', code: issue.code }]);
-      const [edit] = action!.edit!.changes!['file:///x.yml']!;
-      expect(edit!.range).toEqual(range);
-      const suggestion = suggestionOf(issue.message)!;
-      const wrapped = token.startsWith('{{') ? `{{ ${suggestion} }}` : /^["']/.test(token) ? `${token[0]}${suggestion}${token[0]}` : suggestion;
-      expect(edit!.newText).toBe(wrapped);
+  it.each(suggesting.map(({ id, issue }) => [`${id} ${issue.code}`, issue] as const))(
+    '%s: the suggestion is read out of the message',
+    (_, issue) => {
+      const suggestion = suggestionOf(issue.message);
+      expect(suggestion).toBeDefined();
+      expect(issue.message).toContain(`; did you mean "${suggestion}"?`);
     },
   );
+
+  it.each(
+    suggesting
+      .filter(({ issue }) => issue.line !== undefined)
+      .map(({ id, issue, text }) => [`${id} ${issue.code}`, issue, text] as const),
+  )('%s: the fix writes the suggestion where the token was, in its quotes or placeholder braces', (_, issue, text) => {
+    const range = tokenRange(text, issue.line!, issue.column ?? 1);
+    const line = text.split(/\r\n|\r|\n/)[range.start.line]!;
+    const token = line.slice(range.start.character, range.end.character);
+    const [action] = quickFixes('file:///x.yml', text, [
+      { range, message: issue.message, source: 'hub', code: issue.code },
+    ]);
+    const [edit] = action!.edit!.changes!['file:///x.yml']!;
+    expect(edit!.range).toEqual(range);
+    const suggestion = suggestionOf(issue.message)!;
+    const wrapped = token.startsWith('{{')
+      ? `{{ ${suggestion} }}`
+      : /^["']/.test(token)
+        ? `${token[0]}${suggestion}${token[0]}`
+        : suggestion;
+    expect(edit!.newText).toBe(wrapped);
+  });
 
   it('fixes a quoted token after astral characters on its line exactly over its UTF-16 range', () => {
     const text = "step: { note: 😀𝄞 x, environment: 'lapto' } # 😀\n";
     const at = text.indexOf("'lapto'");
     const range = tokenRange(text, 1, Array.from(text.slice(0, at)).length + 1);
     expect(range).toEqual({ start: { line: 0, character: at }, end: { line: 0, character: at + "'lapto'".length } });
-    const [action] = quickFixes('file:///x.yml', text, [{ range, message: 'No environment is named "lapto"; did you mean "laptop"?', source: 'hub' }]);
+    const [action] = quickFixes('file:///x.yml', text, [
+      { range, message: 'No environment is named "lapto"; did you mean "laptop"?', source: 'hub' },
+    ]);
     expect(action!.edit!.changes!['file:///x.yml']).toEqual([{ range, newText: "'laptop'" }]);
   });
 
   it('offers no fix for an issue without a position (an empty range at the file’s start)', () => {
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
-    expect(quickFixes('file:///x.yml', 'a: 1\n', [{ range, message: 'x.md: No partial "testin.md"; did you mean "testing.md"?', source: 'hub' }])).toEqual([]);
+    expect(
+      quickFixes('file:///x.yml', 'a: 1\n', [
+        { range, message: 'x.md: No partial "testin.md"; did you mean "testing.md"?', source: 'hub' },
+      ]),
+    ).toEqual([]);
   });
 
   it('reads the suggestions of messages compiled here, and none from one without', () => {
@@ -119,20 +142,37 @@ triggers:
 `;
     const result = compileConfiguration({ yaml, partials: [] });
     const messages = result.ok ? [] : result.issues.map((issue) => [issue.code, suggestionOf(issue.message)]);
-    expect(messages).toEqual(expect.arrayContaining([['schema.unknown_key', 'max_runtime'], ['step.unknown_environment', 'laptop'], ['schema.required', undefined]]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        ['schema.unknown_key', 'max_runtime'],
+        ['step.unknown_environment', 'laptop'],
+        ['schema.required', undefined],
+      ]),
+    );
   });
 
   it.each([
     ['a plain token', 'environment: lapto', 'laptop'],
     ['a double-quoted token keeps its quotes, escaped', 'environment: "lapto"', '"laptop"'],
-    ["a single-quoted token keeps its quotes", "environment: 'lapto'", "'laptop'"],
+    ['a single-quoted token keeps its quotes', "environment: 'lapto'", "'laptop'"],
     ['a placeholder keeps its braces and spaces', 'text: {{inputs.nme  }}', '{{laptop  }}'],
   ])('the fix of %s', (_, text, newText) => {
     const start = text.indexOf(': ') + 2;
     const range = { start: { line: 0, character: start }, end: { line: 0, character: text.length } };
-    const diagnostic = { range, message: 'No environment is named "lapto"; did you mean "laptop"?', source: 'hub', code: 'step.unknown_environment' };
+    const diagnostic = {
+      range,
+      message: 'No environment is named "lapto"; did you mean "laptop"?',
+      source: 'hub',
+      code: 'step.unknown_environment',
+    };
     const [action] = quickFixes('file:///x.yml', text, [diagnostic, { ...diagnostic, source: 'yaml' }]);
-    expect(action).toMatchObject({ title: 'Change to laptop', kind: 'quickfix', edit: { changes: { 'file:///x.yml': [{ range, newText }] } } });
-    expect(quickFixes('file:///x.yml', text, [{ ...diagnostic, message: 'No environment is named "lapto".' }])).toEqual([]);
+    expect(action).toMatchObject({
+      title: 'Change to laptop',
+      kind: 'quickfix',
+      edit: { changes: { 'file:///x.yml': [{ range, newText }] } },
+    });
+    expect(quickFixes('file:///x.yml', text, [{ ...diagnostic, message: 'No environment is named "lapto".' }])).toEqual(
+      [],
+    );
   });
 });

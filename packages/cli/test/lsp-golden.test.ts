@@ -22,9 +22,13 @@ function repository(fixture: Fixture): { files: Record<string, string>; main: st
     const main = `.hub/triggers/${fixture.id.slice('trigger/'.length)}`;
     return { files: { [main]: fixture.yaml as string }, main };
   }
-  if (fixture.kind === 'bundle') return { files: Object.fromEntries(fixture.files.map((file) => [file.path, file.content])), main: '.hub/hub.yml' };
+  if (fixture.kind === 'bundle')
+    return { files: Object.fromEntries(fixture.files.map((file) => [file.path, file.content])), main: '.hub/hub.yml' };
   const partials = fixture.files.map((file) => [`.hub/partials/${file.path}`, file.content]);
-  return { files: { '.hub/config.yml': fixture.yaml as string, ...Object.fromEntries(partials) }, main: '.hub/config.yml' };
+  return {
+    files: { '.hub/config.yml': fixture.yaml as string, ...Object.fromEntries(partials) },
+    main: '.hub/config.yml',
+  };
 }
 
 /** A trigger with a BOM, CRLF line ends, a misspelled key on the BOM's line and issues after astral characters. */
@@ -50,7 +54,17 @@ interface Seen {
 let base: string;
 /** Each repository's directory (relative to base) and its main file. */
 const repositories: { dir: string; main: string }[] = [];
-let reported: { files: { path: string }[]; issues: { file: string; line?: number; column?: number; code: string; message: string; severity: 'error' | 'warning' }[] };
+let reported: {
+  files: { path: string }[];
+  issues: {
+    file: string;
+    line?: number;
+    column?: number;
+    code: string;
+    message: string;
+    severity: 'error' | 'warning';
+  }[];
+};
 let client: LspClient | undefined;
 
 beforeAll(async () => {
@@ -68,14 +82,28 @@ beforeAll(async () => {
     if (existsSync(join(base, dir, main))) repositories.push({ dir, main });
   }
   cpSync(join(EXAMPLES, 'bundle'), join(base, 'examples/bundle'), { recursive: true });
-  writeTree(join(base, 'examples/configuration'), { '.hub/config.yml': readFileSync(join(EXAMPLES, 'configuration.yml'), 'utf8') });
-  writeTree(join(base, 'examples/trigger'), { '.hub/triggers/example.yml': readFileSync(join(EXAMPLES, 'trigger.yml'), 'utf8') });
+  writeTree(join(base, 'examples/configuration'), {
+    '.hub/config.yml': readFileSync(join(EXAMPLES, 'configuration.yml'), 'utf8'),
+  });
+  writeTree(join(base, 'examples/trigger'), {
+    '.hub/triggers/example.yml': readFileSync(join(EXAMPLES, 'trigger.yml'), 'utf8'),
+  });
   // No golden case has an astral character before an issue on its line, or an issue on a BOM's line: one that has.
   writeTree(join(base, 'astral'), { '.hub/triggers/astral.yml': ASTRAL });
   repositories.push({ dir: 'astral', main: '.hub/triggers/astral.yml' });
-  repositories.push({ dir: 'examples/bundle', main: '.hub/hub.yml' }, { dir: 'examples/configuration', main: '.hub/config.yml' }, { dir: 'examples/trigger', main: '.hub/triggers/example.yml' });
+  repositories.push(
+    { dir: 'examples/bundle', main: '.hub/hub.yml' },
+    { dir: 'examples/configuration', main: '.hub/config.yml' },
+    { dir: 'examples/trigger', main: '.hub/triggers/example.yml' },
+  );
 
-  const answer = await hubIn(base, ['validate', '--dir', base, '--json', ...repositories.map(({ dir, main }) => `${dir}/${main}`)]);
+  const answer = await hubIn(base, [
+    'validate',
+    '--dir',
+    base,
+    '--json',
+    ...repositories.map(({ dir, main }) => `${dir}/${main}`),
+  ]);
   // Notes (a .yaml workflow is not read) are no issues; the server shows them only on an open file.
   expect(answer.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('note: '))).toEqual([]);
   reported = JSON.parse(answer.stdout) as typeof reported;
@@ -90,10 +118,16 @@ afterAll(async () => {
 /** The 0-based UTF-16 position of a 1-based code-point one (a leading BOM is no column for either). */
 function converted(text: string, line: number, column: number): { line: number; character: number } {
   const content = text.split(/\r\n|\r|\n/)[line - 1] ?? '';
-  return { line: line - 1, character: Array.from(line === 1 ? content.replace(/^\uFEFF/, '') : content).slice(0, column - 1).join('').length };
+  return {
+    line: line - 1,
+    character: Array.from(line === 1 ? content.replace(/^\uFEFF/, '') : content)
+      .slice(0, column - 1)
+      .join('').length,
+  };
 }
 
-const order = (a: Seen, b: Seen) => `${a.line}:${a.character}:${a.code}:${a.message}`.localeCompare(`${b.line}:${b.character}:${b.code}:${b.message}`);
+const order = (a: Seen, b: Seen) =>
+  `${a.line}:${a.character}:${a.code}:${a.message}`.localeCompare(`${b.line}:${b.character}:${b.code}:${b.message}`);
 
 describe('hub lsp publishes what hub validate --json reports', () => {
   it('for many cases and the examples', () => {
@@ -113,16 +147,31 @@ describe('hub lsp publishes what hub validate --json reports', () => {
       const text = readFileSync(join(base, path), 'utf8');
       const expected = reported.issues
         .filter((issue) => issue.file === path)
-        .map((issue) => ({ code: issue.code, severity: issue.severity, ...(issue.line === undefined ? { line: 0, character: 0 } : converted(text, issue.line, issue.column ?? 1)), message: issue.message }))
+        .map((issue) => ({
+          code: issue.code,
+          severity: issue.severity,
+          ...(issue.line === undefined ? { line: 0, character: 0 } : converted(text, issue.line, issue.column ?? 1)),
+          message: issue.message,
+        }))
         .sort(order);
       const seen = (published.get(path) ?? [])
-        .map((diagnostic) => ({ code: String(diagnostic.code), severity: diagnostic.severity === 2 ? ('warning' as const) : ('error' as const), ...diagnostic.range.start, message: String(diagnostic.message) }))
+        .map((diagnostic) => ({
+          code: String(diagnostic.code),
+          severity: diagnostic.severity === 2 ? ('warning' as const) : ('error' as const),
+          ...diagnostic.range.start,
+          message: String(diagnostic.message),
+        }))
         .sort(order);
-      if (JSON.stringify(seen) !== JSON.stringify(expected)) mismatches.push(`${path}\n  lsp:      ${JSON.stringify(seen)}\n  validate: ${JSON.stringify(expected)}`);
+      if (JSON.stringify(seen) !== JSON.stringify(expected))
+        mismatches.push(`${path}\n  lsp:      ${JSON.stringify(seen)}\n  validate: ${JSON.stringify(expected)}`);
     }
     expect(mismatches).toEqual([]);
     // And nothing published on a file hub validate did not check.
     const checked = new Set(paths.map((path) => uriOf(join(base, path))));
-    expect(lsp.published.filter((params) => params.diagnostics.length > 0 && !checked.has(params.uri)).map((params) => params.uri)).toEqual([]);
+    expect(
+      lsp.published
+        .filter((params) => params.diagnostics.length > 0 && !checked.has(params.uri))
+        .map((params) => params.uri),
+    ).toEqual([]);
   }, 120_000);
 });

@@ -12,7 +12,11 @@ import { configurationYaml, workflowYaml } from './support/documents.js';
 function manyTriggers(count: number): string {
   const base = configurationYaml(['testing.md']);
   const trigger = base.slice(base.indexOf('  - name: fix-tests'));
-  const triggers = Array.from({ length: count }, (_, i) => trigger.replace('fix-tests', `fix-${i}`).replace('include: testing.md', i % 3 === 0 ? 'include: testing.md' : 'text: Plain words here'));
+  const triggers = Array.from({ length: count }, (_, i) =>
+    trigger
+      .replace('fix-tests', `fix-${i}`)
+      .replace('include: testing.md', i % 3 === 0 ? 'include: testing.md' : 'text: Plain words here'),
+  );
   return base.slice(0, base.indexOf('  - name: fix-tests')) + triggers.join('');
 }
 
@@ -26,18 +30,21 @@ const written = [
   `x: &a a.md\ntriggers:\n  - steps:\n      - prompt:\n          - include: *a\n          - text: "say include: this"\n`,
 ];
 /** Every golden case's documents: odd ones, for soundness. */
-const golden = loadFixtures().flatMap((fixture) => [fixture.yaml ?? '', ...fixture.files.map((file) => file.content)]).filter((text) => text.length < 20_000);
+const golden = loadFixtures()
+  .flatMap((fixture) => [fixture.yaml ?? '', ...fixture.files.map((file) => file.content)])
+  .filter((text) => text.length < 20_000);
 
 /** One edit: anywhere in the text, delete some characters and type others (often harmless ones, sometimes YAML's). */
-const edit = (documents: string[]) => fc.record({
-  doc: fc.noBias(fc.nat({ max: documents.length - 1 })),
-  at: fc.noBias(fc.nat({ max: 1_000_000 })),
-  remove: fc.nat({ max: 3 }),
-  typed: fc.oneof(
-    { weight: 4, arbitrary: fc.string({ unit: fc.constantFrom(...'abcz09_.- '.split('')), maxLength: 3 }) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'ab :#&*|>"\'{}[]\n-?'.split('')), maxLength: 3 }) },
-  ),
-});
+const edit = (documents: string[]) =>
+  fc.record({
+    doc: fc.noBias(fc.nat({ max: documents.length - 1 })),
+    at: fc.noBias(fc.nat({ max: 1_000_000 })),
+    remove: fc.nat({ max: 3 }),
+    typed: fc.oneof(
+      { weight: 4, arbitrary: fc.string({ unit: fc.constantFrom(...'abcz09_.- '.split('')), maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...'ab :#&*|>"\'{}[]\n-?'.split('')), maxLength: 3 }) },
+    ),
+  });
 
 describe('keeping the includes across an edit', () => {
   it.each([
@@ -68,8 +75,13 @@ describe('keeping the includes across an edit', () => {
     ['a key', 'environment: laptop', 'environmen: laptop', false],
     ['a value emptied (the lines below may become its value)', 'daemon: dev-box', 'daemon: ', false],
   ])('%s: %s', (_, from, to, keeps) => {
-    const before = configurationYaml(['testing.md']).replace('environment: laptop', 'environment: laptop\n        note: Fix the failing tests');
-    const text = from.startsWith('text:') ? before.replace('note: Fix the failing tests', 'text: Fix the failing tests') : before;
+    const before = configurationYaml(['testing.md']).replace(
+      'environment: laptop',
+      'environment: laptop\n        note: Fix the failing tests',
+    );
+    const text = from.startsWith('text:')
+      ? before.replace('note: Fix the failing tests', 'text: Fix the failing tests')
+      : before;
     expect(text).toContain(from);
     expect(keepsIncludes(text, text.replace(from, to))).toBe(keeps);
   });
@@ -78,7 +90,11 @@ describe('keeping the includes across an edit', () => {
     const cache = new IncludeCache();
     const text = configurationYaml(['testing.md']);
     expect(cache.get('c', text, 'configuration')).toEqual(['testing.md']);
-    expect(cache.get('c', text.replace('environment: laptop', 'environment: lap'), 'configuration')).toEqual(['testing.md']);
-    expect(cache.get('c', text.replace('include: testing.md', 'include: other.md'), 'configuration')).toEqual(['other.md']);
+    expect(cache.get('c', text.replace('environment: laptop', 'environment: lap'), 'configuration')).toEqual([
+      'testing.md',
+    ]);
+    expect(cache.get('c', text.replace('include: testing.md', 'include: other.md'), 'configuration')).toEqual([
+      'other.md',
+    ]);
   });
 });

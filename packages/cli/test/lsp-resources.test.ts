@@ -54,7 +54,11 @@ it('with a stored login, shows the hub’s resource issues of a trigger and of t
   const ghost = uriOf(join(root, '.hub/triggers/ghost.yml'));
   const [issue] = await client.diagnostics(ghost, (list) => list.length > 0);
   expect(issue).toMatchObject({ code: 'resource.unknown_daemon', source: 'hub', severity: 1 });
-  expect(issue!.range.start.line).toBe(triggerYaml('ghost', { daemon: 'ghost-box' }).split('\n').findIndex((line) => line.includes('ghost-box')));
+  expect(issue!.range.start.line).toBe(
+    triggerYaml('ghost', { daemon: 'ghost-box' })
+      .split('\n')
+      .findIndex((line) => line.includes('ghost-box')),
+  );
   // The offline check came first: the same file was published clean before the hub answered.
   expect(client.published.find((params) => params.uri === ghost)?.diagnostics).toEqual([]);
   expect(client.latest(uriOf(join(root, '.hub/triggers/known.yml')))).toEqual([]);
@@ -71,7 +75,10 @@ it('with a stored login, shows the hub’s resource issues of a trigger and of t
 });
 
 it('without a login (a hub named, no credential) asks no hub and shows only the offline issues', async () => {
-  writeTree(root, { '.hub/triggers/ghost.yml': triggerYaml('ghost', { daemon: 'ghost-box' }), '.hub/triggers/bad.yml': triggerYaml('bad').replace('enabled: true', 'enabled: maybe') });
+  writeTree(root, {
+    '.hub/triggers/ghost.yml': triggerYaml('ghost', { daemon: 'ghost-box' }),
+    '.hub/triggers/bad.yml': triggerYaml('bad').replace('enabled: true', 'enabled: maybe'),
+  });
   client = await startLsp(root, { env: { HUB_CONFIG_DIR: config(), HUB_URL: proxy.origin } });
   await client.diagnostics(uriOf(join(root, '.hub/triggers/bad.yml')), (list) => list.length > 0);
   // Once the files were checked, a later check of the same files still shows nothing from a hub.

@@ -31,7 +31,12 @@ const at = (path: string) => uriOf(join(root, path));
 /** The 0-based UTF-16 start of the compiler's 1-based code-point position, computed apart from the server's code. */
 function expectedStart(text: string, issue: Issue): { line: number; character: number } {
   const line = text.split(/\r\n|\r|\n/)[(issue.line ?? 1) - 1] ?? '';
-  return { line: (issue.line ?? 1) - 1, character: Array.from(line).slice(0, (issue.column ?? 1) - 1).join('').length };
+  return {
+    line: (issue.line ?? 1) - 1,
+    character: Array.from(line)
+      .slice(0, (issue.column ?? 1) - 1)
+      .join('').length,
+  };
 }
 
 /** What a diagnostic's range covers in `text`. */
@@ -53,7 +58,10 @@ describe('hub lsp --stdio', () => {
     const compiled = compileConfiguration({ yaml: BROKEN, partials: [] });
     expect(compiled.ok).toBe(false);
     const issues = compiled.ok ? [] : compiled.issues;
-    expect(issues.map((issue) => issue.code).sort()).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    expect(issues.map((issue) => issue.code).sort()).toEqual([
+      'step.unknown_environment',
+      'template.unknown_placeholder',
+    ]);
     client = await startLsp(root);
     // Not opened: the workspace's files are checked from the disk at start.
     const published = await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0);
@@ -63,11 +71,15 @@ describe('hub lsp --stdio', () => {
       expect(diagnostic.range.start).toEqual(expectedStart(BROKEN, issue));
       expect(diagnostic).toMatchObject({ source: 'hub', severity: 1, message: issue.message });
     }
-    const [environment, placeholder] = ['step.unknown_environment', 'template.unknown_placeholder'].map((code) => published.find((candidate) => candidate.code === code)!);
+    const [environment, placeholder] = ['step.unknown_environment', 'template.unknown_placeholder'].map((code) =>
+      published.find((candidate) => candidate.code === code)!,
+    );
     expect(covered(BROKEN, environment!)).toBe('lapto');
     expect(covered(BROKEN, placeholder!)).toBe('{{ inputs.nme }}');
     // The astral characters before each token count two UTF-16 units each (not one code point).
-    expect(placeholder!.range.start.character).toBe(BROKEN.split('\n')[placeholder!.range.start.line]!.indexOf('{{ inputs'));
+    expect(placeholder!.range.start.character).toBe(
+      BROKEN.split('\n')[placeholder!.range.start.line]!.indexOf('{{ inputs'),
+    );
   });
 
   it('checks an open buffer instead of the disk, and clears the diagnostics once it is fixed', async () => {
@@ -77,7 +89,10 @@ describe('hub lsp --stdio', () => {
     const uri = at('.hub/config.yml');
     await client.diagnostics(uri, (list) => list.length === 0);
     await client.open(uri, BROKEN);
-    expect(codes(await client.diagnostics(uri, (list) => list.length === 2))).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    expect(codes(await client.diagnostics(uri, (list) => list.length === 2))).toEqual([
+      'step.unknown_environment',
+      'template.unknown_placeholder',
+    ]);
     expect(readFileSync(join(root, '.hub/config.yml'), 'utf8')).toBe(valid);
     await client.change(uri, 2, BROKEN.replace('lapto #', 'laptop #'));
     expect(codes(await client.diagnostics(uri, (list) => list.length === 1))).toEqual(['template.unknown_placeholder']);
@@ -92,7 +107,10 @@ describe('hub lsp --stdio', () => {
   });
 
   it('publishes an issue in a partial on the partial, from the partial’s unsaved buffer', async () => {
-    writeTree(root, { '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Run the tests.\n' });
+    writeTree(root, {
+      '.hub/config.yml': configurationYaml(['testing.md']),
+      '.hub/partials/testing.md': 'Run the tests.\n',
+    });
     client = await startLsp(root);
     const config = at('.hub/config.yml');
     const partial = at('.hub/partials/testing.md');
@@ -100,7 +118,10 @@ describe('hub lsp --stdio', () => {
     const text = 'Run the tests.\n😀 then {{ promt }}\n';
     await client.open(partial, text);
     const published = await client.diagnostics(partial, (list) => list.length === 1);
-    const compiled = compileConfiguration({ yaml: configurationYaml(['testing.md']), partials: [{ path: 'testing.md', content: text }] });
+    const compiled = compileConfiguration({
+      yaml: configurationYaml(['testing.md']),
+      partials: [{ path: 'testing.md', content: text }],
+    });
     const issue = compiled.ok ? undefined : compiled.issues[0];
     expect(issue).toMatchObject({ code: 'template.unknown_placeholder', file: 'testing.md' });
     expect(published[0]).toMatchObject({ code: issue!.code, range: { start: expectedStart(text, issue!) } });
@@ -123,36 +144,61 @@ describe('hub lsp --stdio', () => {
       context: { diagnostics: [diagnostic] },
     });
     expect(actions).toEqual([
-      expect.objectContaining({ title: 'Change to testing.md', kind: 'quickfix', edit: { changes: { [uri]: [{ range: diagnostic!.range, newText: 'testing.md' }] } } }),
+      expect.objectContaining({
+        title: 'Change to testing.md',
+        kind: 'quickfix',
+        edit: { changes: { [uri]: [{ range: diagnostic!.range, newText: 'testing.md' }] } },
+      }),
     ]);
   });
 
   it('offers the fix of a legacy workflow’s misspelled include as the include writes it', async () => {
     const workflow = workflowYaml('review', ['partials/revew.md']);
-    writeTree(root, { '.hub/hub.yml': HUB_YML, '.hub/workflows/review.yml': workflow, '.hub/workflows/partials/review.md': 'Review.\n' });
+    writeTree(root, {
+      '.hub/hub.yml': HUB_YML,
+      '.hub/workflows/review.yml': workflow,
+      '.hub/workflows/partials/review.md': 'Review.\n',
+    });
     client = await startLsp(root);
     const uri = at('.hub/workflows/review.yml');
     await client.open(uri, workflow);
     const [diagnostic] = await client.diagnostics(uri, (list) => list.some((item) => item.code === 'partial.missing'));
     expect(covered(workflow, diagnostic!)).toBe('partials/revew.md');
-    const actions = await client.connection.sendRequest<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: diagnostic!.range, context: { diagnostics: [diagnostic] } });
-    expect(actions.map((action) => action.edit?.changes?.[uri])).toEqual([[{ range: diagnostic!.range, newText: 'partials/review.md' }]]);
+    const actions = await client.connection.sendRequest<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diagnostic!.range,
+      context: { diagnostics: [diagnostic] },
+    });
+    expect(actions.map((action) => action.edit?.changes?.[uri])).toEqual([
+      [{ range: diagnostic!.range, newText: 'partials/review.md' }],
+    ]);
   });
 
   it('clears a partial that is no longer included, and sees a file created on disk when told of it', async () => {
     const config = configurationYaml(['testing.md']);
     writeTree(root, { '.hub/config.yml': config, '.hub/partials/testing.md': 'Then {{ promt }}.\n' });
-    client = await startLsp(root, { capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } } });
+    client = await startLsp(root, {
+      capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
+    });
     const uri = at('.hub/config.yml');
     const partial = at('.hub/partials/testing.md');
-    expect(codes(await client.diagnostics(partial, (list) => list.length > 0))).toEqual(['template.unknown_placeholder']);
+    expect(codes(await client.diagnostics(partial, (list) => list.length > 0))).toEqual([
+      'template.unknown_placeholder',
+    ]);
     await client.open(uri, config);
     await client.change(uri, 2, configurationYaml(['other.md']));
     expect(codes(await client.diagnostics(uri, (list) => list.length > 0))).toEqual(['partial.missing']);
     await client.diagnostics(partial, (list) => list.length === 0);
-    expect(client.registrations).toEqual([expect.objectContaining({ method: 'workspace/didChangeWatchedFiles', registerOptions: { watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }] } })]);
+    expect(client.registrations).toEqual([
+      expect.objectContaining({
+        method: 'workspace/didChangeWatchedFiles',
+        registerOptions: { watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }] },
+      }),
+    ]);
     writeTree(root, { '.hub/partials/other.md': 'Other.\n' });
-    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: at('.hub/partials/other.md'), type: 1 }] });
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', {
+      changes: [{ uri: at('.hub/partials/other.md'), type: 1 }],
+    });
     await client.diagnostics(uri, (list) => list.length === 0);
     expect(client.latest(at('.hub/partials/other.md'))).toEqual([]);
   });
@@ -166,9 +212,16 @@ describe('hub lsp --stdio', () => {
       '.hub/workflows/review.yml': workflow,
     });
     client = await startLsp(root);
-    expect(codes(await client.diagnostics(at('.hub/triggers/b.yml'), (list) => list.length > 0))).toEqual(['trigger.duplicate_name']);
+    expect(codes(await client.diagnostics(at('.hub/triggers/b.yml'), (list) => list.length > 0))).toEqual([
+      'trigger.duplicate_name',
+    ]);
     expect(client.latest(at('.hub/triggers/a.yml'))).toEqual([]);
-    const compiled = compileBundle({ files: [{ path: '.hub/hub.yml', content: HUB_YML }, { path: '.hub/workflows/review.yml', content: workflow }] });
+    const compiled = compileBundle({
+      files: [
+        { path: '.hub/hub.yml', content: HUB_YML },
+        { path: '.hub/workflows/review.yml', content: workflow },
+      ],
+    });
     const issues = compiled.ok ? compiled.warnings : compiled.issues;
     expect(issues.length).toBeGreaterThan(0);
     const published = await client.diagnostics(at('.hub/workflows/review.yml'), (list) => list.length > 0);
@@ -177,7 +230,11 @@ describe('hub lsp --stdio', () => {
   });
 
   it('says on an open .yaml trigger (or one in .hub/workflow/) that it is not read and what to rename it to, and clears that when it is closed', async () => {
-    writeTree(root, { '.hub/triggers/n.yaml': triggerYaml('n'), '.hub/config.yaml': configurationYaml([]), '.hub/workflow/a.yml': triggerYaml('a') });
+    writeTree(root, {
+      '.hub/triggers/n.yaml': triggerYaml('n'),
+      '.hub/config.yaml': configurationYaml([]),
+      '.hub/workflow/a.yml': triggerYaml('a'),
+    });
     client = await startLsp(root);
     const notes = [
       ['.hub/triggers/n.yaml', 'rename it to n.yml'],
@@ -193,7 +250,10 @@ describe('hub lsp --stdio', () => {
       expect(note?.severity).toBe(2);
       expect(note?.message).toContain(said);
       // Over the whole first line: an empty range is not drawn by every editor.
-      expect(note?.range).toEqual({ start: { line: 0, character: 0 }, end: { line: 0, character: readFileSync(join(root, file), 'utf8').split('\n')[0]!.length } });
+      expect(note?.range).toEqual({
+        start: { line: 0, character: 0 },
+        end: { line: 0, character: readFileSync(join(root, file), 'utf8').split('\n')[0]!.length },
+      });
       expect(note?.range.end.character).toBeGreaterThan(0);
       await client.close(uri);
       await client.diagnostics(uri, (list) => list.length === 0);
@@ -211,9 +271,15 @@ describe('hub lsp --stdio', () => {
     client = await startLsp(root);
     const uri = at('.hub/config.yml');
     await client.open(uri, '\u0000\ud800: [');
-    for (const [version, text] of ['{{{', '- - - - ]]]', 'a: &x [*x]', '['.repeat(5000), '\r\r\n\uFEFF'].entries()) await client.change(uri, version + 2, text);
+    for (const [version, text] of ['{{{', '- - - - ]]]', 'a: &x [*x]', '['.repeat(5000), '\r\r\n\uFEFF'].entries())
+      await client.change(uri, version + 2, text);
     await client.diagnostics(uri, (list) => list.length > 0);
-    expect(await client.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9999, character: 9999 } })).toBeNull();
+    expect(
+      await client.connection.sendRequest('textDocument/hover', {
+        textDocument: { uri },
+        position: { line: 9999, character: 9999 },
+      }),
+    ).toBeNull();
     expect(client.child.exitCode).toBeNull();
   });
 });
@@ -247,9 +313,18 @@ describe('files under .hub that are not read', () => {
 describe('hub lsp and a broken connection', () => {
   it('logs malformed messages and goes on; exits 0 after shutdown and exit', async () => {
     writeTree(root, { '.hub/config.yml': BROKEN });
-    const raw = ['{}', '{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","params":null}', '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{}}'];
-    client = await startLsp(root, { raw: raw.map((body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`).join('') });
-    expect(codes(await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0))).toEqual(['step.unknown_environment', 'template.unknown_placeholder']);
+    const raw = [
+      '{}',
+      '{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","params":null}',
+      '{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{}}',
+    ];
+    client = await startLsp(root, {
+      raw: raw.map((body) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`).join(''),
+    });
+    expect(codes(await client.diagnostics(at('.hub/config.yml'), (list) => list.length > 0))).toEqual([
+      'step.unknown_environment',
+      'template.unknown_placeholder',
+    ]);
     expect(await client.stop()).toBe(0);
     expect(client.stderr()).toBe('');
   });
@@ -285,28 +360,54 @@ describe('completion and hover through hub lsp', () => {
     const { complete, hover } = await import('../src/lsp/features/index.js');
     const config = configurationYaml(['testing.md']).replace('environment: laptop', 'environment: ');
     const workflow = workflowYaml('review', []).replace('agent: reviewer', 'agent: ');
-    writeTree(root, { '.hub/config.yml': config, '.hub/partials/testing.md': 'Run the tests first.\n', '.hub/hub.yml': HUB_YML, '.hub/workflows/review.yml': workflow });
+    writeTree(root, {
+      '.hub/config.yml': config,
+      '.hub/partials/testing.md': 'Run the tests first.\n',
+      '.hub/hub.yml': HUB_YML,
+      '.hub/workflows/review.yml': workflow,
+    });
     client = await startLsp(root);
     const lines = config.split('\n');
-    const environmentAt = { line: lines.findIndex((line) => line.includes('environment: ')), character: lines.find((line) => line.includes('environment: '))!.length };
-    const includeAt = { line: lines.findIndex((line) => line.includes('include: testing.md')), character: lines.find((line) => line.includes('include: testing.md'))!.indexOf('testing') + 2 };
+    const environmentAt = {
+      line: lines.findIndex((line) => line.includes('environment: ')),
+      character: lines.find((line) => line.includes('environment: '))!.length,
+    };
+    const includeAt = {
+      line: lines.findIndex((line) => line.includes('include: testing.md')),
+      character: lines.find((line) => line.includes('include: testing.md'))!.indexOf('testing') + 2,
+    };
     const partials = ['testing.md'];
     const readPartial = (path: string) => (path === 'testing.md' ? 'Run the tests first.\n' : undefined);
     await client.open(at('.hub/config.yml'), config);
-    const completion = await client.connection.sendRequest<unknown>('textDocument/completion', { textDocument: { uri: at('.hub/config.yml') }, position: environmentAt });
+    const completion = await client.connection.sendRequest<unknown>('textDocument/completion', {
+      textDocument: { uri: at('.hub/config.yml') },
+      position: environmentAt,
+    });
     const expected = complete({ kind: 'configuration', text: config, partials, readPartial }, environmentAt);
     expect(expected.map((item) => item.label)).toContain('laptop');
     expect(completion).toEqual(expected);
-    const hovered = await client.connection.sendRequest<unknown>('textDocument/hover', { textDocument: { uri: at('.hub/config.yml') }, position: includeAt });
+    const hovered = await client.connection.sendRequest<unknown>('textDocument/hover', {
+      textDocument: { uri: at('.hub/config.yml') },
+      position: includeAt,
+    });
     const expectedHover = hover({ kind: 'configuration', text: config, partials, readPartial }, includeAt);
     expect(JSON.stringify(expectedHover)).toContain('Run the tests first.');
     expect(hovered).toEqual(expectedHover);
 
     const workflowLines = workflow.split('\n');
-    const agentAt = { line: workflowLines.findIndex((line) => line.includes('agent: ')), character: workflowLines.find((line) => line.includes('agent: '))!.length };
+    const agentAt = {
+      line: workflowLines.findIndex((line) => line.includes('agent: ')),
+      character: workflowLines.find((line) => line.includes('agent: '))!.length,
+    };
     await client.open(at('.hub/workflows/review.yml'), workflow);
-    const agents = await client.connection.sendRequest<unknown>('textDocument/completion', { textDocument: { uri: at('.hub/workflows/review.yml') }, position: agentAt });
-    const expectedAgents = complete({ kind: 'legacy-workflow', text: workflow, partials: [], readPartial: () => undefined, hubYaml: HUB_YML }, agentAt);
+    const agents = await client.connection.sendRequest<unknown>('textDocument/completion', {
+      textDocument: { uri: at('.hub/workflows/review.yml') },
+      position: agentAt,
+    });
+    const expectedAgents = complete(
+      { kind: 'legacy-workflow', text: workflow, partials: [], readPartial: () => undefined, hubYaml: HUB_YML },
+      agentAt,
+    );
     expect(expectedAgents.map((item) => item.label)).toContain('reviewer');
     expect(agents).toEqual(expectedAgents);
   });

@@ -31,6 +31,8 @@ describe('normalizeOrigin', () => {
 
   it('refuses with a usage exit code, and never repeats a password', () => {
     expect(() => normalizeOrigin('ftp://x')).toThrow(expect.objectContaining({ exitCode: 2 }));
-    expect(() => normalizeOrigin('https://user:hunter2@hub.example.com')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
+    expect(() => normalizeOrigin('https://user:hunter2@hub.example.com')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('hunter2') }),
+    );
   });
 });

@@ -51,12 +51,23 @@ const BAD = triggerYaml('nightly').replace('filters:', 'filter:');
 
 describe('.pre-commit-hooks.yaml', () => {
   const hooks = parse(readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8')) as Record<string, unknown>[];
-  const hook = hooks.find((candidate) => candidate.id === 'hub-validate') as { entry: string; language: string; files: string; pass_filenames: boolean };
+  const hook = hooks.find((candidate) => candidate.id === 'hub-validate') as {
+    entry: string;
+    language: string;
+    files: string;
+    pass_filenames: boolean;
+  };
 
   it('defines hub-validate: hub validate from PATH, on any change under .hub/, over the whole repository', () => {
     expect(hook).toMatchObject({ entry: 'hub validate', language: 'system', pass_filenames: false });
     const files = new RegExp(hook.files);
-    for (const path of ['.hub/triggers/a.yml', '.hub/config.yml', '.hub/partials/testing.md', '.hub/workflows/partials/r.md']) expect(files.test(path)).toBe(true);
+    for (const path of [
+      '.hub/triggers/a.yml',
+      '.hub/config.yml',
+      '.hub/partials/testing.md',
+      '.hub/workflows/partials/r.md',
+    ])
+      expect(files.test(path)).toBe(true);
     for (const path of ['src/index.ts', 'docs/.hub/x.yml', 'README.md']) expect(files.test(path)).toBe(false);
   });
 

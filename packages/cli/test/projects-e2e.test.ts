@@ -29,9 +29,17 @@ beforeAll(async () => {
   beta = await setUp(hub, { project: 'beta' });
   empty = await setUp(hub, { project: 'gone' });
   const admin = { token: hub.adminToken };
-  const added = await call(hub, 'POST', `/api/admin/v1/organizations/${alpha.org}/projects`, { ...admin, body: { slug: 'website-2', name: 'The public website' } });
+  const added = await call(hub, 'POST', `/api/admin/v1/organizations/${alpha.org}/projects`, {
+    ...admin,
+    body: { slug: 'website-2', name: 'The public website' },
+  });
   expect(added.status, added.text).toBe(201);
-  const deactivated = await call(hub, 'POST', `/api/admin/v1/organizations/${empty.org}/projects/gone/deactivate`, admin);
+  const deactivated = await call(
+    hub,
+    'POST',
+    `/api/admin/v1/organizations/${empty.org}/projects/gone/deactivate`,
+    admin,
+  );
   expect(deactivated.status, deactivated.text).toBe(200);
 }, 120_000);
 
@@ -45,13 +53,19 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const projects = (args: string[], extra: Record<string, string> = {}) => runHub(['projects', ...args], { env: { ...env, ...extra } });
-const slugs = (stdout: string) => (JSON.parse(stdout) as { projects: { slug: string }[] }).projects.map((project) => project.slug);
+const projects = (args: string[], extra: Record<string, string> = {}) =>
+  runHub(['projects', ...args], { env: { ...env, ...extra } });
+const slugs = (stdout: string) =>
+  (JSON.parse(stdout) as { projects: { slug: string }[] }).projects.map((project) => project.slug);
 const secretsIn = (text: string) => [alpha.key, beta.key, BOGUS].filter((key) => text.includes(key));
 
 describe('hub projects', () => {
   it('prints a table of slug, name and id, in columns', async () => {
-    const listed = (await call(hub, 'GET', '/api/v1/projects', { token: alpha.key })).body.projects as { id: string; slug: string; name: string }[];
+    const listed = (await call(hub, 'GET', '/api/v1/projects', { token: alpha.key })).body.projects as {
+      id: string;
+      slug: string;
+      name: string;
+    }[];
     const id = (slug: string) => listed.find((project) => project.slug === slug)?.id;
     const { code, stdout, stderr } = await projects([hub.url], { HUB_API_KEY: alpha.key });
     expect(stderr).toBe('');
@@ -65,7 +79,9 @@ describe('hub projects', () => {
   });
 
   it('--json prints the origin and the projects as the hub listed them', async () => {
-    const { code, stdout } = await projects([`${hub.url.toUpperCase().replace('HTTP://', 'http://')}/`, '--json'], { HUB_API_KEY: alpha.key });
+    const { code, stdout } = await projects([`${hub.url.toUpperCase().replace('HTTP://', 'http://')}/`, '--json'], {
+      HUB_API_KEY: alpha.key,
+    });
     expect(code).toBe(0);
     const direct = await call(hub, 'GET', '/api/v1/projects', { token: alpha.key });
     expect(JSON.parse(stdout)).toEqual({ origin: hub.url, projects: direct.body.projects });
@@ -73,7 +89,11 @@ describe('hub projects', () => {
   });
 
   it('says so when the organization has no active project, and --json still records the hub', async () => {
-    expect(await projects([hub.url], { HUB_API_KEY: empty.key })).toEqual({ code: 0, stdout: 'No active projects.\n', stderr: '' });
+    expect(await projects([hub.url], { HUB_API_KEY: empty.key })).toEqual({
+      code: 0,
+      stdout: 'No active projects.\n',
+      stderr: '',
+    });
     const json = await projects([hub.url, '--json'], { HUB_API_KEY: empty.key });
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ origin: hub.url, projects: [] });
@@ -84,7 +104,9 @@ describe('hub projects', () => {
       const { code, stdout, stderr } = await projects(args, { HUB_API_KEY: BOGUS });
       expect(code).toBe(1);
       expect(stdout).toBe('');
-      expect(stderr).toMatch(/^hub: Authentication required: .+ \(HTTP 401 Unauthorized, unauthorized\)\nRequest id: [0-9a-f-]{36}\n$/);
+      expect(stderr).toMatch(
+        /^hub: Authentication required: .+ \(HTTP 401 Unauthorized, unauthorized\)\nRequest id: [0-9a-f-]{36}\n$/,
+      );
       expect(secretsIn(stderr)).toEqual([]);
     }
   });
@@ -127,7 +149,9 @@ describe('which hub a command uses', () => {
     await saveCredential(dir, hub.url, alpha.key, 'api_key', { activate: false });
     const { code, stderr } = await projects([]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^hub: No credential for http:\/\/localhost:8080: run "hub login http:\/\/localhost:8080", or set HUB_API_KEY .* Credentials are stored for http:\/\/127\.0\.0\.1:\d+ only/);
+    expect(stderr).toMatch(
+      /^hub: No credential for http:\/\/localhost:8080: run "hub login http:\/\/localhost:8080", or set HUB_API_KEY .* Credentials are stored for http:\/\/127\.0\.0\.1:\d+ only/,
+    );
   });
 
   it.each([
@@ -143,7 +167,11 @@ describe('which hub a command uses', () => {
 describe('which credential a command uses', () => {
   // Each organization has its own projects, so the listing tells which credential was sent.
   it.each([
-    ['--api-key before HUB_API_KEY and the store', () => ({ option: alpha.key, env: beta.key, stored: beta.key }), 'alpha'],
+    [
+      '--api-key before HUB_API_KEY and the store',
+      () => ({ option: alpha.key, env: beta.key, stored: beta.key }),
+      'alpha',
+    ],
     ['HUB_API_KEY before the store', () => ({ env: alpha.key, stored: beta.key }), 'alpha'],
     ['the store without either', () => ({ stored: beta.key }), 'beta'],
     ['the store when HUB_API_KEY is empty', () => ({ env: '', stored: beta.key }), 'beta'],
@@ -152,7 +180,10 @@ describe('which credential a command uses', () => {
   ])('%s', async (_, given: () => { option?: string; env?: string; stored?: string }, expected) => {
     const { option, env: fromEnv, stored } = given();
     if (stored !== undefined) await saveCredential(dir, hub.url, stored, 'api_key', { activate: false });
-    const { code, stdout, stderr } = await projects([hub.url, '--json', ...(option === undefined ? [] : ['--api-key', option])], fromEnv === undefined ? {} : { HUB_API_KEY: fromEnv });
+    const { code, stdout, stderr } = await projects(
+      [hub.url, '--json', ...(option === undefined ? [] : ['--api-key', option])],
+      fromEnv === undefined ? {} : { HUB_API_KEY: fromEnv },
+    );
     if (expected === 401) {
       expect(code).toBe(1);
       expect(stderr).toContain('(HTTP 401 Unauthorized, unauthorized)');
@@ -191,19 +222,28 @@ describe('which credential a command uses', () => {
  * A real HTTP hop in front of the hub that records the paths asked for; with `oldHub`, it drops
  * the query as a hub from before pagination did (it ignored unknown query parameters).
  */
-async function recordingProxy(target: string, options: { oldHub?: boolean } = {}): Promise<{ url: string; paths: string[]; close(): Promise<void> }> {
+async function recordingProxy(
+  target: string,
+  options: { oldHub?: boolean } = {},
+): Promise<{ url: string; paths: string[]; close(): Promise<void> }> {
   const paths: string[] = [];
   const server: Server = createServer((req, res) => {
     paths.push(req.url ?? '');
     const path = options.oldHub === true ? (req.url ?? '').split('?')[0] : req.url;
-    void fetch(`${target}${path}`, { headers: { authorization: req.headers.authorization ?? '' } }).then(async (answer) => {
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(Buffer.from(await answer.arrayBuffer()));
-    });
+    void fetch(`${target}${path}`, { headers: { authorization: req.headers.authorization ?? '' } }).then(
+      async (answer) => {
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    paths,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('hub projects with more projects than a page', () => {
@@ -230,7 +270,9 @@ describe('hub projects with more projects than a page', () => {
       expect(JSON.parse(json.stdout)).toEqual({ origin: proxy.url, projects: whole });
       expect(proxy.paths.length).toBe(3);
       expect(proxy.paths[0]).toBe('/api/v1/projects?limit=1000');
-      expect(proxy.paths.slice(1).every((path) => /^\/api\/v1\/projects\?limit=1000&cursor=[A-Za-z0-9_-]+$/.test(path))).toBe(true);
+      expect(
+        proxy.paths.slice(1).every((path) => /^\/api\/v1\/projects\?limit=1000&cursor=[A-Za-z0-9_-]+$/.test(path)),
+      ).toBe(true);
       const table = await projects([proxy.url], { HUB_API_KEY: many.key });
       expect(table.code).toBe(0);
       const lines = table.stdout.trimEnd().split('\n');

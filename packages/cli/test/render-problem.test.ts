@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderProblem } from '../dist/hub-client.js';
 
-const answer = (status: number, body: unknown, text = JSON.stringify(body)) => ({ status, headers: new Headers(), body, text });
+const answer = (status: number, body: unknown, text = JSON.stringify(body)) => ({
+  status,
+  headers: new Headers(),
+  body,
+  text,
+});
 
 const PROBLEM = {
   type: 'http://hub.example/problems/invalid_configuration',
@@ -13,8 +18,21 @@ const PROBLEM = {
   code: 'invalid_configuration',
   requestId: 'b4bcc6cf-cb8a-454d-bea5-e28c12a1451d',
   issues: [
-    { pointer: '/triggers/0/steps/0/agent/provider', code: 'schema.required', message: 'provider is required.', file: '.hub/partials/steps.yml', line: 3, column: 7 },
-    { pointer: '/environments/0/daemon', code: 'resource.unknown_daemon', message: 'No daemon named "dev-box" is enrolled.', line: 2, column: 43 },
+    {
+      pointer: '/triggers/0/steps/0/agent/provider',
+      code: 'schema.required',
+      message: 'provider is required.',
+      file: '.hub/partials/steps.yml',
+      line: 3,
+      column: 7,
+    },
+    {
+      pointer: '/environments/0/daemon',
+      code: 'resource.unknown_daemon',
+      message: 'No daemon named "dev-box" is enrolled.',
+      line: 2,
+      column: 43,
+    },
     { pointer: '/partials/3/path', code: 'path.unsafe', message: 'The path leaves the repository.' },
     { pointer: '', code: 'yaml.syntax', message: 'Not YAML.', line: 9 },
   ],
@@ -33,7 +51,16 @@ describe('renderProblem', () => {
   });
 
   it('names the request as the file of an issue without one when no file is given', () => {
-    const rendered = renderProblem(answer(400, { title: 'Bad request', status: 400, issues: [{ pointer: '/yaml', code: 'request.type', message: 'yaml must be a string.' }, { pointer: '', code: 'request.json', message: 'Not JSON.' }] }));
+    const rendered = renderProblem(
+      answer(400, {
+        title: 'Bad request',
+        status: 400,
+        issues: [
+          { pointer: '/yaml', code: 'request.type', message: 'yaml must be a string.' },
+          { pointer: '', code: 'request.json', message: 'Not JSON.' },
+        ],
+      }),
+    );
     expect(rendered.split('\n')).toEqual([
       'Bad request (HTTP 400 Bad Request)',
       '<request>: request.type yaml must be a string. (at /yaml)',
@@ -42,7 +69,11 @@ describe('renderProblem', () => {
   });
 
   it.each([
-    [401, { title: 'Authentication required', status: 401, detail: 'Send a valid key.', code: 'unauthorized' }, 'Authentication required: Send a valid key. (HTTP 401 Unauthorized, unauthorized)'],
+    [
+      401,
+      { title: 'Authentication required', status: 401, detail: 'Send a valid key.', code: 'unauthorized' },
+      'Authentication required: Send a valid key. (HTTP 401 Unauthorized, unauthorized)',
+    ],
     [403, { detail: 'The key lacks daemons:enroll.' }, 'The key lacks daemons:enroll. (HTTP 403 Forbidden)'],
     [400, { error: 'invalid_request' }, 'The hub answered HTTP 400 Bad Request: invalid_request'],
     [403, { error: 'actor_forbidden' }, 'The hub answered HTTP 403 Forbidden: actor_forbidden'],
@@ -54,7 +85,13 @@ describe('renderProblem', () => {
   });
 
   it('says when to try again when the hub answers with Retry-After (a 429 or a 503)', () => {
-    const body = { title: 'Too many requests', status: 429, detail: 'Too many failed authentications from this address.', code: 'too_many_requests', requestId: 'b4bcc6cf-cb8a-454d-bea5-e28c12a1451d' };
+    const body = {
+      title: 'Too many requests',
+      status: 429,
+      detail: 'Too many failed authentications from this address.',
+      code: 'too_many_requests',
+      requestId: 'b4bcc6cf-cb8a-454d-bea5-e28c12a1451d',
+    };
     const throttled = { status: 429, headers: new Headers({ 'retry-after': '42' }), body, text: JSON.stringify(body) };
     expect(renderProblem(throttled).split('\n')).toEqual([
       'Too many requests: Too many failed authentications from this address. (HTTP 429 Too Many Requests, too_many_requests)',
@@ -67,12 +104,24 @@ describe('renderProblem', () => {
   });
 
   it('points at where a redirect leads', () => {
-    const redirect = { status: 301, headers: new Headers({ location: 'https://hub.example.com/api/v1/projects' }), body: undefined, text: '' };
-    expect(renderProblem(redirect)).toBe('The hub answered HTTP 301 Moved Permanently, a redirect to https://hub.example.com/api/v1/projects: give the origin it redirects to.');
+    const redirect = {
+      status: 301,
+      headers: new Headers({ location: 'https://hub.example.com/api/v1/projects' }),
+      body: undefined,
+      text: '',
+    };
+    expect(renderProblem(redirect)).toBe(
+      'The hub answered HTTP 301 Moved Permanently, a redirect to https://hub.example.com/api/v1/projects: give the origin it redirects to.',
+    );
   });
 
   it('keeps terminal control sequences from the hub off the screen', () => {
-    const rendered = renderProblem(answer(400, { title: 'Bad\u001b[2J request', issues: [{ pointer: '/a', code: 'x', message: 'two\nlines', line: 1, column: 1 }] }));
+    const rendered = renderProblem(
+      answer(400, {
+        title: 'Bad\u001b[2J request',
+        issues: [{ pointer: '/a', code: 'x', message: 'two\nlines', line: 1, column: 1 }],
+      }),
+    );
     expect(rendered).toBe('Bad [2J request (HTTP 400 Bad Request)\n<request>:1:1: x two lines');
   });
 });

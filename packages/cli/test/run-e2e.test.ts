@@ -41,7 +41,8 @@ triggers:${trigger('chatty', ['talk'])}${trigger('two', ['first', 'second'])}${t
 `;
 };
 
-const numbered = (step: string, count: number) => Array.from({ length: count }, (_, index) => `${step} line ${index + 1}\n`).join('');
+const numbered = (step: string, count: number) =>
+  Array.from({ length: count }, (_, index) => `${step} line ${index + 1}\n`).join('');
 
 describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
@@ -52,26 +53,48 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
 
   const cli = (args: string[]) => runHub(args, { env });
   const runOf = async (runId: string) => (await call(hub, 'GET', `/api/v1/runs/${runId}`, { token: ctx.key })).body;
-  const eventually = async (runId: string, done: (run: { status: string; executions: { status: string }[] }) => boolean) => {
+  const eventually = async (
+    runId: string,
+    done: (run: { status: string; executions: { status: string }[] }) => boolean,
+  ) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const run = await runOf(runId);
       if (done(run)) return run;
-      if (Date.now() > deadline) throw new Error(`run ${runId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon.output().stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`run ${runId} is ${JSON.stringify(run)}; daemon stderr:\n${daemon.output().stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
   /** The exit code of a command that should end by itself within 20 s; else what it and the daemon printed. */
   const exitOf = async (running: Running) => {
     const timeout = new Promise<never>((_, reject) => {
-      const timer = setTimeout(() => reject(new Error(`still running after 20 s:\n${JSON.stringify(running.output())}\ndaemon stderr:\n${daemon.output().stderr}`)), 20_000);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `still running after 20 s:\n${JSON.stringify(running.output())}\ndaemon stderr:\n${daemon.output().stderr}`,
+            ),
+          ),
+        20_000,
+      );
       void running.exited.then(() => clearTimeout(timer));
     });
     return Promise.race([running.exited, timeout]);
   };
   /** Dispatches without following; the run id. */
   const dispatch = async (trigger: string, input: string) => {
-    const done = await cli(['run', trigger, hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', input]);
+    const done = await cli([
+      'run',
+      trigger,
+      hub.url,
+      '--project',
+      ctx.project,
+      '--actor',
+      'dev-lead',
+      '--input',
+      input,
+    ]);
     expect(done.code, done.stderr).toBe(0);
     return done.stdout.trim();
   };
@@ -83,14 +106,25 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
     mkdirSync(join(dir, 'work'));
     writeFileSync(join(dir, 'agent.mjs'), AGENT);
     const config = join(dir, 'daemon.yml');
-    writeFileSync(config, `providers:\n  codex:\n    command: ${JSON.stringify([process.execPath, join(dir, 'agent.mjs')])}\n`);
+    writeFileSync(
+      config,
+      `providers:\n  codex:\n    command: ${JSON.stringify([process.execPath, join(dir, 'agent.mjs')])}\n`,
+    );
     env = { HUB_CONFIG_DIR: join(dir, 'config'), HUB_API_KEY: ctx.key };
     const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
-    const enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', config], { input: `${token.body.token}\n`, env: { HUB_CONFIG_DIR: env.HUB_CONFIG_DIR as string } });
+    const enrolled = await runHub(['daemon', 'enroll', hub.url, '--name', 'dev-box', '--config', config], {
+      input: `${token.body.token}\n`,
+      env: { HUB_CONFIG_DIR: env.HUB_CONFIG_DIR as string },
+    });
     expect(enrolled.code, enrolled.stderr).toBe(0);
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(join(dir, 'work')) } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: configuration(join(dir, 'work')) },
+    });
     expect(installed.status, installed.text).toBe(201);
-    daemon = start(['daemon', 'run', hub.url, '--config', config], { env: { HUB_CONFIG_DIR: env.HUB_CONFIG_DIR as string } });
+    daemon = start(['daemon', 'run', hub.url, '--config', config], {
+      env: { HUB_CONFIG_DIR: env.HUB_CONFIG_DIR as string },
+    });
     await daemon.waitFor(/Connected; waiting for assignments\./);
   }, 120_000);
 
@@ -105,7 +139,18 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
 
   describe('hub run', () => {
     it('--follow shows every line of the agent in order exactly once, then the run succeeded, and exits 0', async () => {
-      const { code, stdout, stderr } = await cli(['run', 'chatty', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=40 pause_ms=10', '--follow']);
+      const { code, stdout, stderr } = await cli([
+        'run',
+        'chatty',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--input',
+        'lines=40 pause_ms=10',
+        '--follow',
+      ]);
       expect(code, stderr).toBe(0);
       expect(stdout).toBe(numbered('talk', 40));
       const runId = /^Run (\S+) dispatched; following its output/m.exec(stderr)?.[1] as string;
@@ -123,14 +168,38 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
     });
 
     it('--follow goes through the steps in order', async () => {
-      const { code, stdout, stderr } = await cli(['run', 'two', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=5', '--follow']);
+      const { code, stdout, stderr } = await cli([
+        'run',
+        'two',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--input',
+        'lines=5',
+        '--follow',
+      ]);
       expect(code, stderr).toBe(0);
       expect(stdout).toBe(numbered('first', 5) + numbered('second', 5));
-      expect(stderr).toMatch(/==> step first on daemon dev-box[^\n]*\n==> step first succeeded, exit code 0\n==> step second on daemon dev-box[^\n]*\n==> step second succeeded, exit code 0\n/);
+      expect(stderr).toMatch(
+        /==> step first on daemon dev-box[^\n]*\n==> step first succeeded, exit code 0\n==> step second on daemon dev-box[^\n]*\n==> step second succeeded, exit code 0\n/,
+      );
     });
 
     it('--follow of a failing agent shows its stderr and exits 1; the later step never runs', async () => {
-      const { code, stdout, stderr } = await cli(['run', 'two', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=2 fail=yes', '--follow']);
+      const { code, stdout, stderr } = await cli([
+        'run',
+        'two',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--input',
+        'lines=2 fail=yes',
+        '--follow',
+      ]);
       expect(code).toBe(1);
       expect(stdout).toBe(`${numbered('first', 2)}boom\n`);
       expect(stderr).toMatch(/==> step first failed, exit code 3[^\n]*\nRun \S+ failed\.\n$/);
@@ -138,7 +207,18 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
     });
 
     it('--follow exits 4 when the run times out', async () => {
-      const { code, stderr } = await cli(['run', 'idle', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'sleep_ms=60000', '--follow']);
+      const { code, stderr } = await cli([
+        'run',
+        'idle',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--input',
+        'sleep_ms=60000',
+        '--follow',
+      ]);
       expect(code, stderr).toBe(4);
       expect(stderr).toMatch(/==> step wait timed out[^\n]*\nRun \S+ timed out\.\n$/);
     });
@@ -149,19 +229,41 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const runId = stdout.trim();
       expect(stdout).toMatch(/^[0-9a-f-]{36}\n$/);
       expect(stderr).toBe(`Run ${runId} dispatched. Follow it: hub logs ${runId} --follow ${hub.url}\n`);
-      expect(await runOf(runId)).toMatchObject({ trigger: 'chatty', actor: ME, deliveryKey: expect.stringMatching(/^hub-cli-[0-9a-f-]{36}$/) });
+      expect(await runOf(runId)).toMatchObject({
+        trigger: 'chatty',
+        actor: ME,
+        deliveryKey: expect.stringMatching(/^hub-cli-[0-9a-f-]{36}$/),
+      });
     });
 
     it('--json prints the dispatch; a delivery key given twice answers the first run again, and says so', async () => {
-      const args = ['run', 'chatty', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--delivery-key', `twice-${Date.now()}`];
+      const args = [
+        'run',
+        'chatty',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--delivery-key',
+        `twice-${Date.now()}`,
+      ];
       const first = await cli([...args, '--json']);
       expect(first.code, first.stderr).toBe(0);
       const answer = JSON.parse(first.stdout);
-      expect(answer).toMatchObject({ origin: hub.url, replayed: false, configuredTriggerName: 'chatty', workflowStatus: 'running', triggerRunId: expect.any(String) });
+      expect(answer).toMatchObject({
+        origin: hub.url,
+        replayed: false,
+        configuredTriggerName: 'chatty',
+        workflowStatus: 'running',
+        triggerRunId: expect.any(String),
+      });
       const again = await cli(args);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toBe(`${answer.triggerRunId}\n`);
-      expect(again.stderr).toMatch(/^The delivery key twice-\d+ was used before: this is the run it started, not a new one\.\n/);
+      expect(again.stderr).toMatch(
+        /^The delivery key twice-\d+ was used before: this is the run it started, not a new one\.\n/,
+      );
     });
 
     it("prints the hub's refusal of an actor, and how to give another when it was the user name by default", async () => {
@@ -212,7 +314,10 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
 
       const failed = await dispatch('chatty', 'lines=1 fail=yes');
       await eventually(failed, (r) => r.status !== 'running');
-      expect(await cli(['logs', failed, hub.url, '--follow'])).toMatchObject({ code: 1, stdout: 'talk line 1\nboom\n' });
+      expect(await cli(['logs', failed, hub.url, '--follow'])).toMatchObject({
+        code: 1,
+        stdout: 'talk line 1\nboom\n',
+      });
     });
 
     it('--follow picks up a run in the middle and shows the rest as it comes', async () => {
@@ -240,30 +345,56 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
 
       const cancelled = await cli(['cancel', runId, hub.url]);
       expect(cancelled.code, cancelled.stderr).toBe(0);
-      expect(cancelled.stdout).toBe(`Cancellation requested for run ${runId}; the daemon stops it within seconds. To see it end: hub logs ${runId} --follow ${hub.url}\n`);
+      expect(cancelled.stdout).toBe(
+        `Cancellation requested for run ${runId}; the daemon stops it within seconds. To see it end: hub logs ${runId} --follow ${hub.url}\n`,
+      );
 
       expect(await exitOf(following)).toBe(3);
       expect(following.output().stdout).toBe('talk line 1\n');
-      expect(following.output().stderr).toMatch(new RegExp(`==> step talk cancelled[^\\n]*\\nRun ${runId} was cancelled\\.\\n$`));
+      expect(following.output().stderr).toMatch(
+        new RegExp(`==> step talk cancelled[^\\n]*\\nRun ${runId} was cancelled\\.\\n$`),
+      );
       expect(await runOf(runId)).toMatchObject({ status: 'cancelled', executions: [{ status: 'cancelled' }] });
     }, 60_000);
 
     it('of a finished run says it has already ended, with its status, and exits 1', async () => {
       const runId = await dispatch('chatty', 'lines=1');
       await eventually(runId, (r) => r.status !== 'running');
-      expect(await cli(['cancel', runId, hub.url])).toEqual({ code: 1, stdout: '', stderr: `hub: Run ${runId} has already ended (succeeded); there is nothing to cancel.\n` });
+      expect(await cli(['cancel', runId, hub.url])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `hub: Run ${runId} has already ended (succeeded); there is nothing to cancel.\n`,
+      });
     });
   });
 
   it('Ctrl-C on hub run --follow stops following with exit 130 and how to cancel, and the run goes on', async () => {
-    const following = start(['run', 'chatty', hub.url, '--project', ctx.project, '--actor', 'dev-lead', '--input', 'lines=1 sleep_ms=120000', '--follow'], { env });
+    const following = start(
+      [
+        'run',
+        'chatty',
+        hub.url,
+        '--project',
+        ctx.project,
+        '--actor',
+        'dev-lead',
+        '--input',
+        'lines=1 sleep_ms=120000',
+        '--follow',
+      ],
+      { env },
+    );
     await following.waitFor(/==> step talk on daemon dev-box/);
     const runId = /^Run (\S+) dispatched/m.exec(following.output().stderr)?.[1] as string;
     await eventually(runId, (r) => r.executions[0]?.status === 'running');
     following.child.kill('SIGINT');
 
     expect(await exitOf(following)).toBe(130);
-    expect(following.output().stderr).toMatch(new RegExp(`\\nStopped following run ${runId}; the run goes on\\. To cancel it: hub cancel ${runId} ${hub.url.replaceAll('.', '\\.')}\\n$`));
+    expect(following.output().stderr).toMatch(
+      new RegExp(
+        `\\nStopped following run ${runId}; the run goes on\\. To cancel it: hub cancel ${runId} ${hub.url.replaceAll('.', '\\.')}\\n$`,
+      ),
+    );
     expect(await runOf(runId)).toMatchObject({ status: 'running', cancelRequestedAt: null });
     expect((await cli(['cancel', runId, hub.url])).code).toBe(0);
     await eventually(runId, (r) => r.status === 'cancelled');
@@ -272,7 +403,8 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
   describe('hub runs', () => {
     it('lists runs newest first as a table, filtered, a page at a time, and as JSON', async () => {
       const other = await setUp(hub);
-      const listed = (args: string[]) => runHub(['runs', hub.url, ...args], { env: { ...env, HUB_API_KEY: other.key } });
+      const listed = (args: string[]) =>
+        runHub(['runs', hub.url, ...args], { env: { ...env, HUB_API_KEY: other.key } });
       expect(await listed([])).toEqual({ code: 0, stdout: 'No runs.\n', stderr: '' });
 
       const older = await dispatch('chatty', 'lines=1');
@@ -284,26 +416,46 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       expect(table.code, table.stderr).toBe(0);
       const [header, first, second, rest] = table.stdout.split('\n');
       expect(header).toMatch(/^RUN +TRIGGER +PROJECT +ACTOR +STATUS +STARTED +TOOK$/);
-      expect(first).toMatch(new RegExp(`^${newer}  two +${ctx.project} +dev-lead +failed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  \\S+( \\S+)?$`));
+      expect(first).toMatch(
+        new RegExp(
+          `^${newer}  two +${ctx.project} +dev-lead +failed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  \\S+( \\S+)?$`,
+        ),
+      );
       expect(second).toMatch(new RegExp(`^${older}  chatty +${ctx.project} +dev-lead +succeeded +`));
       expect(rest).toBe('');
       expect(table.stderr).toBe(`More runs than these: hub runs ${hub.url} --all, or --limit N (up to 200).\n`);
 
-      const failed = await cli(['runs', hub.url, '--status', 'failed', '--trigger', 'two', '--project', ctx.project, '--json']);
+      const failed = await cli([
+        'runs',
+        hub.url,
+        '--status',
+        'failed',
+        '--trigger',
+        'two',
+        '--project',
+        ctx.project,
+        '--json',
+      ]);
       const page = JSON.parse(failed.stdout);
       expect(page.origin).toBe(hub.url);
       expect(page.runs.length).toBeGreaterThan(0);
-      expect(page.runs.every((run: { status: string; trigger: string }) => run.status === 'failed' && run.trigger === 'two')).toBe(true);
+      expect(
+        page.runs.every((run: { status: string; trigger: string }) => run.status === 'failed' && run.trigger === 'two'),
+      ).toBe(true);
       expect(page.runs[0]).toEqual(await runOf(newer));
 
       const all = JSON.parse((await cli(['runs', hub.url, '--all', '--json'])).stdout);
       const direct = await call(hub, 'GET', '/api/v1/runs?limit=200', { token: ctx.key });
-      expect(all.runs.map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual(direct.body.runs.map((run: { triggerRunId: string }) => run.triggerRunId));
+      expect(all.runs.map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual(
+        direct.body.runs.map((run: { triggerRunId: string }) => run.triggerRunId),
+      );
       expect(all.nextCursor).toBeNull();
 
       const one = JSON.parse((await cli(['runs', hub.url, '--limit', '1', '--json'])).stdout);
       expect(one.runs.map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual([newer]);
-      const next = JSON.parse((await cli(['runs', hub.url, '--limit', '1', '--cursor', one.nextCursor, '--json'])).stdout);
+      const next = JSON.parse(
+        (await cli(['runs', hub.url, '--limit', '1', '--cursor', one.nextCursor, '--json'])).stdout,
+      );
       expect(next.runs.map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual([older]);
     });
   });

@@ -41,8 +41,10 @@ const runWith = (status: string, executions: unknown[]) => ({
   executions,
 });
 
-const output = (seq: number, text: string, stream = 'stdout') => `id: ${seq}\nevent: output\ndata: ${JSON.stringify({ seq, stream, at: '2026-01-01T12:00:00.000Z', text })}\n\n`;
-const end = (executionId: string, status: string, exitCode: number | null, message: string | null) => `event: end\ndata: ${JSON.stringify({ executionId, status, exitCode, message })}\n\n`;
+const output = (seq: number, text: string, stream = 'stdout') =>
+  `id: ${seq}\nevent: output\ndata: ${JSON.stringify({ seq, stream, at: '2026-01-01T12:00:00.000Z', text })}\n\n`;
+const end = (executionId: string, status: string, exitCode: number | null, message: string | null) =>
+  `event: end\ndata: ${JSON.stringify({ executionId, status, exitCode, message })}\n\n`;
 
 /** A hub of routes scripted by the test; every request is recorded with its Last-Event-ID. */
 class ScriptedHub {
@@ -58,7 +60,11 @@ class ScriptedHub {
   async start(): Promise<void> {
     this.server = createServer((request, response) => {
       const path = request.url ?? '';
-      this.requests.push({ path, lastEventId: request.headers['last-event-id'] as string | undefined, authorization: request.headers.authorization });
+      this.requests.push({
+        path,
+        lastEventId: request.headers['last-event-id'] as string | undefined,
+        authorization: request.headers.authorization,
+      });
       this.route(path, request, response);
     });
     this.server.listen(0, '127.0.0.1');
@@ -90,7 +96,13 @@ function inProcess(): { io: Io; stdout: () => string; stderr: () => string; inte
   out.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   err.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return {
-    io: { env: { HUB_API_KEY: KEY, HUB_CONFIG_DIR: '/nonexistent' }, stdin: new PassThrough(), stdout: out, stderr: err, stopSignal: () => stop.signal },
+    io: {
+      env: { HUB_API_KEY: KEY, HUB_CONFIG_DIR: '/nonexistent' },
+      stdin: new PassThrough(),
+      stdout: out,
+      stderr: err,
+      stopSignal: () => stop.signal,
+    },
     stdout: () => stdout,
     stderr: () => stderr,
     interrupt: () => stop.abort('received SIGINT'),
@@ -107,24 +119,42 @@ describe('following a run', () => {
     hub = new ScriptedHub((path, _request, response) => {
       if (path === `/api/v1/runs/${RUN}`) {
         runAnswers += 1;
-        if (runAnswers === 2) return json(response, 503, { title: 'Service Unavailable', status: 503, detail: 'restarting' });
-        if (firstConnections < 2) return json(response, 200, runWith('running', [execution(FIRST, 'first', 'running')]));
-        return json(response, 200, runWith('failed', [execution(FIRST, 'first', 'succeeded'), execution(SECOND, 'second', 'failed')]));
+        if (runAnswers === 2)
+          return json(response, 503, { title: 'Service Unavailable', status: 503, detail: 'restarting' });
+        if (firstConnections < 2)
+          return json(response, 200, runWith('running', [execution(FIRST, 'first', 'running')]));
+        return json(
+          response,
+          200,
+          runWith('failed', [execution(FIRST, 'first', 'succeeded'), execution(SECOND, 'second', 'failed')]),
+        );
       }
       if (path === `/api/v1/runs/${RUN}/executions/${FIRST}/output`) {
         firstConnections += 1;
         events(response);
         if (firstConnections === 1) {
           // Cut off mid-event, without the end of the chunked body: a dropped connection.
-          response.write(output(0, 'line 0\n') + output(1, 'line 1\n') + output(2, 'line 2\n').slice(0, 30), () => response.socket?.end());
+          response.write(output(0, 'line 0\n') + output(1, 'line 1\n') + output(2, 'line 2\n').slice(0, 30), () =>
+            response.socket?.end(),
+          );
           return;
         }
-        response.end(output(1, 'line 1\n') + output(2, 'line 2\n') + ': keep-alive\n\n' + output(3, 'boom\n', 'stderr') + end(FIRST, 'succeeded', 0, null));
+        response.end(
+          output(1, 'line 1\n') +
+            output(2, 'line 2\n') +
+            ': keep-alive\n\n' +
+            output(3, 'boom\n', 'stderr') +
+            end(FIRST, 'succeeded', 0, null),
+        );
         return;
       }
       if (path === `/api/v1/runs/${RUN}/executions/${SECOND}/output`) {
         events(response);
-        response.end(output(0, 'no newline') + `event: cut\ndata: {"bytes":42}\n\n` + end(SECOND, 'failed', 3, 'sh exited with code 3.'));
+        response.end(
+          output(0, 'no newline') +
+            `event: cut\ndata: {"bytes":42}\n\n` +
+            end(SECOND, 'failed', 3, 'sh exited with code 3.'),
+        );
         return;
       }
       json(response, 404, { title: 'Not Found', status: 404 });
@@ -139,25 +169,26 @@ describe('following a run', () => {
     const streams = hub.requests.filter((request) => request.path.endsWith(`${FIRST}/output`));
     expect(streams.map((request) => request.lastEventId)).toEqual([undefined, '1']);
     expect(hub.requests.every((request) => request.authorization === `Bearer ${KEY}`)).toBe(true);
-    expect(cli.stderr().split('\n')).toEqual(
-      [
-        `==> step first on daemon dev-box (execution ${FIRST})`,
-        expect.stringMatching(/^hub: lost the connection to the hub at http:\S+: .+; trying again and resuming where it stopped \(Ctrl-C stops following; the run goes on\)\.$/),
-        '==> step first succeeded, exit code 0',
-        `hub: Service Unavailable: restarting (HTTP 503 Service Unavailable); trying again and resuming where it stopped (Ctrl-C stops following; the run goes on).`,
-        `==> step second on daemon dev-box (execution ${SECOND})`,
-        '',
-        '==> 42 bytes of output cut here by the hub (it keeps the first and the last 5 MiB of a step\'s output)',
-        '==> step second failed, exit code 3: sh exited with code 3.',
-        `Run ${RUN} failed.`,
-        '',
-      ],
-    );
+    expect(cli.stderr().split('\n')).toEqual([
+      `==> step first on daemon dev-box (execution ${FIRST})`,
+      expect.stringMatching(
+        /^hub: lost the connection to the hub at http:\S+: .+; trying again and resuming where it stopped \(Ctrl-C stops following; the run goes on\)\.$/,
+      ),
+      '==> step first succeeded, exit code 0',
+      `hub: Service Unavailable: restarting (HTTP 503 Service Unavailable); trying again and resuming where it stopped (Ctrl-C stops following; the run goes on).`,
+      `==> step second on daemon dev-box (execution ${SECOND})`,
+      '',
+      "==> 42 bytes of output cut here by the hub (it keeps the first and the last 5 MiB of a step's output)",
+      '==> step second failed, exit code 3: sh exited with code 3.',
+      `Run ${RUN} failed.`,
+      '',
+    ]);
   });
 
   it('stops following on Ctrl-C, exits 130 and says how to cancel, without cancelling', async () => {
     hub = new ScriptedHub((path, _request, response) => {
-      if (path === `/api/v1/runs/${RUN}`) return json(response, 200, runWith('running', [execution(FIRST, 'first', 'running')]));
+      if (path === `/api/v1/runs/${RUN}`)
+        return json(response, 200, runWith('running', [execution(FIRST, 'first', 'running')]));
       if (path.endsWith('/output')) {
         events(response);
         response.write(output(0, 'working\n'));
@@ -173,13 +204,19 @@ describe('following a run', () => {
     cli.interrupt();
 
     expect(await following).toBe(130);
-    expect(cli.stderr()).toMatch(new RegExp(`Stopped following run ${RUN}; the run goes on\\. To cancel it: hub cancel ${RUN} ${hub.url}\\n$`));
+    expect(cli.stderr()).toMatch(
+      new RegExp(`Stopped following run ${RUN}; the run goes on\\. To cancel it: hub cancel ${RUN} ${hub.url}\\n$`),
+    );
     expect(hub.requests.some((request) => request.path.endsWith('/cancel'))).toBe(false);
   });
 
   it('stops at a refusal that asking again cannot mend, with the problem', async () => {
     hub = new ScriptedHub((_path, _request, response) =>
-      response.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Run not found', status: 404, code: 'run_not_found', detail: 'No run has this id.' })),
+      response
+        .writeHead(404, { 'content-type': 'application/problem+json' })
+        .end(
+          JSON.stringify({ title: 'Run not found', status: 404, code: 'run_not_found', detail: 'No run has this id.' }),
+        ),
     );
     await hub.start();
     const cli = inProcess();

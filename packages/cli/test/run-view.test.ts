@@ -46,7 +46,12 @@ describe('runsTable', () => {
     });
     const table = runsTable(
       [
-        run({ trigger: 'a-longer-trigger', status: 'running', finishedAt: null, cancelRequestedAt: '2026-01-01T12:00:01.000Z' }),
+        run({
+          trigger: 'a-longer-trigger',
+          status: 'running',
+          finishedAt: null,
+          cancelRequestedAt: '2026-01-01T12:00:01.000Z',
+        }),
         run({ triggerRunId: '00000000-0000-4000-8000-000000000000', actor: 'ci\u001b[31mbot', status: 'timed_out' }),
       ],
       Date.parse('2026-01-01T13:02:00.000Z'),
@@ -62,8 +67,12 @@ describe('runsTable', () => {
 
 describe('lines about steps and runs', () => {
   it('names the step, its daemon and execution, then how it ended, with the exit code and the message made printable', () => {
-    expect(stepHeader({ stepId: 'fix', daemon: 'dev-box', executionId: 'e1' })).toBe('==> step fix on daemon dev-box (execution e1)\n');
-    expect(stepEnd('fix', { status: 'failed', exitCode: 3, message: 'sh exited\nwith code 3.' })).toBe('==> step fix failed, exit code 3: sh exited with code 3.\n');
+    expect(stepHeader({ stepId: 'fix', daemon: 'dev-box', executionId: 'e1' })).toBe(
+      '==> step fix on daemon dev-box (execution e1)\n',
+    );
+    expect(stepEnd('fix', { status: 'failed', exitCode: 3, message: 'sh exited\nwith code 3.' })).toBe(
+      '==> step fix failed, exit code 3: sh exited with code 3.\n',
+    );
     expect(stepEnd('fix', { status: 'timed_out', exitCode: null, message: null })).toBe('==> step fix timed out\n');
   });
 

@@ -96,13 +96,18 @@ function expected(finding: JsonFinding) {
     level: finding.severity,
     uri: finding.file.split('/').map(encodeURIComponent).join('/'),
     uriBaseId: '%SRCROOT%',
-    region: finding.line === undefined ? undefined : { startLine: finding.line, startColumn: utf16(finding.file, finding.line, finding.column ?? 1) },
+    region:
+      finding.line === undefined
+        ? undefined
+        : { startLine: finding.line, startColumn: utf16(finding.file, finding.line, finding.column ?? 1) },
     pointer: finding.pointer,
   };
 }
 
-const byPlace = (a: { uri?: string | undefined; code?: string | undefined; pointer?: string | undefined }, b: typeof a) =>
-  `${a.uri} ${a.code} ${a.pointer}`.localeCompare(`${b.uri} ${b.code} ${b.pointer}`);
+const byPlace = (
+  a: { uri?: string | undefined; code?: string | undefined; pointer?: string | undefined },
+  b: typeof a,
+) => `${a.uri} ${a.code} ${a.pointer}`.localeCompare(`${b.uri} ${b.code} ${b.pointer}`);
 
 /** The log's one run, checked for what every log has: hub and its version, rules that results index. */
 function run(log: Log) {
@@ -116,13 +121,23 @@ function run(log: Log) {
   expect(only.originalUriBaseIds).toEqual({ '%SRCROOT%': { uri: pathToFileURL(join(dir, '/')).href } });
   const rules = only.tool.driver.rules ?? [];
   for (const result of only.results ?? []) expect(rules[result.ruleIndex ?? -1]?.id).toBe(result.ruleId);
-  expect(rules.map((rule) => rule.id).sort()).toEqual([...new Set((only.results ?? []).map((result) => result.ruleId))].sort());
-  return { ...only, rules, results: only.results ?? [], artifacts: (only.artifacts ?? []).map((artifact) => artifact.location?.uri) };
+  expect(rules.map((rule) => rule.id).sort()).toEqual(
+    [...new Set((only.results ?? []).map((result) => result.ruleId))].sort(),
+  );
+  return {
+    ...only,
+    rules,
+    results: only.results ?? [],
+    artifacts: (only.artifacts ?? []).map((artifact) => artifact.location?.uri),
+  };
 }
 
 describe('hub validate --format sarif', () => {
   it('reports issues in triggers at the positions --format json gives, astral characters before a column counting twice', async () => {
-    const emoji = triggerYaml('nightly').replace(/ {2}agent:\n[\s\S]*$/, '  agent: { prompt: "😀😀 {{ prompt }}", provider: codex, modle: x, max_runtime: 30m }\n');
+    const emoji = triggerYaml('nightly').replace(
+      / {2}agent:\n[\s\S]*$/,
+      '  agent: { prompt: "😀😀 {{ prompt }}", provider: codex, modle: x, max_runtime: 30m }\n',
+    );
     const { code, log, findings } = await both({
       '.hub/triggers/nightly.yml': emoji,
       '.hub/triggers/bad name.yml': triggerYaml('bad').replace('filters:', 'filter:'),
@@ -132,12 +147,22 @@ describe('hub validate --format sarif', () => {
     expect(code).toBe(1);
     const { results, artifacts } = run(log);
     expect(results.map(located).sort(byPlace)).toEqual(findings.map(expected).sort(byPlace));
-    expect(findings.map((finding) => finding.code).sort()).toEqual(['schema.unknown_key', 'schema.unknown_key', 'trigger.allowlist_required', 'trigger.duplicate_name']);
+    expect(findings.map((finding) => finding.code).sort()).toEqual([
+      'schema.unknown_key',
+      'schema.unknown_key',
+      'trigger.allowlist_required',
+      'trigger.duplicate_name',
+    ]);
     const modle = results.map(located).find((result) => result.uri === '.hub/triggers/nightly.yml');
     // "modle" after two emoji: column 56 in code points, 58 in UTF-16 code units.
     expect(modle?.region).toEqual({ startLine: 9, startColumn: 58 });
     expect(findings.find((finding) => finding.file === '.hub/triggers/nightly.yml')?.column).toBe(56);
-    expect(artifacts.sort()).toEqual(['.hub/triggers/a.yml', '.hub/triggers/b.yml', '.hub/triggers/bad%20name.yml', '.hub/triggers/nightly.yml']);
+    expect(artifacts.sort()).toEqual([
+      '.hub/triggers/a.yml',
+      '.hub/triggers/b.yml',
+      '.hub/triggers/bad%20name.yml',
+      '.hub/triggers/nightly.yml',
+    ]);
   });
 
   it('places an issue in a partial in the partial, and a warning as a warning', async () => {
@@ -148,11 +173,20 @@ describe('hub validate --format sarif', () => {
     expect(code).toBe(1);
     const { results, artifacts } = run(log);
     expect(results.map(located).sort(byPlace)).toEqual(findings.map(expected).sort(byPlace));
-    expect(results.map(located)).toContainEqual(expect.objectContaining({ code: 'template.unknown_placeholder', uri: '.hub/partials/testing.md', region: { startLine: 2, startColumn: 10 } }));
+    expect(results.map(located)).toContainEqual(
+      expect.objectContaining({
+        code: 'template.unknown_placeholder',
+        uri: '.hub/partials/testing.md',
+        region: { startLine: 2, startColumn: 10 },
+      }),
+    );
     expect(artifacts.sort()).toEqual(['.hub/config.yml', '.hub/partials/testing.md']);
 
     // Valid but for an environment no step runs in: a warning, and exit 0.
-    const unused = configurationYaml([]).replace('triggers:', '  - { name: spare, kind: daemon, daemon: dev-box, cwd: ~/spare }\ntriggers:');
+    const unused = configurationYaml([]).replace(
+      'triggers:',
+      '  - { name: spare, kind: daemon, daemon: dev-box, cwd: ~/spare }\ntriggers:',
+    );
     const warned = await both({ '.hub/config.yml': unused });
     expect(warned.code).toBe(0);
     const { results: warnings, rules } = run(warned.log);
@@ -164,7 +198,10 @@ describe('hub validate --format sarif', () => {
   it('reports issues in a legacy bundle in its workflow files', async () => {
     const { code, log, findings } = await both({
       '.hub/hub.yml': HUB_YML,
-      '.hub/workflows/review.yml': workflowYaml('review', ['partials/review.md']).replace('agent: reviewer', 'agent: reviwer'),
+      '.hub/workflows/review.yml': workflowYaml('review', ['partials/review.md']).replace(
+        'agent: reviewer',
+        'agent: reviwer',
+      ),
       '.hub/workflows/partials/review.md': 'Review 🚀 {{ nope }}.\n',
     });
     expect(code).toBe(1);
@@ -174,7 +211,11 @@ describe('hub validate --format sarif', () => {
       'step.unknown_agent .hub/workflows/review.yml',
       'template.unknown_placeholder .hub/workflows/partials/review.md',
     ]);
-    expect(artifacts.sort()).toEqual(['.hub/hub.yml', '.hub/workflows/partials/review.md', '.hub/workflows/review.yml']);
+    expect(artifacts.sort()).toEqual([
+      '.hub/hub.yml',
+      '.hub/workflows/partials/review.md',
+      '.hub/workflows/review.yml',
+    ]);
   });
 
   it('locates an issue without a position at its file alone (no region)', async () => {
@@ -189,7 +230,11 @@ describe('hub validate --format sarif', () => {
   });
 
   it('for a clean repository is a log with no results, and exit 0', async () => {
-    const { code, log, findings } = await both({ '.hub/triggers/nightly.yml': triggerYaml('nightly'), '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Test.\n' });
+    const { code, log, findings } = await both({
+      '.hub/triggers/nightly.yml': triggerYaml('nightly'),
+      '.hub/config.yml': configurationYaml(['testing.md']),
+      '.hub/partials/testing.md': 'Test.\n',
+    });
     expect(code).toBe(0);
     expect(findings).toEqual([]);
     const { results, rules, artifacts } = run(log);
@@ -216,10 +261,13 @@ describe('hub validate --format sarif', () => {
     const bad = triggerYaml('bad').replace('filters:', 'filter:');
     const first = run((await both({ '.hub/triggers/bad.yml': bad })).log).results;
     const moved = run((await both({ '.hub/triggers/bad.yml': `# a comment\n\n${bad}` })).log).results;
-    const prints = (results: Result[]) => results.map((result) => `${result.ruleId} ${result.partialFingerprints?.['hubIssue/v1']}`).sort();
+    const prints = (results: Result[]) =>
+      results.map((result) => `${result.ruleId} ${result.partialFingerprints?.['hubIssue/v1']}`).sort();
     expect(prints(moved)).toEqual(prints(first));
     expect(new Set(first.map((result) => result.partialFingerprints?.['hubIssue/v1'])).size).toBe(first.length);
-    expect(moved.map((result) => result.locations?.[0]?.physicalLocation?.region?.startLine).sort()).not.toEqual(first.map((result) => result.locations?.[0]?.physicalLocation?.region?.startLine).sort());
+    expect(moved.map((result) => result.locations?.[0]?.physicalLocation?.region?.startLine).sort()).not.toEqual(
+      first.map((result) => result.locations?.[0]?.physicalLocation?.region?.startLine).sort(),
+    );
   });
 
   it('is a usage error with --json, and --format lists it', async () => {
@@ -237,7 +285,9 @@ describe('hub validate --format sarif', () => {
 
 describe('the SARIF formatter in the bundle', () => {
   it('is a chunk of its own, which hub validate imports only for --format sarif', () => {
-    const { chunks } = JSON.parse(readFileSync(join(CLI, 'dist/bundle/modules.json'), 'utf8')) as { chunks: Record<string, string[]> };
+    const { chunks } = JSON.parse(readFileSync(join(CLI, 'dist/bundle/modules.json'), 'utf8')) as {
+      chunks: Record<string, string[]>;
+    };
     const holding = (module: string) => Object.entries(chunks).filter(([, modules]) => modules.includes(module));
     const [sarif] = holding('dist/formatters/sarif.js');
     expect(sarif?.[1].sort()).toEqual(['dist/formatters/rule-help.js', 'dist/formatters/sarif.js']);
@@ -252,7 +302,9 @@ describe('the SARIF formatter in the bundle', () => {
 
 describe('the generated rule help', () => {
   it(`${TARGET} is what the generator makes of docs/issue-codes.md (regenerated in a child process)`, () => {
-    expect(() => execFileSync(process.execPath, [join(CLI, 'scripts/generate-rule-help.js'), '--check'], { stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [join(CLI, 'scripts/generate-rule-help.js'), '--check'], { stdio: 'pipe' }),
+    ).not.toThrow();
     expect(generate()).toBe(readFileSync(join(CLI, TARGET), 'utf8'));
   });
 
@@ -267,7 +319,8 @@ describe('the generated rule help', () => {
   });
 
   it('reads a section to its end, and a YAML comment in an example is not a heading', () => {
-    const markdown = '## Group\n\n### `a.b`\nProse `x`.\n```yaml\n# comment\nkey: 1\n```\n\n### `c.d`\nMore.\n## Next\nNot c.d.\n';
+    const markdown =
+      '## Group\n\n### `a.b`\nProse `x`.\n```yaml\n# comment\nkey: 1\n```\n\n### `c.d`\nMore.\n## Next\nNot c.d.\n';
     expect(sections(markdown)).toEqual({ 'a.b': 'Prose `x`.\n```yaml\n# comment\nkey: 1\n```', 'c.d': 'More.' });
   });
 });

@@ -28,7 +28,11 @@ describe('SseParser', () => {
   it("reads the hub's stream: retry, an output event with its id, a comment, the end event", () => {
     const { events, parser } = parseAll([HUB_STREAM]);
     expect(events).toEqual([
-      { type: 'output', data: '{"seq":0,"stream":"stdout","at":"2026-11-24T10:00:00.000Z","text":"line 1\\n"}', lastEventId: '0' },
+      {
+        type: 'output',
+        data: '{"seq":0,"stream":"stdout","at":"2026-11-24T10:00:00.000Z","text":"line 1\\n"}',
+        lastEventId: '0',
+      },
       { type: 'end', data: '{"executionId":"e","status":"succeeded","exitCode":0,"message":null}', lastEventId: '0' },
     ]);
     expect(parser.retryMs).toBe(2000);
@@ -52,11 +56,33 @@ describe('SseParser', () => {
   it.each<[string, string, SseEvent[]]>([
     ['joins data lines with LF', 'data: a\ndata:b\ndata\n\n', [{ type: 'message', data: 'a\nb\n', lastEventId: '' }]],
     ['strips one space after the colon only', 'data:  two\n\n', [{ type: 'message', data: ' two', lastEventId: '' }]],
-    ['dispatches nothing without data, but keeps the id', 'id: 7\nevent: x\n\ndata: y\n\n', [{ type: 'message', data: 'y', lastEventId: '7' }]],
+    [
+      'dispatches nothing without data, but keeps the id',
+      'id: 7\nevent: x\n\ndata: y\n\n',
+      [{ type: 'message', data: 'y', lastEventId: '7' }],
+    ],
     ['an empty data line is an event with empty data', 'data\n\n', [{ type: 'message', data: '', lastEventId: '' }]],
-    ['ignores an id with NUL', 'id: 1\ndata: a\n\nid: 2\u00003\ndata: b\n\n', [{ type: 'message', data: 'a', lastEventId: '1' }, { type: 'message', data: 'b', lastEventId: '1' }]],
-    ['an empty id resets the last event id', 'id: 1\ndata: a\n\nid\ndata: b\n\n', [{ type: 'message', data: 'a', lastEventId: '1' }, { type: 'message', data: 'b', lastEventId: '' }]],
-    ['ignores unknown fields and comments', 'foo: bar\n: hello\ndata: z\n\n', [{ type: 'message', data: 'z', lastEventId: '' }]],
+    [
+      'ignores an id with NUL',
+      'id: 1\ndata: a\n\nid: 2\u00003\ndata: b\n\n',
+      [
+        { type: 'message', data: 'a', lastEventId: '1' },
+        { type: 'message', data: 'b', lastEventId: '1' },
+      ],
+    ],
+    [
+      'an empty id resets the last event id',
+      'id: 1\ndata: a\n\nid\ndata: b\n\n',
+      [
+        { type: 'message', data: 'a', lastEventId: '1' },
+        { type: 'message', data: 'b', lastEventId: '' },
+      ],
+    ],
+    [
+      'ignores unknown fields and comments',
+      'foo: bar\n: hello\ndata: z\n\n',
+      [{ type: 'message', data: 'z', lastEventId: '' }],
+    ],
     ['strips a leading byte order mark', '\ufeffdata: a\n\n', [{ type: 'message', data: 'a', lastEventId: '' }]],
     ['waits for the blank line', 'data: a\n', []],
   ])('%s', (_name, stream, expected) => {

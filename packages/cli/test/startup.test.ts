@@ -27,8 +27,12 @@ const CLI = fileURLToPath(new URL('..', import.meta.url));
 
 /** The bundle's chunks, each with the absolute paths of the modules it holds. */
 function chunks(): Map<string, string[]> {
-  const manifest = JSON.parse(readFileSync(join(BUNDLE, 'modules.json'), 'utf8')) as { chunks: Record<string, string[]> };
-  return new Map(Object.entries(manifest.chunks).map(([file, modules]) => [file, modules.map((module) => resolve(CLI, module))]));
+  const manifest = JSON.parse(readFileSync(join(BUNDLE, 'modules.json'), 'utf8')) as {
+    chunks: Record<string, string[]>;
+  };
+  return new Map(
+    Object.entries(manifest.chunks).map(([file, modules]) => [file, modules.map((module) => resolve(CLI, module))]),
+  );
 }
 
 let dir: string;
@@ -42,14 +46,23 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** Runs `hub args` in `dir`: what it printed, the files it imported, and the modules in those that are the bundle's chunks. */
 function traced(args: string[]) {
   const trace = join(dir, 'trace.txt');
-  const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, MAIN, ...args], {
-    cwd: join(dir, 'repo'),
-    env: { PATH: process.env.PATH ?? '', HOME: dir, HUB_TRACE: trace },
-    encoding: 'utf8',
-  });
-  const files = readFileSync(trace, 'utf8').split('\n').filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url));
+  const result = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, MAIN, ...args],
+    {
+      cwd: join(dir, 'repo'),
+      env: { PATH: process.env.PATH ?? '', HOME: dir, HUB_TRACE: trace },
+      encoding: 'utf8',
+    },
+  );
+  const files = readFileSync(trace, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:'))
+    .map((url) => fileURLToPath(url));
   const inBundle = chunks();
-  const modules = files.flatMap((file) => (dirname(file) === BUNDLE ? (inBundle.get(file.slice(BUNDLE.length + 1)) ?? []) : []));
+  const modules = files.flatMap((file) =>
+    dirname(file) === BUNDLE ? (inBundle.get(file.slice(BUNDLE.length + 1)) ?? []) : [],
+  );
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, files, modules };
 }
 
@@ -63,24 +76,39 @@ const UNNEEDED = [
 
 describe('start-up', () => {
   beforeEach(() => {
-    writeTree(join(dir, 'repo'), { '.hub/config.yml': configurationYaml(['testing.md']), '.hub/partials/testing.md': 'Test.\n', '.hub/triggers/nightly.yml': triggerYaml('nightly') });
+    writeTree(join(dir, 'repo'), {
+      '.hub/config.yml': configurationYaml(['testing.md']),
+      '.hub/partials/testing.md': 'Test.\n',
+      '.hub/triggers/nightly.yml': triggerYaml('nightly'),
+    });
   });
 
   it('hub --help loads the entry and what the commands share, no command, nor the compiler or yaml', () => {
     const { code, stdout, files, modules } = traced(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: hub <command>/m);
-    expect(files.map((file) => file.slice(BUNDLE.length + 1).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['hub.js', 'start.js']);
+    expect(files.map((file) => file.slice(BUNDLE.length + 1).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual([
+      'hub.js',
+      'start.js',
+    ]);
     expect(modules).toContain(join(CLI, 'dist/cli.js'));
-    for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//]) expect(modules.filter((path) => pattern.test(path))).toEqual([]);
+    for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//])
+      expect(modules.filter((path) => pattern.test(path))).toEqual([]);
   });
 
-  it.each([[['deplyo']], [['help']]])('hub %j, like --help, loads the entry and the start chunk alone: no command, nor the compiler', (args) => {
-    const { stderr, files, modules } = traced(args);
-    expect(stderr).toMatch(/^$|did you mean deploy\?/);
-    expect(files.map((file) => file.slice(BUNDLE.length + 1).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['hub.js', 'start.js']);
-    for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//]) expect(modules.filter((path) => pattern.test(path))).toEqual([]);
-  });
+  it.each([[['deplyo']], [['help']]])(
+    'hub %j, like --help, loads the entry and the start chunk alone: no command, nor the compiler',
+    (args) => {
+      const { stderr, files, modules } = traced(args);
+      expect(stderr).toMatch(/^$|did you mean deploy\?/);
+      expect(files.map((file) => file.slice(BUNDLE.length + 1).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual([
+        'hub.js',
+        'start.js',
+      ]);
+      for (const pattern of [...UNNEEDED, /\/packages\/compiler\//, /\/yaml\//])
+        expect(modules.filter((path) => pattern.test(path))).toEqual([]);
+    },
+  );
 
   it('hub validate loads the compiler and yaml, and nothing of the hub client, the daemon or the other commands', () => {
     const { code, stdout, files, modules } = traced(['validate']);
@@ -100,8 +128,14 @@ describe('start-up', () => {
 });
 
 describe('the commands of hub', () => {
-  it.each(commands.map((command) => [command.name, command] as const))('%s is listed with its module’s own name and summary', async (name, listed) => {
-    const module = (await import(`../dist/commands/${name}.js`)) as Record<string, Command>;
-    expect({ name: module[name]?.name, summary: module[name]?.summary }).toEqual({ name: listed.name, summary: listed.summary });
-  });
+  it.each(commands.map((command) => [command.name, command] as const))(
+    '%s is listed with its module’s own name and summary',
+    async (name, listed) => {
+      const module = (await import(`../dist/commands/${name}.js`)) as Record<string, Command>;
+      expect({ name: module[name]?.name, summary: module[name]?.summary }).toEqual({
+        name: listed.name,
+        summary: listed.summary,
+      });
+    },
+  );
 });

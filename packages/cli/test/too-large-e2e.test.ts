@@ -27,7 +27,8 @@ beforeEach(() => {
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const deploy = (origin: string) => hubIn(dir, ['deploy', origin], { HUB_CONFIG_DIR: join(dir, '.config'), HUB_API_KEY: ctx.key });
+const deploy = (origin: string) =>
+  hubIn(dir, ['deploy', origin], { HUB_CONFIG_DIR: join(dir, '.config'), HUB_API_KEY: ctx.key });
 
 describe('hub deploy with a body too large', () => {
   it("shows the hub's 413 with the limit it names", async () => {
@@ -41,7 +42,9 @@ describe('hub deploy with a body too large', () => {
   it('says that a 413 without a problem came from a proxy in front of the hub', async () => {
     const proxy: Server = createServer((req, res) => {
       req.resume();
-      res.writeHead(413, { 'content-type': 'text/html' }).end('<html><body><h1>413 Request Entity Too Large</h1></body></html>\n');
+      res
+        .writeHead(413, { 'content-type': 'text/html' })
+        .end('<html><body><h1>413 Request Entity Too Large</h1></body></html>\n');
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {

@@ -18,32 +18,33 @@ import { hubIn, writeTree } from './support/repo.js';
  */
 const NOT_FROM_A_REPOSITORY: Record<string, string> = Object.fromEntries(
   Object.entries({
-    'only the partials that a prompt includes are sent (exactly as named), so none is extra, a duplicate or badly named': [
-      'configuration/limit-partial-count',
-      'configuration/limit-partials-total-bytes',
-      'configuration/limit-path-length-513',
-      'configuration/partial-content-not-a-string',
-      'configuration/partial-decomposed-twin-is-noncanonical',
-      'configuration/partial-duplicate-after-case-folding',
-      'configuration/partial-duplicate-after-case-folding-and-nfc',
-      'configuration/partial-duplicate-capital-sharp-s',
-      'configuration/partial-extra',
-      'configuration/partial-missing-differs-in-case',
-      'configuration/partial-path-absolute',
-      'configuration/partial-path-backslash',
-      'configuration/partial-path-control-character',
-      'configuration/partial-path-dot-segment',
-      'configuration/partial-path-drive-prefix',
-      'configuration/partial-path-empty',
-      'configuration/partial-path-empty-segment',
-      'configuration/partial-path-parent-segment',
-      'configuration/partial-path-trailing-slash',
-      'bundle/duplicate-file-after-case-folding',
-      'bundle/limit-file-count',
-      'bundle/partial-extra',
-      'bundle/path-noncanonical',
-      'bundle/path-unsafe',
-    ],
+    'only the partials that a prompt includes are sent (exactly as named), so none is extra, a duplicate or badly named':
+      [
+        'configuration/limit-partial-count',
+        'configuration/limit-partials-total-bytes',
+        'configuration/limit-path-length-513',
+        'configuration/partial-content-not-a-string',
+        'configuration/partial-decomposed-twin-is-noncanonical',
+        'configuration/partial-duplicate-after-case-folding',
+        'configuration/partial-duplicate-after-case-folding-and-nfc',
+        'configuration/partial-duplicate-capital-sharp-s',
+        'configuration/partial-extra',
+        'configuration/partial-missing-differs-in-case',
+        'configuration/partial-path-absolute',
+        'configuration/partial-path-backslash',
+        'configuration/partial-path-control-character',
+        'configuration/partial-path-dot-segment',
+        'configuration/partial-path-drive-prefix',
+        'configuration/partial-path-empty',
+        'configuration/partial-path-empty-segment',
+        'configuration/partial-path-parent-segment',
+        'configuration/partial-path-trailing-slash',
+        'bundle/duplicate-file-after-case-folding',
+        'bundle/limit-file-count',
+        'bundle/partial-extra',
+        'bundle/path-noncanonical',
+        'bundle/path-unsafe',
+      ],
     'a bundle is .hub/hub.yml, .hub/workflows/*.yml and included partials: other files are not read': [
       'bundle/file-outside-hub-directory',
       'bundle/hub-file-missing',
@@ -69,21 +70,36 @@ const triggerFile = (fixture: Fixture) => `.hub/triggers/${fixture.id.slice('tri
 
 /** The case's files where discovery finds them, and the file that names the case on the command line. */
 function repository(fixture: Fixture): { files: Record<string, string>; main: string } {
-  if (fixture.kind === 'trigger') return { files: { [triggerFile(fixture)]: fixture.yaml as string }, main: triggerFile(fixture) };
-  if (fixture.kind === 'bundle') return { files: Object.fromEntries(fixture.files.map((file) => [file.path, file.content])), main: '.hub/hub.yml' };
+  if (fixture.kind === 'trigger')
+    return { files: { [triggerFile(fixture)]: fixture.yaml as string }, main: triggerFile(fixture) };
+  if (fixture.kind === 'bundle')
+    return { files: Object.fromEntries(fixture.files.map((file) => [file.path, file.content])), main: '.hub/hub.yml' };
   const partials = fixture.files.map((file) => [`.hub/partials/${file.path}`, file.content]);
-  return { files: { '.hub/config.yml': fixture.yaml as string, ...Object.fromEntries(partials) }, main: '.hub/config.yml' };
+  return {
+    files: { '.hub/config.yml': fixture.yaml as string, ...Object.fromEntries(partials) },
+    main: '.hub/config.yml',
+  };
 }
 
 /** Where the compiler's `file` is, relative to the root of the run. */
 function where(fixture: Fixture, file: string | undefined): string {
-  const inCase = fixture.kind === 'trigger' ? triggerFile(fixture) : fixture.kind === 'bundle' ? (file ?? '.hub/hub.yml') : file === undefined ? '.hub/config.yml' : `.hub/partials/${file}`;
+  const inCase =
+    fixture.kind === 'trigger'
+      ? triggerFile(fixture)
+      : fixture.kind === 'bundle'
+        ? (file ?? '.hub/hub.yml')
+        : file === undefined
+          ? '.hub/config.yml'
+          : `.hub/partials/${file}`;
   return `${dirOf(fixture)}/${inCase}`;
 }
 
 /** What a line must start with: `file:line:column: code ` (`file: code ` without a position). */
 function prefix(fixture: Fixture, issue: ExpectedIssue, warning: boolean): string {
-  const at = issue.line === undefined ? where(fixture, issue.file) : `${where(fixture, issue.file)}:${issue.line}:${issue.column}`;
+  const at =
+    issue.line === undefined
+      ? where(fixture, issue.file)
+      : `${where(fixture, issue.file)}:${issue.line}:${issue.column}`;
   return `${at}: ${warning ? 'warning: ' : ''}${issue.code} `;
 }
 
@@ -98,7 +114,11 @@ const requestPointer = (pointer: string) => pointer.replace(/^\/(files|partials)
 
 let base: string;
 let text: Finished;
-let json: { valid: boolean; files: { path: string; valid: boolean }[]; issues: { file: string; line?: number; column?: number; pointer: string; code: string; severity: string }[] };
+let json: {
+  valid: boolean;
+  files: { path: string; valid: boolean }[];
+  issues: { file: string; line?: number; column?: number; pointer: string; code: string; severity: string }[];
+};
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'hub-validate-fixtures-'));
@@ -126,20 +146,33 @@ describe('hub validate on the golden fixtures', () => {
     expect(text.code).toBe(1);
     expect(text.stderr).toBe('');
     const issues = cases.reduce((sum, fixture) => sum + (fixture.issues?.length ?? 0), 0);
-    const warnings = cases.reduce((sum, fixture) => sum + (fixture.issues === undefined ? (fixture.warnings?.length ?? 0) : 0), 0);
-    expect(text.stdout).toMatch(new RegExp(`\\nChecked \\d+ files: ${issues} issues in \\d+ of them, ${warnings} warnings?\\.\\n$`));
+    const warnings = cases.reduce(
+      (sum, fixture) => sum + (fixture.issues === undefined ? (fixture.warnings?.length ?? 0) : 0),
+      0,
+    );
+    expect(text.stdout).toMatch(
+      new RegExp(`\\nChecked \\d+ files: ${issues} issues in \\d+ of them, ${warnings} warnings?\\.\\n$`),
+    );
   });
 
   it.each(cases.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
     const mine = (path: string) => path.startsWith(`${dirOf(fixture)}/`);
     const lines = text.stdout.split('\n').filter(mine);
     const wanted = expected(fixture).map(({ issue, warning }) => prefix(fixture, issue, warning));
-    expect(lines.map((line, index) => (line.startsWith(wanted[index] ?? '\0') && line.length > (wanted[index] as string).length ? wanted[index] : line))).toEqual(wanted);
+    expect(
+      lines.map((line, index) =>
+        line.startsWith(wanted[index] ?? '\0') && line.length > (wanted[index] as string).length ? wanted[index] : line,
+      ),
+    ).toEqual(wanted);
 
     const files = json.files.filter((file) => mine(file.path));
     expect(files.length).toBeGreaterThan(0);
     expect(files.every((file) => file.valid)).toBe(fixture.issues === undefined);
-    expect(json.issues.filter((issue) => mine(issue.file)).map((issue) => ({ ...issue, pointer: requestPointer(issue.pointer) }))).toEqual(
+    expect(
+      json.issues
+        .filter((issue) => mine(issue.file))
+        .map((issue) => ({ ...issue, pointer: requestPointer(issue.pointer) })),
+    ).toEqual(
       expected(fixture).map(({ issue, warning }) => ({
         file: where(fixture, issue.file),
         pointer: requestPointer(issue.pointer),
@@ -154,7 +187,14 @@ describe('hub validate on the golden fixtures', () => {
 });
 
 describe('hub validate exit codes, one case a run', () => {
-  const sample = ['trigger/valid-example.yml', 'trigger/misspelled-filters.yml', 'configuration/valid-example', 'configuration/unknown-placeholder-in-partial', 'bundle/valid-example', 'bundle/issues-in-several-files-ordered-by-file'];
+  const sample = [
+    'trigger/valid-example.yml',
+    'trigger/misspelled-filters.yml',
+    'configuration/valid-example',
+    'configuration/unknown-placeholder-in-partial',
+    'bundle/valid-example',
+    'bundle/issues-in-several-files-ordered-by-file',
+  ];
 
   it.concurrent.each(sample)('%s', async (id) => {
     const fixture = cases.find((candidate) => candidate.id === id) as Fixture;

@@ -24,7 +24,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('discovery', () => {
   it('reads the configuration and exactly the partials it includes, byte for byte', async () => {
-    const config = crlf(configurationYaml(['testing.md', 'sub/deep.md', 'missing.md', 'Other.md', './dot.md', 'testing.md']));
+    const config = crlf(
+      configurationYaml(['testing.md', 'sub/deep.md', 'missing.md', 'Other.md', './dot.md', 'testing.md']),
+    );
     const testing = `${BOM}Run the tests.  \r\nAll of them.\t\r\n\r\n`;
     writeTree(dir, {
       '.hub/config.yml': config,
@@ -48,7 +50,11 @@ describe('discovery', () => {
     });
     if (found.configuration?.kind !== 'configuration') throw new Error('no configuration');
     expect(Buffer.from(found.configuration.yaml).equals(readFileSync(join(dir, '.hub/config.yml')))).toBe(true);
-    expect(Buffer.from(found.configuration.partials[1]?.content ?? '').equals(readFileSync(join(dir, '.hub/partials/testing.md')))).toBe(true);
+    expect(
+      Buffer.from(found.configuration.partials[1]?.content ?? '').equals(
+        readFileSync(join(dir, '.hub/partials/testing.md')),
+      ),
+    ).toBe(true);
     expect(found.triggers).toEqual([]);
     expect(found.bundle).toBeUndefined();
   });
@@ -90,12 +96,19 @@ describe('discovery', () => {
       dir: '.hub/',
       files: [
         { path: '.hub/hub.yml', content: HUB_YML },
-        { path: '.hub/workflows/lint.yml', content: workflowYaml('lint', ['partials/review.md', 'partials/lint/style.md']) },
+        {
+          path: '.hub/workflows/lint.yml',
+          content: workflowYaml('lint', ['partials/review.md', 'partials/lint/style.md']),
+        },
         { path: '.hub/workflows/review.yml', content: review },
         { path: '.hub/workflows/partials/lint/style.md', content: 'Style.\n' },
         { path: '.hub/workflows/partials/review.md', content: `${BOM}Review.  \r\n` },
       ],
-      partialNames: ['.hub/workflows/partials/lint/style.md', '.hub/workflows/partials/review.md', '.hub/workflows/partials/unused.md'],
+      partialNames: [
+        '.hub/workflows/partials/lint/style.md',
+        '.hub/workflows/partials/review.md',
+        '.hub/workflows/partials/unused.md',
+      ],
     });
   });
 
@@ -109,7 +122,9 @@ describe('discovery', () => {
     steps: *steps
 `;
     expect(includesOf(aliased, 'configuration')).toEqual(['shared.md', 'own.md']);
-    expect(includesOf('steps:\n  - prompt:\n      - include: partials/a.md\n  - prompt: [ { include: b.md', 'workflow')).toEqual([]);
+    expect(
+      includesOf('steps:\n  - prompt:\n      - include: partials/a.md\n  - prompt: [ { include: b.md', 'workflow'),
+    ).toEqual([]);
     expect(includesOf('steps: [ { prompt: [ { include: 7 }, { text: hi } ] } ]', 'workflow')).toEqual([]);
     // 2,000 triggers sharing 2,000 steps sharing 2,000 prompt items: 8e9 visits if walked naively.
     // The compiler's reading refuses it (limit.alias_expansion), so it has no includes.
@@ -142,7 +157,9 @@ describe('hub validate', () => {
     expect(stderr).toBe('');
     expect(stdout.split('\n')).toEqual([
       expect.stringMatching(/^\.hub\/triggers\/bad\.yml:1:1: trigger\.allowlist_required \S/),
-      expect.stringMatching(/^\.hub\/triggers\/bad\.yml:5:1: schema\.unknown_key Unknown key "filter"; did you mean "filters"\?/),
+      expect.stringMatching(
+        /^\.hub\/triggers\/bad\.yml:5:1: schema\.unknown_key Unknown key "filter"; did you mean "filters"\?/,
+      ),
       expect.stringMatching(/^\.hub\/partials\/testing\.md:1:5: template\.unknown_placeholder \S/),
       'Checked 4 files: 3 issues in 2 of them.',
       '',
@@ -200,14 +217,23 @@ describe('hub validate', () => {
   });
 
   it('reports two trigger files with one name at the second one', async () => {
-    writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('same'), '.hub/triggers/b.yml': triggerYaml('same'), '.hub/triggers/c.yml': triggerYaml('other') });
+    writeTree(dir, {
+      '.hub/triggers/a.yml': triggerYaml('same'),
+      '.hub/triggers/b.yml': triggerYaml('same'),
+      '.hub/triggers/c.yml': triggerYaml('other'),
+    });
     const { code, stdout } = await hubIn(dir, ['validate']);
-    expect(stdout).toMatch(/^\.hub\/triggers\/b\.yml:1:7: trigger\.duplicate_name The trigger "same" is also defined in \.hub\/triggers\/a\.yml/);
+    expect(stdout).toMatch(
+      /^\.hub\/triggers\/b\.yml:1:7: trigger\.duplicate_name The trigger "same" is also defined in \.hub\/triggers\/a\.yml/,
+    );
     expect(code).toBe(1);
   });
 
   it('keeps positions right in a file with a byte order mark and CRLF line ends, and notes *.yaml files', async () => {
-    writeTree(dir, { '.hub/triggers/a.yml': crlf(triggerYaml('a').replace('codex', 'Codex')), '.hub/triggers/b.yaml': triggerYaml('b') });
+    writeTree(dir, {
+      '.hub/triggers/a.yml': crlf(triggerYaml('a').replace('codex', 'Codex')),
+      '.hub/triggers/b.yaml': triggerYaml('b'),
+    });
     const { code, stdout, stderr } = await hubIn(dir, ['validate']);
     expect(stdout).toMatch(/^\.hub\/triggers\/a\.yml:10:15: schema\.name /);
     expect(stderr).toBe('note: .hub/triggers/b.yaml is not read: trigger files end in .yml; rename it to b.yml.\n');
@@ -222,13 +248,29 @@ describe('hub validate', () => {
   it.each([
     ['a missing file', ['validate', 'nope.yml'], /^hub: nope\.yml: no such file\.\n$/],
     ['a directory', ['validate', '.hub'], /^hub: \.hub is a directory: give files, or --dir \.hub /],
-    ['a file that is not a hub file', ['validate', 'notes.md'], /^hub: notes\.md is not a hub file: give a trigger file \(\.yml\), a config\.yml, a hub\.yml, a partial or a workflow\.\n$/],
+    [
+      'a file that is not a hub file',
+      ['validate', 'notes.md'],
+      /^hub: notes\.md is not a hub file: give a trigger file \(\.yml\), a config\.yml, a hub\.yml, a partial or a workflow\.\n$/,
+    ],
     ['a missing --dir', ['validate', '--dir', 'nope'], /^hub: --dir nope: no such directory\.\n$/],
-    ['a file that is not UTF-8', ['validate', '.hub/triggers/utf16.yml'], /^hub: \.hub\/triggers\/utf16\.yml is not UTF-8 text\.\n$/],
-    ['an unknown format', ['validate', '--format', 'yaml'], /^hub: --format yaml: give text, json or sarif\.\nRun "hub validate --help" for usage\.\n$/],
+    [
+      'a file that is not UTF-8',
+      ['validate', '.hub/triggers/utf16.yml'],
+      /^hub: \.hub\/triggers\/utf16\.yml is not UTF-8 text\.\n$/,
+    ],
+    [
+      'an unknown format',
+      ['validate', '--format', 'yaml'],
+      /^hub: --format yaml: give text, json or sarif\.\nRun "hub validate --help" for usage\.\n$/,
+    ],
     ['an unknown option', ['validate', '--project', 'x'], /^hub: Unknown option '--project'/],
   ])('exits 2 for %s', async (_what, args, message) => {
-    writeTree(dir, { '.hub/triggers/a.yml': triggerYaml('a'), '.hub/triggers/utf16.yml': Buffer.from([0xff, 0xfe, 0x6e, 0x00, 0x61, 0x00]), 'notes.md': '# Notes\n' });
+    writeTree(dir, {
+      '.hub/triggers/a.yml': triggerYaml('a'),
+      '.hub/triggers/utf16.yml': Buffer.from([0xff, 0xfe, 0x6e, 0x00, 0x61, 0x00]),
+      'notes.md': '# Notes\n',
+    });
     const { code, stdout, stderr } = await hubIn(dir, args);
     expect(stderr).toMatch(message);
     expect(stdout).toBe('');
@@ -242,20 +284,30 @@ describe('hub validate', () => {
       '.hub/partials/deploy/checklist.md': 'Check.\n',
     });
     const { code, stdout } = await hubIn(dir, ['validate', '--json']);
-    const report = JSON.parse(stdout) as { issues: { file: string; code: string; line: number; column: number; message: string }[] };
-    expect(report.issues.map(({ file, code, line, column }) => [file, code, line, column])).toEqual([['.hub/config.yml', 'partial.missing', 19, 22]]);
+    const report = JSON.parse(stdout) as {
+      issues: { file: string; code: string; line: number; column: number; message: string }[];
+    };
+    expect(report.issues.map(({ file, code, line, column }) => [file, code, line, column])).toEqual([
+      ['.hub/config.yml', 'partial.missing', 19, 22],
+    ]);
     expect(report.issues[0]?.message).toContain('did you mean "testing.md"?');
     expect(report.issues[0]?.message).not.toContain('request');
     expect(code).toBe(1);
     const found = await discover(dir);
     if (found.configuration === undefined) throw new Error('no configuration');
-    expect(Object.keys(JSON.parse(requestFor(found.configuration, 'app').body) as object)).toEqual(['projectSlug', 'yaml', 'partials']);
+    expect(Object.keys(JSON.parse(requestFor(found.configuration, 'app').body) as object)).toEqual([
+      'projectSlug',
+      'yaml',
+      'partials',
+    ]);
   });
 
   it('exits 2 when there is nothing to validate', async () => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/partials/unused.md': 'x\n' });
     const { code, stderr } = await hubIn(dir, ['validate']);
-    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.\n`);
+    expect(stderr).toBe(
+      `hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.\n`,
+    );
     expect(code).toBe(2);
   });
 
@@ -265,7 +317,9 @@ describe('hub validate', () => {
   ])('says, when only a .hub/%s.yaml is found, that it is not read and what to rename it to', async (name, what) => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', [`.hub/${name}.yaml`]: 'x: 1\n' });
     const { code, stdout, stderr } = await hubIn(dir, ['validate']);
-    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. .hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.\n`);
+    expect(stderr).toBe(
+      `hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. .hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.\n`,
+    );
     expect(stdout).toBe('');
     expect(code).toBe(2);
   });
@@ -277,7 +331,9 @@ describe('hub validate', () => {
   ])('says, when only %s is found, which name it misses', async (path, note) => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', [path]: triggerYaml('a') });
     const { code, stderr } = await hubIn(dir, ['validate']);
-    expect(stderr).toBe(`hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. ${note}\n`);
+    expect(stderr).toBe(
+      `hub: Nothing to validate in ${dir}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml. ${note}\n`,
+    );
     expect(code).toBe(2);
   });
 
@@ -293,27 +349,40 @@ describe('hub validate', () => {
   });
 
   it('notes a .hub/config.yaml beside the files it reads', async () => {
-    writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/a.yml': triggerYaml('a'), '.hub/config.yaml': 'x: 1\n' });
+    writeTree(dir, {
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      '.hub/triggers/a.yml': triggerYaml('a'),
+      '.hub/config.yaml': 'x: 1\n',
+    });
     const { code, stderr } = await hubIn(dir, ['validate']);
-    expect(stderr).toBe('note: .hub/config.yaml is not read: the configuration is .hub/config.yml; rename it to config.yml.\n');
+    expect(stderr).toBe(
+      'note: .hub/config.yaml is not read: the configuration is .hub/config.yml; rename it to config.yml.\n',
+    );
     expect(code).toBe(0);
   });
 
   it('says, when nothing is found, which *.yaml files were not read and what to rename them to', async () => {
     writeTree(dir, { '.git/HEAD': 'ref: refs/heads/main\n', '.hub/triggers/n.yaml': triggerYaml('n') });
     const { code, stdout, stderr } = await hubIn(dir, ['validate']);
-    expect(stderr).toMatch(/^hub: Nothing to validate in .*\.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/);
+    expect(stderr).toMatch(
+      /^hub: Nothing to validate in .*\.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/,
+    );
     expect(stdout).toBe('');
     expect(code).toBe(2);
   });
 
   const ancestors = (path: string): string[] => (dirname(path) === path ? [path] : [path, ...ancestors(dirname(path))]);
-  it.skipIf(ancestors(tmpdir()).some((at) => existsSync(join(at, '.git')) || existsSync(join(at, '.hub'))))('exits 2 outside any repository', async () => {
-    mkdirSync(join(dir, 'plain'));
-    const { code, stderr } = await hubIn(join(dir, 'plain'), ['validate']);
-    expect(stderr).toMatch(/^hub: No repository here: neither .*plain nor a directory above it holds \.hub\/ or \.git; give --dir\.\n$/);
-    expect(code).toBe(2);
-  });
+  it.skipIf(ancestors(tmpdir()).some((at) => existsSync(join(at, '.git')) || existsSync(join(at, '.hub'))))(
+    'exits 2 outside any repository',
+    async () => {
+      mkdirSync(join(dir, 'plain'));
+      const { code, stderr } = await hubIn(join(dir, 'plain'), ['validate']);
+      expect(stderr).toMatch(
+        /^hub: No repository here: neither .*plain nor a directory above it holds \.hub\/ or \.git; give --dir\.\n$/,
+      );
+      expect(code).toBe(2);
+    },
+  );
 
   it('--help describes discovery, the output, pre-commit use, an example and the exit codes', async () => {
     const { code, stdout } = await hubIn(dir, ['validate', '--help']);

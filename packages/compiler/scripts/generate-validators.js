@@ -26,7 +26,10 @@ export const OPTIONS = { strict: true, allErrors: true, allowUnionTypes: true, v
 /** The published schemas, by export name. */
 export function publishedSchemas() {
   return Object.fromEntries(
-    Object.entries(documents).map(([name, file]) => [name, JSON.parse(readFileSync(require.resolve(`@hub/schemas/schemas/${file}`), 'utf8'))]),
+    Object.entries(documents).map(([name, file]) => [
+      name,
+      JSON.parse(readFileSync(require.resolve(`@hub/schemas/schemas/${file}`), 'utf8')),
+    ]),
   );
 }
 

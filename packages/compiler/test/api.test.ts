@@ -26,7 +26,12 @@ describe('compileConfiguration', () => {
       enabled: true,
       maxRuntimeMs: 2 * 3600_000,
       allowlist: ['dev-lead', 'ci-bot'],
-      events: [{ kind: 'manual.run', inputs: [{ name: 'branch', description: 'Branch to fix', required: false, default: 'main' }] }],
+      events: [
+        {
+          kind: 'manual.run',
+          inputs: [{ name: 'branch', description: 'Branch to fix', required: false, default: 'main' }],
+        },
+      ],
     });
     expect(trigger?.steps).toEqual([
       {
@@ -50,13 +55,19 @@ describe('compileConfiguration', () => {
   it('defaults a step max_runtime to its trigger and idle_timeout to none', () => {
     const yaml = exampleConfiguration.replace('        max_runtime: 1h\n        idle_timeout: 10m\n', '');
     const result = compileConfiguration({ yaml, partials });
-    expect(result.ok && result.value.triggers[0]?.steps[0]).toMatchObject({ maxRuntimeMs: 2 * 3600_000, idleTimeoutMs: null });
+    expect(result.ok && result.value.triggers[0]?.steps[0]).toMatchObject({
+      maxRuntimeMs: 2 * 3600_000,
+      idleTimeoutMs: null,
+    });
   });
 
   it('takes numbers and booleans of inputs as their text', () => {
     const yaml = exampleConfiguration.replace('default: main }', 'default: 3, enum: [1, 2, 3, true] }');
     const result = compileConfiguration({ yaml, partials });
-    expect(result.ok && result.value.triggers[0]?.events[0]?.inputs[0]).toMatchObject({ default: '3', enum: ['1', '2', '3', 'true'] });
+    expect(result.ok && result.value.triggers[0]?.events[0]?.inputs[0]).toMatchObject({
+      default: '3',
+      enum: ['1', '2', '3', 'true'],
+    });
   });
 
   it.each([
@@ -76,7 +87,10 @@ describe('compileConfiguration', () => {
   it('honours limits passed as options, and ignores nonsense ones', () => {
     const small = compileConfiguration({ yaml: exampleConfiguration, partials }, { limits: { maxYamlLength: 10 } });
     expect(small.ok ? [] : small.issues.map((issue) => issue.code)).toEqual(['limit.yaml_length']);
-    const nonsense = compileConfiguration({ yaml: exampleConfiguration, partials }, { limits: { maxYamlLength: -1, maxDepth: 'x' as never } });
+    const nonsense = compileConfiguration(
+      { yaml: exampleConfiguration, partials },
+      { limits: { maxYamlLength: -1, maxDepth: 'x' as never } },
+    );
     expect(nonsense.ok).toBe(true);
   });
 
@@ -96,13 +110,21 @@ describe('compileTrigger', () => {
     const result = compileTrigger({ yaml: exampleTrigger });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.value.environments).toMatchObject([{ name: TRIGGER_ENVIRONMENT, daemon: 'build-box', cwd: '/srv/repo' }]);
+    expect(result.value.environments).toMatchObject([
+      { name: TRIGGER_ENVIRONMENT, daemon: 'build-box', cwd: '/srv/repo' },
+    ]);
     expect(result.value.triggers[0]).toMatchObject({
       name: 'nightly-triage',
       maxRuntimeMs: 30 * 60_000,
-      steps: [{ id: TRIGGER_STEP, environment: TRIGGER_ENVIRONMENT, maxRuntimeMs: 30 * 60_000, idleTimeoutMs: 5 * 60_000 }],
+      steps: [
+        { id: TRIGGER_STEP, environment: TRIGGER_ENVIRONMENT, maxRuntimeMs: 30 * 60_000, idleTimeoutMs: 5 * 60_000 },
+      ],
     });
-    expect(result.value.triggers[0]?.steps[0]?.agent).toMatchObject({ provider: 'codex', model: 'gpt-5', mode: 'auto' });
+    expect(result.value.triggers[0]?.steps[0]?.agent).toMatchObject({
+      provider: 'codex',
+      model: 'gpt-5',
+      mode: 'auto',
+    });
   });
 
   it('keeps enabled: false', () => {

@@ -44,8 +44,16 @@ describe('checkPath', () => {
   });
 
   it('measures length in code points, with the measured value in the message', () => {
-    expect(checkPath('a'.repeat(513))).toMatchObject({ ok: false, code: 'limit.path_length', message: expect.stringContaining('513') });
-    expect(checkPath('😀'.repeat(513))).toMatchObject({ ok: false, code: 'limit.path_length', message: expect.stringContaining('513') });
+    expect(checkPath('a'.repeat(513))).toMatchObject({
+      ok: false,
+      code: 'limit.path_length',
+      message: expect.stringContaining('513'),
+    });
+    expect(checkPath('😀'.repeat(513))).toMatchObject({
+      ok: false,
+      code: 'limit.path_length',
+      message: expect.stringContaining('513'),
+    });
     expect(checkPath('a'.repeat(20), { maxPathLength: 19 })).toMatchObject({ ok: false, code: 'limit.path_length' });
   });
 

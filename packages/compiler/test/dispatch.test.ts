@@ -34,7 +34,11 @@ describe('parseManualInput', () => {
   });
 
   it('lets a default satisfy a required input', () => {
-    expect(parseManualInput('', [{ name: 'pr', required: true, default: '1' }])).toEqual({ ok: true, inputs: { pr: '1' }, prompt: '' });
+    expect(parseManualInput('', [{ name: 'pr', required: true, default: '1' }])).toEqual({
+      ok: true,
+      inputs: { pr: '1' },
+      prompt: '',
+    });
   });
 
   it('refuses a value outside the enum, and reports every problem at once', () => {
@@ -50,7 +54,9 @@ describe('parseManualInput', () => {
 
 describe('renderPrompt', () => {
   it('fills {{ prompt }} and {{ inputs.name }}, with or without spaces', () => {
-    expect(renderPrompt('Fix {{ inputs.branch }}: {{prompt}}', { prompt: 'the tests', inputs: { branch: 'dev' } })).toBe('Fix dev: the tests');
+    expect(
+      renderPrompt('Fix {{ inputs.branch }}: {{prompt}}', { prompt: 'the tests', inputs: { branch: 'dev' } }),
+    ).toBe('Fix dev: the tests');
   });
 
   it('renders an input without a value as empty', () => {
@@ -58,13 +64,15 @@ describe('renderPrompt', () => {
   });
 
   it('never expands a value again, so input cannot inject placeholders', () => {
-    expect(renderPrompt('{{ inputs.a }} {{ prompt }}', { prompt: '{{ inputs.a }}', inputs: { a: '{{ prompt }}' } })).toBe(
-      '{{ prompt }} {{ inputs.a }}',
-    );
+    expect(
+      renderPrompt('{{ inputs.a }} {{ prompt }}', { prompt: '{{ inputs.a }}', inputs: { a: '{{ prompt }}' } }),
+    ).toBe('{{ prompt }} {{ inputs.a }}');
   });
 
   it('leaves text that is not a placeholder alone', () => {
-    expect(renderPrompt('{{#each x}} {{ other }} {prompt}', { prompt: 'p', inputs: {} })).toBe('{{#each x}} {{ other }} {prompt}');
+    expect(renderPrompt('{{#each x}} {{ other }} {prompt}', { prompt: 'p', inputs: {} })).toBe(
+      '{{#each x}} {{ other }} {prompt}',
+    );
   });
 
   it('inserts replacement patterns literally', () => {

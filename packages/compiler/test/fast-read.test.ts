@@ -46,19 +46,26 @@ function agree(input: string): boolean {
   return lines !== undefined || cst !== undefined;
 }
 
-function compare(fast: FastDocument, tokens: ReturnType<Parser['parse']> extends Iterable<infer T> ? T[] : never, source: SourceText): void {
+function compare(
+  fast: FastDocument,
+  tokens: ReturnType<Parser['parse']> extends Iterable<infer T> ? T[] : never,
+  source: SourceText,
+): void {
   const composedIssues = new IssueCollector();
   const composed = composeYaml(tokens, source, undefined, limits, composedIssues);
   expect(composed, 'the composer refused what the fast reading accepted').toBeDefined();
   if (composed === undefined) return;
   const fastIssues = new IssueCollector();
-  for (const issue of fast.found) fastIssues.add(issue.code, issue.message, issue.pointer, { source, offset: issue.offset });
+  for (const issue of fast.found)
+    fastIssues.add(issue.code, issue.message, issue.pointer, { source, offset: issue.offset });
   expect(fastIssues.finish(1_000)).toEqual(composedIssues.finish(1_000));
   expect(fast.value).toEqual(composed.value);
   expect([...fast.flagged].sort()).toEqual([...composed.flagged].sort());
   for (const pointer of pointersOf(composed.value)) {
     for (const key of [false, true]) {
-      expect(fast.locator.find(pointer, key), `${pointer}${key ? ' (key)' : ''}`).toEqual(composed.locator.find(pointer, key));
+      expect(fast.locator.find(pointer, key), `${pointer}${key ? ' (key)' : ''}`).toEqual(
+        composed.locator.find(pointer, key),
+      );
     }
   }
 }
@@ -72,12 +79,40 @@ function mutated(base: string) {
 
 /** Scalars as configurations write them, and the ones the walker reports. */
 const scalar = fc.oneof(
-  fc.constantFrom('plain text', 'x', '1', '-2.5e3', '0x1F', '0o17', '.inf', '.NaN', 'true', 'False', '~', 'null', '', '<<', '__proto__'),
-  fc.constantFrom('"quoted \\t text"', "'it''s'", '"\\0"', '"\\uD800"', '"a\\u0000b"', '"x\\U0001F600"', '"two\n  lines"', 'plain\n  continued'),
+  fc.constantFrom(
+    'plain text',
+    'x',
+    '1',
+    '-2.5e3',
+    '0x1F',
+    '0o17',
+    '.inf',
+    '.NaN',
+    'true',
+    'False',
+    '~',
+    'null',
+    '',
+    '<<',
+    '__proto__',
+  ),
+  fc.constantFrom(
+    '"quoted \\t text"',
+    "'it''s'",
+    '"\\0"',
+    '"\\uD800"',
+    '"a\\u0000b"',
+    '"x\\U0001F600"',
+    '"two\n  lines"',
+    'plain\n  continued',
+  ),
   fc.constantFrom('|\n  literal\n  text\n', '>-\n  folded\n\n  text\n', '|+\n  kept\n\n', '|2\n   indented\n'),
   fc.string({ unit: fc.constantFrom(...'ab -_.:#{}[],"\'é😀'.split('')), maxLength: 8 }),
 );
-const key = fc.oneof(fc.constantFrom('a', 'b', 'name', '<<', '1', 'true', '~', '"q"', "'s'", '"\\0"', 'x y', '__proto__'), fc.string({ unit: fc.constantFrom(...'abc-_ '.split('')), minLength: 1, maxLength: 4 }));
+const key = fc.oneof(
+  fc.constantFrom('a', 'b', 'name', '<<', '1', 'true', '~', '"q"', "'s'", '"\\0"', 'x y', '__proto__'),
+  fc.string({ unit: fc.constantFrom(...'abc-_ '.split('')), minLength: 1, maxLength: 4 }),
+);
 const comment = fc.constantFrom('', '', ' # note', '  #x', '#tight');
 
 /** Block YAML built line by line, indentation and all, duplicate and odd keys included. */
@@ -85,17 +120,23 @@ const { tree } = fc.letrec<{ tree: string[] }>((self) => ({
   tree: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     scalar.map((value) => [value]),
-    fc.array(fc.tuple(key, self('tree'), comment), { minLength: 1, maxLength: 4 }).map((entries) =>
-      entries.flatMap(([name, value, note]) =>
-        value.length === 1 && !(value[0] as string).startsWith('-') && !(value[0] as string).includes(': ')
-          ? [`${name}: ${value[0]}${note}`]
-          : [`${name}:${note}`, ...value.map((line) => `  ${line}`)],
+    fc
+      .array(fc.tuple(key, self('tree'), comment), { minLength: 1, maxLength: 4 })
+      .map((entries) =>
+        entries.flatMap(([name, value, note]) =>
+          value.length === 1 && !(value[0] as string).startsWith('-') && !(value[0] as string).includes(': ')
+            ? [`${name}: ${value[0]}${note}`]
+            : [`${name}:${note}`, ...value.map((line) => `  ${line}`)],
+        ),
       ),
-    ),
-    fc.array(fc.tuple(self('tree'), comment), { minLength: 1, maxLength: 4 }).map((items) =>
-      items.flatMap(([value, note]) => [`- ${value[0] ?? ''}${note}`, ...value.slice(1).map((line) => `  ${line}`)]),
-    ),
-    fc.array(fc.tuple(key, scalar), { maxLength: 4 }).map((pairs) => [`{ ${pairs.map(([k, v]) => `${k}: ${v}`).join(', ')} }`]),
+    fc
+      .array(fc.tuple(self('tree'), comment), { minLength: 1, maxLength: 4 })
+      .map((items) =>
+        items.flatMap(([value, note]) => [`- ${value[0] ?? ''}${note}`, ...value.slice(1).map((line) => `  ${line}`)]),
+      ),
+    fc
+      .array(fc.tuple(key, scalar), { maxLength: 4 })
+      .map((pairs) => [`{ ${pairs.map(([k, v]) => `${k}: ${v}`).join(', ')} }`]),
     fc.array(scalar, { maxLength: 4 }).map((items) => [`[${items.join(', ')}]`]),
   ),
 }));
@@ -103,16 +144,14 @@ const { tree } = fc.letrec<{ tree: string[] }>((self) => ({
 /** Blank lines, comment lines at any indentation and trailing spaces, spliced between lines. */
 function relaid(lines: string[]) {
   const extra = fc.constantFrom('', '   ', '# c', '  # c', '    # c', '  #', '      # deep');
-  return fc
-    .array(fc.tuple(fc.nat({ max: lines.length }), extra, fc.boolean()), { maxLength: 4 })
-    .map((edits) => {
-      const out = [...lines];
-      for (const [at, line, trailing] of edits) {
-        if (trailing && out[at] !== undefined) out[at] = `${out[at]}  `;
-        else out.splice(at, 0, line);
-      }
-      return `${out.join('\n')}\n`;
-    });
+  return fc.array(fc.tuple(fc.nat({ max: lines.length }), extra, fc.boolean()), { maxLength: 4 }).map((edits) => {
+    const out = [...lines];
+    for (const [at, line, trailing] of edits) {
+      if (trailing && out[at] !== undefined) out[at] = `${out[at]}  `;
+      else out.splice(at, 0, line);
+    }
+    return `${out.join('\n')}\n`;
+  });
 }
 
 const runs = { numRuns: 400 };
@@ -130,7 +169,7 @@ describe('the fast reading agrees with the composer', () => {
     expect(read).toBeGreaterThan(texts.length / 2);
   });
 
-  it('on the benchmark\'s documents, which it reads itself', () => {
+  it("on the benchmark's documents, which it reads itself", () => {
     const generated = generateConfiguration as (chars: number) => { text: string };
     const workflow = generateWorkflow as (chars: number) => { text: string };
     const before = counts.lines;
@@ -157,7 +196,10 @@ describe('the fast reading agrees with the composer', () => {
   });
 
   it('on generated block YAML with blank lines, comments and trailing spaces', () => {
-    fc.assert(fc.property(tree.chain(relaid), (text) => void agree(text)), runs);
+    fc.assert(
+      fc.property(tree.chain(relaid), (text) => void agree(text)),
+      runs,
+    );
   });
 
   it('on the same with Windows line breaks', () => {
@@ -171,7 +213,7 @@ describe('the fast reading agrees with the composer', () => {
     expect(read).toBeGreaterThan(runs.numRuns / 20);
   });
 
-  it('on the benchmark\'s configuration, edited', () => {
+  it("on the benchmark's configuration, edited", () => {
     const text = (generateConfiguration as (chars: number) => { text: string })(2_500).text;
     fc.assert(
       fc.property(fc.oneof(mutated(text), relaid(text.split('\n'))), (edited) => void agree(edited)),
@@ -192,11 +234,16 @@ describe('the fast reading agrees with the composer', () => {
 
   it('on near-valid documents', () => {
     fc.assert(
-      fc.property(mutated(exampleConfiguration), mutated(exampleTrigger), mutated(exampleBundle[1]?.content ?? ''), (a, b, c) => {
-        agree(a);
-        agree(b);
-        agree(c);
-      }),
+      fc.property(
+        mutated(exampleConfiguration),
+        mutated(exampleTrigger),
+        mutated(exampleBundle[1]?.content ?? ''),
+        (a, b, c) => {
+          agree(a);
+          agree(b);
+          agree(c);
+        },
+      ),
       runs,
     );
   });
@@ -206,6 +253,9 @@ describe('the fast reading agrees with the composer', () => {
       unit: fc.constantFrom(...'-:?[]{},&*!|>\'"%@`#\n\r\t <<.~0123456789abcxyz'.split(''), '\uFEFF', 'é'),
       maxLength: 300,
     });
-    fc.assert(fc.property(yamlish, (text) => void agree(text)), runs);
+    fc.assert(
+      fc.property(yamlish, (text) => void agree(text)),
+      runs,
+    );
   });
 });

@@ -38,7 +38,9 @@ describe.each(fixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (
       if (!result.ok) return;
       expect(result.warnings.map(shape)).toEqual((fixture.warnings ?? []).map(shape));
       if (fixture.catalog !== undefined) {
-        expect(resolveResources(result.value, fixture.catalog).map(shape)).toEqual((fixture.resourceIssues ?? []).map(shape));
+        expect(resolveResources(result.value, fixture.catalog).map(shape)).toEqual(
+          (fixture.resourceIssues ?? []).map(shape),
+        );
       }
     } else {
       expect(result.ok ? [] : result.issues.map(shape)).toEqual(fixture.issues.map(shape));
@@ -49,7 +51,8 @@ describe.each(fixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (
 describe.each(dispatchFixtures.map((fixture) => [fixture.id, fixture] as const))('%s', (_id, fixture) => {
   it(fixture.description, () => {
     const result = parseManualInput(fixture.input, fixture.declared);
-    if (fixture.issues === undefined) expect(result).toEqual({ ok: true, inputs: fixture.inputs, prompt: fixture.prompt });
+    if (fixture.issues === undefined)
+      expect(result).toEqual({ ok: true, inputs: fixture.inputs, prompt: fixture.prompt });
     else expect(result.ok ? [] : result.issues.map(shape)).toEqual(fixture.issues.map(shape));
   });
 });

@@ -21,7 +21,9 @@ const names: Record<DocumentKind, keyof typeof schemas> = {
   'legacy-workflow': 'legacyWorkflow',
 };
 const ajv = new Ajv2020(OPTIONS);
-const compiled = Object.fromEntries(Object.entries(names).map(([kind, name]) => [kind, ajv.compile(schemas[name])])) as Record<DocumentKind, ValidateFunction>;
+const compiled = Object.fromEntries(
+  Object.entries(names).map(([kind, name]) => [kind, ajv.compile(schemas[name])]),
+) as Record<DocumentKind, ValidateFunction>;
 
 /** What each validator says of `value`: the result and the error objects, verbose parts included. */
 function verdicts(kind: DocumentKind, value: unknown) {
@@ -47,7 +49,8 @@ function documents(): [string, DocumentKind, unknown][] {
     if (fixture.kind === 'bundle') {
       for (const file of fixture.files) {
         if (/(^|\/)hub\.yml$/.test(file.path)) add(`${fixture.id}/${file.path}`, 'legacy-hub', file.content);
-        else if (/(^|\/)workflows\/[^/]+\.yml$/.test(file.path)) add(`${fixture.id}/${file.path}`, 'legacy-workflow', file.content);
+        else if (/(^|\/)workflows\/[^/]+\.yml$/.test(file.path))
+          add(`${fixture.id}/${file.path}`, 'legacy-workflow', file.content);
       }
     } else if (fixture.yaml !== undefined) add(fixture.id, fixture.kind, fixture.yaml);
   }
@@ -78,17 +81,26 @@ describe('the generated validators', () => {
     expect(generated).toEqual(runtime);
   });
 
-  it.each(Object.keys(names) as DocumentKind[])('report what ajv.compile reports for any JSON value as a %s, and for a fixture with a value replaced', (kind) => {
-    const bases = cases.filter(([, of]) => of === kind).map(([, , value]) => value);
-    const replaced = fc.tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), fc.jsonValue({ maxDepth: 3 })).map(([base, path, value]) => replace(base, path, value));
-    fc.assert(
-      fc.property(fc.oneof(fc.jsonValue({ maxDepth: 4 }), replaced), (value) => {
-        const { generated, runtime } = verdicts(kind, value);
-        expect(generated).toEqual(runtime);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it.each(Object.keys(names) as DocumentKind[])(
+    'report what ajv.compile reports for any JSON value as a %s, and for a fixture with a value replaced',
+    (kind) => {
+      const bases = cases.filter(([, of]) => of === kind).map(([, , value]) => value);
+      const replaced = fc
+        .tuple(
+          fc.constantFrom(...bases),
+          fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+          fc.jsonValue({ maxDepth: 3 }),
+        )
+        .map(([base, path, value]) => replace(base, path, value));
+      fc.assert(
+        fc.property(fc.oneof(fc.jsonValue({ maxDepth: 4 }), replaced), (value) => {
+          const { generated, runtime } = verdicts(kind, value);
+          expect(generated).toEqual(runtime);
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 });
 
 /** A copy of `base` with the node that `path` picks (each step an index into the keys or items) set to `value`. */

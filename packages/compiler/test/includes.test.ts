@@ -31,7 +31,10 @@ function composedIncludes(yaml: string, shape: IncludeShape): string[] | undefin
     const pair = map.items.find((item) => isScalar(item.key) && item.key.value === key);
     return resolve(pair?.value);
   };
-  const steps = shape === 'configuration' ? items(get(doc.contents, 'triggers')).flatMap((trigger) => items(get(trigger, 'steps'))) : items(get(doc.contents, 'steps'));
+  const steps =
+    shape === 'configuration'
+      ? items(get(doc.contents, 'triggers')).flatMap((trigger) => items(get(trigger, 'steps')))
+      : items(get(doc.contents, 'steps'));
   const found = new Set<string>();
   for (const step of steps) {
     for (const item of items(get(step, 'prompt'))) {
@@ -44,9 +47,12 @@ function composedIncludes(yaml: string, shape: IncludeShape): string[] | undefin
 
 const documents: [string, IncludeShape, string][] = [];
 for (const fixture of loadFixtures()) {
-  if (fixture.kind === 'configuration' && fixture.yaml !== undefined) documents.push([fixture.id, 'configuration', fixture.yaml]);
+  if (fixture.kind === 'configuration' && fixture.yaml !== undefined)
+    documents.push([fixture.id, 'configuration', fixture.yaml]);
   if (fixture.kind === 'bundle') {
-    for (const file of fixture.files) if (/^\.hub\/workflows\/[^/]+\.yml$/.test(file.path)) documents.push([`${fixture.id} ${file.path}`, 'workflow', file.content]);
+    for (const file of fixture.files)
+      if (/^\.hub\/workflows\/[^/]+\.yml$/.test(file.path))
+        documents.push([`${fixture.id} ${file.path}`, 'workflow', file.content]);
   }
 }
 
@@ -63,9 +69,24 @@ describe('promptIncludes', () => {
   });
 
   it.each([
-    ['shared steps through an alias, and a repeated include', 'configuration', 'triggers:\n  - name: a\n    steps: &s\n      - prompt: [{ include: x.md }, { include: x.md }, { include: "y.md" }]\n  - name: b\n    steps: *s\n', ['x.md', 'y.md']],
-    ['a key written with an escape', 'configuration', 'triggers:\n  - steps:\n      - prompt:\n          - "\\x69nclude": esc.md\n', ['esc.md']],
-    ['flow style and a non-string include', 'workflow', '{ steps: [ { prompt: [ { include: a/b.md }, { include: 3 }, { text: hi } ] } ] }\n', ['a/b.md']],
+    [
+      'shared steps through an alias, and a repeated include',
+      'configuration',
+      'triggers:\n  - name: a\n    steps: &s\n      - prompt: [{ include: x.md }, { include: x.md }, { include: "y.md" }]\n  - name: b\n    steps: *s\n',
+      ['x.md', 'y.md'],
+    ],
+    [
+      'a key written with an escape',
+      'configuration',
+      'triggers:\n  - steps:\n      - prompt:\n          - "\\x69nclude": esc.md\n',
+      ['esc.md'],
+    ],
+    [
+      'flow style and a non-string include',
+      'workflow',
+      '{ steps: [ { prompt: [ { include: a/b.md }, { include: 3 }, { text: hi } ] } ] }\n',
+      ['a/b.md'],
+    ],
     ['a syntax error', 'configuration', 'triggers: [\n  - steps:\n      - prompt:\n          - include: x.md\n', []],
     ['not a mapping', 'workflow', '- steps\n', []],
   ] as const)('%s', (_, shape, yaml, expected) => {
@@ -73,7 +94,10 @@ describe('promptIncludes', () => {
   });
 
   it('agrees with yaml on generated prompts, and never throws', () => {
-    const scalar = fc.oneof(fc.constantFrom('x.md', 'a/b.md', '"q.md"', "'s.md'", '3', 'true', '~', '""', 'include'), fc.string({ maxLength: 6 }).map((text) => JSON.stringify(text)));
+    const scalar = fc.oneof(
+      fc.constantFrom('x.md', 'a/b.md', '"q.md"', "'s.md'", '3', 'true', '~', '""', 'include'),
+      fc.string({ maxLength: 6 }).map((text) => JSON.stringify(text)),
+    );
     const item = fc.oneof(
       scalar.map((value) => `{ include: ${value} }`),
       scalar.map((value) => `{ text: ${value} }`),
@@ -81,7 +105,9 @@ describe('promptIncludes', () => {
       scalar,
     );
     const step = fc.array(item, { maxLength: 4 }).map((items) => `      - prompt: [${items.join(', ')}]\n`);
-    const trigger = fc.array(step, { maxLength: 3 }).map((steps) => `  - name: t\n    steps:\n${steps.join('') || '      []\n'}`);
+    const trigger = fc
+      .array(step, { maxLength: 3 })
+      .map((steps) => `  - name: t\n    steps:\n${steps.join('') || '      []\n'}`);
     fc.assert(
       fc.property(fc.array(trigger, { maxLength: 3 }), (triggers) => {
         const yaml = `triggers:\n${triggers.join('') || '  []\n'}`;

@@ -15,7 +15,12 @@ const runs = { numRuns: 40 };
 
 /** Characters of 1, 2, 3 and 4 UTF-8 bytes (the last is two UTF-16 units). */
 const CHARS = ['a', 'é', '中', '😀'] as const;
-const BYTES = new Map<string, number>([['a', 1], ['é', 2], ['中', 3], ['😀', 4]]);
+const BYTES = new Map<string, number>([
+  ['a', 1],
+  ['é', 2],
+  ['中', 3],
+  ['😀', 4],
+]);
 
 const charMix = fc.array(fc.constantFrom(...CHARS), { minLength: 1, maxLength: 8 });
 
@@ -60,7 +65,11 @@ ${prompt}`,
   });
 }
 
-function atAndOver(check: (limit: number, over: boolean, mix: string[]) => string[], code: string, range: [number, number]) {
+function atAndOver(
+  check: (limit: number, over: boolean, mix: string[]) => string[],
+  code: string,
+  range: [number, number],
+) {
   fc.assert(
     fc.property(fc.integer({ min: range[0], max: range[1] }), charMix, (limit, mix) => {
       expect(check(limit, false, mix)).not.toContain(code);
@@ -80,9 +89,14 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
         expect([...yaml].length).toBe(limit + (over ? 1 : 0));
         const limits: Partial<Limits> = { maxYamlLength: limit };
         const result = codes(compileConfiguration({ yaml }, { limits }));
-        expect(codes(compileTrigger({ yaml: exampleTrigger + padding }, { limits: { maxYamlLength: [...exampleTrigger].length + [...padding].length - (over ? 1 : 0) } }))).toEqual(
-          over ? ['limit.yaml_length'] : [],
-        );
+        expect(
+          codes(
+            compileTrigger(
+              { yaml: exampleTrigger + padding },
+              { limits: { maxYamlLength: [...exampleTrigger].length + [...padding].length - (over ? 1 : 0) } },
+            ),
+          ),
+        ).toEqual(over ? ['limit.yaml_length'] : []);
         return result;
       },
       'limit.yaml_length',
@@ -94,7 +108,12 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
     atAndOver(
       (limit, over, mix) => {
         const path = `${codePoints(limit - 3 + (over ? 1 : 0), mix)}.md`;
-        return codes(compileConfiguration({ yaml: including([path]), partials: [{ path, content: 'x' }] }, { limits: { maxPathLength: limit } }));
+        return codes(
+          compileConfiguration(
+            { yaml: including([path]), partials: [{ path, content: 'x' }] },
+            { limits: { maxPathLength: limit } },
+          ),
+        );
       },
       'limit.path_length',
       [4, 600],
@@ -105,7 +124,12 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
     atAndOver(
       (limit, over) => {
         const paths = Array.from({ length: limit + (over ? 1 : 0) }, (_, i) => `p${i}.md`);
-        return codes(compileConfiguration({ yaml: including(paths), partials: paths.map((path) => ({ path, content: 'x' })) }, { limits: { maxPartials: limit } }));
+        return codes(
+          compileConfiguration(
+            { yaml: including(paths), partials: paths.map((path) => ({ path, content: 'x' })) },
+            { limits: { maxPartials: limit } },
+          ),
+        );
       },
       'limit.partial_count',
       [1, 120],
@@ -116,7 +140,12 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
     atAndOver(
       (limit, over, mix) => {
         const content = utf8Bytes(limit + (over ? 1 : 0), mix);
-        return codes(compileConfiguration({ yaml: including(['a.md']), partials: [{ path: 'a.md', content }] }, { limits: { maxPartialBytes: limit } }));
+        return codes(
+          compileConfiguration(
+            { yaml: including(['a.md']), partials: [{ path: 'a.md', content }] },
+            { limits: { maxPartialBytes: limit } },
+          ),
+        );
       },
       'limit.partial_bytes',
       [1, 5000],
@@ -132,7 +161,12 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
           { path: 'a.md', content: first },
           { path: 'b.md', content: second },
         ];
-        return codes(compileConfiguration({ yaml: including(['a.md', 'b.md']), partials }, { limits: { maxPartialsTotalBytes: limit } }));
+        return codes(
+          compileConfiguration(
+            { yaml: including(['a.md', 'b.md']), partials },
+            { limits: { maxPartialsTotalBytes: limit } },
+          ),
+        );
       },
       'limit.partials_total_bytes',
       [2, 5000],
@@ -156,11 +190,17 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
   });
 
   it('maxFileLength, in code points', () => {
-    const [hub, workflow, partial] = exampleBundle as [{ path: string; content: string }, { path: string; content: string }, { path: string; content: string }];
+    const [hub, workflow, partial] = exampleBundle as [
+      { path: string; content: string },
+      { path: string; content: string },
+      { path: string; content: string },
+    ];
     atAndOver(
       (limit, over, mix) => {
         const content = codePoints(limit + (over ? 1 : 0), mix);
-        return codes(compileBundle({ files: [hub, workflow, { ...partial, content }] }, { limits: { maxFileLength: limit } }));
+        return codes(
+          compileBundle({ files: [hub, workflow, { ...partial, content }] }, { limits: { maxFileLength: limit } }),
+        );
       },
       'limit.file_length',
       [Math.max([...hub.content].length, [...workflow.content].length), 5000],
@@ -189,7 +229,9 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
     atAndOver(
       (limit, over) => {
         const aliases = Array.from({ length: limit + (over ? 1 : 0) }, () => '*s').join(', ');
-        return codes(compileConfiguration({ yaml: `a: &s x\nb: [${aliases}]\n` }, { limits: { maxAliasExpansion: limit } }));
+        return codes(
+          compileConfiguration({ yaml: `a: &s x\nb: [${aliases}]\n` }, { limits: { maxAliasExpansion: limit } }),
+        );
       },
       'limit.alias_expansion',
       [1, 3000],
@@ -200,7 +242,9 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
     atAndOver(
       (limit, over) => {
         const keys = Array.from({ length: limit + (over ? 1 : 0) }, (_, i) => `k${i}: 1`).join('\n');
-        return codes(compileConfiguration({ yaml: `environments: []\ntriggers: []\n${keys}\n` }, { limits: { maxIssues: limit } }));
+        return codes(
+          compileConfiguration({ yaml: `environments: []\ntriggers: []\n${keys}\n` }, { limits: { maxIssues: limit } }),
+        );
       },
       'issues.truncated',
       [1, 200],
@@ -208,7 +252,7 @@ describe('every limit passes exactly at the limit and fails one unit over', () =
   });
 });
 
-describe('the default limits are the specification\'s', () => {
+describe("the default limits are the specification's", () => {
   it('section 8', () => {
     expect(defaultLimits).toMatchObject({
       maxYamlLength: 1_000_000,
@@ -233,7 +277,9 @@ describe('the default limits are the specification\'s', () => {
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (let i = 1; i < 10; i++) {
       const prev = String.fromCharCode(96 + i);
-      levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${prev}`).join(',')}]`);
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${prev}`).join(',')}]`,
+      );
     }
     const yaml = `${levels.join('\n')}\n`;
     expect(yaml.length).toBeLessThan(1000);

@@ -16,7 +16,10 @@ import { exampleBundle, exampleConfiguration, exampleTrigger } from './support/d
 const runs = { numRuns: 300 };
 
 /** Any UTF-16 text, lone surrogates included. */
-const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 200 });
+const anyText = fc.string({
+  unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  maxLength: 200,
+});
 /** Text made of YAML's own punctuation, which reaches the parser's odd corners more often. */
 const yamlish = fc.string({
   unit: fc.constantFrom(...'-:?[]{},&*!|>\'"%@`#\n\r\t <<.~0123456789abcxyz'.split(''), '\uFEFF', 'é', '😀'),
@@ -40,7 +43,12 @@ function compileAll(text: string): CompileResult<CompiledConfiguration>[] {
   return [
     compileConfiguration({ yaml: text }),
     compileTrigger({ yaml: text }),
-    compileBundle({ files: [{ path: '.hub/hub.yml', content: text }, { path: '.hub/workflows/w.yml', content: text }] }),
+    compileBundle({
+      files: [
+        { path: '.hub/hub.yml', content: text },
+        { path: '.hub/workflows/w.yml', content: text },
+      ],
+    }),
   ];
 }
 
@@ -64,11 +72,17 @@ function positionsInside(issues: Issue[], texts: Map<string | undefined, string>
 
 describe('the compiler never throws', () => {
   it('on arbitrary text', () => {
-    fc.assert(fc.property(fc.oneof(anyText, yamlish), (text) => void compileAll(text)), runs);
+    fc.assert(
+      fc.property(fc.oneof(anyText, yamlish), (text) => void compileAll(text)),
+      runs,
+    );
   });
 
   it('on arbitrary YAML data', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => void compileAll(stringify(value))), runs);
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => void compileAll(stringify(value))),
+      runs,
+    );
   });
 
   it('on near-valid documents', () => {
@@ -85,7 +99,9 @@ describe('the compiler never throws', () => {
     fc.assert(
       fc.property(partialSet, (partials) => {
         compileConfiguration({ yaml: exampleConfiguration, partials });
-        compileBundle({ files: [...exampleBundle, ...partials.map((p) => ({ ...p, path: `.hub/workflows/${p.path}` }))] });
+        compileBundle({
+          files: [...exampleBundle, ...partials.map((p) => ({ ...p, path: `.hub/workflows/${p.path}` }))],
+        });
         compileBundle({ files: partials });
       }),
       runs,
@@ -111,7 +127,9 @@ describe('positions', () => {
   it('lie inside the bundle file they name', () => {
     fc.assert(
       fc.property(mutated(exampleBundle[1]?.content ?? ''), (workflow) => {
-        const files = exampleBundle.map((file) => (file.path.endsWith('review.yml') ? { ...file, content: workflow } : file));
+        const files = exampleBundle.map((file) =>
+          file.path.endsWith('review.yml') ? { ...file, content: workflow } : file,
+        );
         const result = compileBundle({ files });
         if (result.ok) return true;
         return positionsInside(result.issues, new Map(files.map((file) => [file.path, file.content])));
@@ -125,7 +143,18 @@ describe('what the compiler accepts can be stored in PostgreSQL', () => {
   const hex = (code: number, width: number) => code.toString(16).toUpperCase().padStart(width, '0');
   /** A YAML escape, forbidden results (U+0000, lone surrogates) often. */
   const escape = fc.oneof(
-    fc.constantFrom('\\0', '\\x00', '\\u0000', '\\U00000000', '\\uD800', '\\uDBFF', '\\uDC00', '\\U0000DFFF', '\\uD83D', '\\uDE00'),
+    fc.constantFrom(
+      '\\0',
+      '\\x00',
+      '\\u0000',
+      '\\U00000000',
+      '\\uD800',
+      '\\uDBFF',
+      '\\uDC00',
+      '\\U0000DFFF',
+      '\\uD83D',
+      '\\uDE00',
+    ),
     fc.constantFrom('\\uD83D\\uDE00', '\\U0001F600', '\\N', '\\_', '\\t', '\\e', '\\\\', '\\"', '\\/'),
     fc.integer({ min: 0, max: 0xff }).map((code) => `\\x${hex(code, 2)}`),
     fc.integer({ min: 0, max: 0xffff }).map((code) => `\\u${hex(code, 4)}`),
@@ -140,8 +169,15 @@ describe('what the compiler accepts can be stored in PostgreSQL', () => {
   const quoted = fc.array(fc.oneof(escape, raw), { maxLength: 8 }).map((units) => `"${units.join('')}"`);
   const plain = fc.array(raw, { minLength: 1, maxLength: 8 }).map((units) => `x${units.join('')}`);
   /** A key: the one the document needs, or one written with escapes. */
-  const key = (name: string) => fc.oneof(fc.constant(name), fc.array(fc.oneof(fc.constant(name), escape), { maxLength: 3 }).map((units) => `"${units.join('')}"`));
-  const content = fc.oneof(anyText, fc.array(raw, { maxLength: 20 }).map((units) => units.join('')));
+  const key = (name: string) =>
+    fc.oneof(
+      fc.constant(name),
+      fc.array(fc.oneof(fc.constant(name), escape), { maxLength: 3 }).map((units) => `"${units.join('')}"`),
+    );
+  const content = fc.oneof(
+    anyText,
+    fc.array(raw, { maxLength: 20 }).map((units) => units.join('')),
+  );
 
   const storable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
   /** Every string of a value, keys included, as jsonb would get them. */
@@ -170,7 +206,10 @@ describe('what the compiler accepts can be stored in PostgreSQL', () => {
     fc.assert(
       fc.property(quoted, fc.oneof(quoted, plain), key('branch'), content, (text, description, name, partial) => {
         const yaml = edited(text, description, name);
-        return storedSafely(compileConfiguration({ yaml, partials: [{ path: 'testing.md', content: partial }] }), [yaml, partial]);
+        return storedSafely(compileConfiguration({ yaml, partials: [{ path: 'testing.md', content: partial }] }), [
+          yaml,
+          partial,
+        ]);
       }),
       runs,
     );
@@ -179,7 +218,9 @@ describe('what the compiler accepts can be stored in PostgreSQL', () => {
   it('in a trigger', () => {
     fc.assert(
       fc.property(fc.oneof(quoted, plain), key('mode'), (prompt, name) => {
-        const yaml = exampleTrigger.replace('"Triage new issues. {{ prompt }}"', prompt).replace('mode: auto', `${name}: auto`);
+        const yaml = exampleTrigger
+          .replace('"Triage new issues. {{ prompt }}"', prompt)
+          .replace('mode: auto', `${name}: auto`);
         return storedSafely(compileTrigger({ yaml }), [yaml]);
       }),
       runs,
@@ -198,7 +239,10 @@ describe('what the compiler accepts can be stored in PostgreSQL', () => {
                 .replace('Pull request number', description)
                 .replace('mode: review', `${name}: review`),
         }));
-        return storedSafely(compileBundle({ files }), files.map((file) => file.content));
+        return storedSafely(
+          compileBundle({ files }),
+          files.map((file) => file.content),
+        );
       }),
       runs,
     );

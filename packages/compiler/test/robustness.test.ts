@@ -10,18 +10,25 @@ import {
 } from '../src/index.js';
 import { configurationWith, exampleBundle, exampleConfiguration } from './support/documents.js';
 
-const codes = (result: ReturnType<typeof compileConfiguration>) => (result.ok ? [] : result.issues.map((issue) => issue.code));
+const codes = (result: ReturnType<typeof compileConfiguration>) =>
+  result.ok ? [] : result.issues.map((issue) => issue.code);
 
 describe('the helpers take any input without throwing', () => {
-  const compiled = compileConfiguration({ yaml: exampleConfiguration, partials: [{ path: 'testing.md', content: 'x' }] });
+  const compiled = compileConfiguration({
+    yaml: exampleConfiguration,
+    partials: [{ path: 'testing.md', content: 'x' }],
+  });
   const value = (compiled.ok ? compiled.value : undefined) as CompiledConfiguration;
 
-  it.each([{}, { daemons: null }, { daemons: [{ name: 'dev-box' }] }, { daemons: [{ name: 'dev-box', runtimes: [null, { provider: 'claude', modes: 'edit' }] }] }, null])(
-    'resolveResources with the catalog %j',
-    (catalog) => {
-      expect(() => resolveResources(value, catalog as never)).not.toThrow();
-    },
-  );
+  it.each([
+    {},
+    { daemons: null },
+    { daemons: [{ name: 'dev-box' }] },
+    { daemons: [{ name: 'dev-box', runtimes: [null, { provider: 'claude', modes: 'edit' }] }] },
+    null,
+  ])('resolveResources with the catalog %j', (catalog) => {
+    expect(() => resolveResources(value, catalog as never)).not.toThrow();
+  });
 
   it('parseManualInput, renderPrompt and checkPath with nonsense', () => {
     expect(parseManualInput('a=b', undefined as never)).toEqual({ ok: true, inputs: {}, prompt: 'a=b' });
@@ -39,12 +46,18 @@ describe('the helpers take any input without throwing', () => {
 describe('YAML corners', () => {
   it('refuses a custom tag on a key', () => {
     const result = compileConfiguration({ yaml: configurationWith().replace('environments:', '!foo environments:') });
-    expect(result.ok ? [] : result.issues.map((issue) => [issue.code, issue.line, issue.column])).toEqual([['yaml.tag', 1, 1]]);
+    expect(result.ok ? [] : result.issues.map((issue) => [issue.code, issue.line, issue.column])).toEqual([
+      ['yaml.tag', 1, 1],
+    ]);
   });
 
   it('positions a tag on a block collection at the tag', () => {
     const result = compileConfiguration({ yaml: 'environments: []\ntriggers: []\nx: !foo\n  a: 1\n' });
-    expect(result.ok ? [] : result.issues.filter((issue) => issue.code === 'yaml.tag').map((issue) => [issue.line, issue.column])).toEqual([[3, 4]]);
+    expect(
+      result.ok
+        ? []
+        : result.issues.filter((issue) => issue.code === 'yaml.tag').map((issue) => [issue.line, issue.column]),
+    ).toEqual([[3, 4]]);
   });
 
   it('reads lone CR line endings as line breaks', () => {
@@ -69,12 +82,19 @@ describe('YAML corners', () => {
 
 describe('one cause, one issue', () => {
   it('does not call a partial extra when the include that names it was misspelled', () => {
-    const yaml = configurationWith().replace('          - text: "Fix it. {{ prompt }}"', '          - text: "Fix it. {{ prompt }}"\n          - includ: testing.md');
-    expect(codes(compileConfiguration({ yaml, partials: [{ path: 'testing.md', content: 'x' }] }))).toEqual(['schema.unknown_key']);
+    const yaml = configurationWith().replace(
+      '          - text: "Fix it. {{ prompt }}"',
+      '          - text: "Fix it. {{ prompt }}"\n          - includ: testing.md',
+    );
+    expect(codes(compileConfiguration({ yaml, partials: [{ path: 'testing.md', content: 'x' }] }))).toEqual([
+      'schema.unknown_key',
+    ]);
   });
 
   it('does not call the hub file missing when it was refused for its path', () => {
-    const files = exampleBundle.map((file) => (file.path === '.hub/hub.yml' ? { ...file, path: '.HUB/HUB.YML' } : file));
+    const files = exampleBundle.map((file) =>
+      file.path === '.hub/hub.yml' ? { ...file, path: '.HUB/HUB.YML' } : file,
+    );
     const result = compileBundle({ files });
     expect(result.ok ? [] : result.issues.map((issue) => issue.code)).not.toContain('bundle.hub_file_missing');
   });

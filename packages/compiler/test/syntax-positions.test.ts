@@ -15,7 +15,12 @@ afterEach(() => {
   fastReadings.cst = true;
 });
 
-function syntaxAt(yaml: string, lines: boolean, cst: boolean, compile = compileConfiguration): [string, number | undefined, number | undefined][] {
+function syntaxAt(
+  yaml: string,
+  lines: boolean,
+  cst: boolean,
+  compile = compileConfiguration,
+): [string, number | undefined, number | undefined][] {
   fastReadings.lines = lines;
   fastReadings.cst = cst;
   const result = compile({ yaml });
@@ -31,20 +36,69 @@ triggers:
 ${lines}`;
 
 describe('an over-indented key', () => {
-  it.each(readings.flatMap(([reading, lines, cst]) => [
-    ['after a plain value', reading, agent('          provider: claude\n            mode: plan\n'), [8, 13], lines, cst],
-    ['after a plain value, with CRLF', reading, agent('          provider: claude\n            mode: plan\n').replace(/\n/g, '\r\n'), [8, 13], lines, cst],
-    ['without a value', reading, agent('          provider: claude\n            mode:\n'), [8, 13], lines, cst],
-    ['after a multi-line plain value', reading, agent('          provider:\n            claude\n              mode: plan\n'), [9, 15], lines, cst],
-    ['after more lines of the value', reading, agent('          provider: claude\n            more\n            mode: plan\n'), [9, 13], lines, cst],
-    ['in a list item', reading, 'environments: []\ntriggers:\n  - name: x\n      steps: []\n', [4, 7], lines, cst],
-    ['after a quoted value', reading, agent('          provider: "claude"\n            mode: plan\n'), [8, 13], lines, cst],
-  ] as const))('%s is reported at that key (%s)', (_what, _reading, yaml, [line, column], lines, cst) => {
+  it.each(
+    readings.flatMap(
+      ([reading, lines, cst]) =>
+        [
+          [
+            'after a plain value',
+            reading,
+            agent('          provider: claude\n            mode: plan\n'),
+            [8, 13],
+            lines,
+            cst,
+          ],
+          [
+            'after a plain value, with CRLF',
+            reading,
+            agent('          provider: claude\n            mode: plan\n').replace(/\n/g, '\r\n'),
+            [8, 13],
+            lines,
+            cst,
+          ],
+          ['without a value', reading, agent('          provider: claude\n            mode:\n'), [8, 13], lines, cst],
+          [
+            'after a multi-line plain value',
+            reading,
+            agent('          provider:\n            claude\n              mode: plan\n'),
+            [9, 15],
+            lines,
+            cst,
+          ],
+          [
+            'after more lines of the value',
+            reading,
+            agent('          provider: claude\n            more\n            mode: plan\n'),
+            [9, 13],
+            lines,
+            cst,
+          ],
+          [
+            'in a list item',
+            reading,
+            'environments: []\ntriggers:\n  - name: x\n      steps: []\n',
+            [4, 7],
+            lines,
+            cst,
+          ],
+          [
+            'after a quoted value',
+            reading,
+            agent('          provider: "claude"\n            mode: plan\n'),
+            [8, 13],
+            lines,
+            cst,
+          ],
+        ] as const,
+    ),
+  )('%s is reported at that key (%s)', (_what, _reading, yaml, [line, column], lines, cst) => {
     expect(syntaxAt(yaml, lines, cst)).toEqual([['yaml.syntax', line, column]]);
   });
 
   it.each(readings)('says so in a trigger as well (%s)', (_reading, lines, cst) => {
-    expect(syntaxAt('name: n\nrun:\n  target: x\n    daemon: y\n', lines, cst, compileTrigger)).toEqual([['yaml.syntax', 4, 5]]);
+    expect(syntaxAt('name: n\nrun:\n  target: x\n    daemon: y\n', lines, cst, compileTrigger)).toEqual([
+      ['yaml.syntax', 4, 5],
+    ]);
   });
 
   it('names the indentation, not compact mappings', () => {

@@ -58,7 +58,8 @@ function text(value: unknown, name: string): string {
 }
 
 function milliseconds(value: unknown, name: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 1) throw new Error(`${name} is not a positive whole number of milliseconds`);
+  if (!Number.isSafeInteger(value) || (value as number) < 1)
+    throw new Error(`${name} is not a positive whole number of milliseconds`);
   return value as number;
 }
 

@@ -17,7 +17,10 @@ type Unread<T> = { [K in keyof T]?: unknown };
  * The hub's `Problem`, read loosely: any member may be missing from a proxy's error page, and a
  * code is kept as the text it is, whether or not this daemon knows it.
  */
-export type HubProblem = Partial<Pick<Problem, 'title' | 'detail' | 'requestId'>> & { code?: string; issues?: FieldIssue[] };
+export type HubProblem = Partial<Pick<Problem, 'title' | 'detail' | 'requestId'>> & {
+  code?: string;
+  issues?: FieldIssue[];
+};
 
 /** The hub answered, but not with success. */
 export class HubError extends Error {
@@ -29,7 +32,9 @@ export class HubError extends Error {
     /** Retry-After in ms (a 503 or a 429): the least a retry should wait. */
     readonly retryAfterMs?: number,
   ) {
-    super(`${status}${problem.code === undefined ? '' : ` ${problem.code}`}: ${problem.detail ?? problem.title ?? 'no detail'}`);
+    super(
+      `${status}${problem.code === undefined ? '' : ` ${problem.code}`}: ${problem.detail ?? problem.title ?? 'no detail'}`,
+    );
   }
 }
 
@@ -52,14 +57,18 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 /** Worth trying again later: the hub is down, restarting, or overloaded. */
 export function isTransient(error: unknown): boolean {
-  return error instanceof HubUnreachable || (error instanceof HubError && (error.status >= 500 || error.status === 429 || error.status === 408));
+  return (
+    error instanceof HubUnreachable ||
+    (error instanceof HubError && (error.status >= 500 || error.status === 429 || error.status === 408))
+  );
 }
 
 /**
  * The body of POST /api/v1/daemons/enroll. `replace` has a default (false), which the generated
  * types make required (openapi-typescript's defaultNonNullable); a request may leave it out.
  */
-export type Enrollment = Omit<WireSchema<'EnrollRequest'>, 'replace'> & Partial<Pick<WireSchema<'EnrollRequest'>, 'replace'>>;
+export type Enrollment = Omit<WireSchema<'EnrollRequest'>, 'replace'> &
+  Partial<Pick<WireSchema<'EnrollRequest'>, 'replace'>>;
 
 /** A long poll's answer: executions to cancel, an assignment, or (both absent) nothing within the wait. */
 export interface PollAnswer {
@@ -92,10 +101,14 @@ export class HubClient {
    * polls with `capacity` 0, to hear cancellations.
    */
   async nextAssignment(waitSeconds: number, capacity: 0 | 1, signal?: AbortSignal): Promise<PollAnswer> {
-    const { status, body } = await this.request('GET', `/api/v1/daemon/assignments/next?wait=${waitSeconds}&capacity=${capacity}`, {
-      signal,
-      timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
-    });
+    const { status, body } = await this.request(
+      'GET',
+      `/api/v1/daemon/assignments/next?wait=${waitSeconds}&capacity=${capacity}`,
+      {
+        signal,
+        timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
+      },
+    );
     if (status === 204) return {};
     const answer = (body ?? {}) as Unread<WireSchema<'AssignmentAnswer'> & WireSchema<'CancelAnswer'>>;
     if (answer.cancel !== undefined) return { cancel: readCancel(answer.cancel) };
@@ -105,9 +118,13 @@ export class HubClient {
   /** Sends chunks of an execution's output; answers the seq the hub expects next (every one below it is stored). */
   async appendOutput(executionId: string, chunks: OutputChunk[], signal?: AbortSignal): Promise<number> {
     const request: WireSchema<'OutputRequest'> = { chunks };
-    const { body } = await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/output`, { body: request, signal });
+    const { body } = await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/output`, {
+      body: request,
+      signal,
+    });
     const nextSeq = (body as Unread<WireSchema<'OutputAnswer'>> | undefined)?.nextSeq;
-    if (!Number.isSafeInteger(nextSeq)) throw new HubUnreachable(`the hub at ${this.origin} answered the output of ${executionId} without nextSeq`);
+    if (!Number.isSafeInteger(nextSeq))
+      throw new HubUnreachable(`the hub at ${this.origin} answered the output of ${executionId} without nextSeq`);
     return nextSeq as number;
   }
 
@@ -117,7 +134,10 @@ export class HubClient {
   }
 
   async reportStatus(executionId: string, report: StatusReport, signal?: AbortSignal): Promise<void> {
-    await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/status`, { body: report, signal });
+    await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/status`, {
+      body: report,
+      signal,
+    });
   }
 
   /** Throws HubError for an answer that is not 2xx, HubUnreachable for none, and the caller's abort reason when `signal` aborts. */
@@ -148,7 +168,12 @@ export class HubClient {
     const parsed = parseJson(text);
     if (!response.ok) {
       const date = Date.parse(response.headers.get('date') ?? '');
-      throw new HubError(response.status, readProblem(parsed, text), Number.isNaN(date) ? undefined : date, parseRetryAfter(response.headers.get('retry-after')));
+      throw new HubError(
+        response.status,
+        readProblem(parsed, text),
+        Number.isNaN(date) ? undefined : date,
+        parseRetryAfter(response.headers.get('retry-after')),
+      );
     }
     return { status: response.status, body: parsed };
   }
@@ -176,7 +201,9 @@ function readProblem(parsed: unknown, text: string): HubProblem {
     detail: string(detail),
     code: string(code),
     requestId: string(requestId),
-    issues: Array.isArray(issues) ? (issues.filter((issue) => typeof issue === 'object' && issue !== null) as FieldIssue[]) : undefined,
+    issues: Array.isArray(issues)
+      ? (issues.filter((issue) => typeof issue === 'object' && issue !== null) as FieldIssue[])
+      : undefined,
   };
 }
 

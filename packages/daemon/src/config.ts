@@ -37,16 +37,24 @@ const MAX_LABEL = 200;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PLACEHOLDER = /\{(?:mode|model)\}/;
 
-export function parseDaemonConfig(text: string): { config: DaemonConfig; issues: [] } | { config?: undefined; issues: ConfigIssue[] } {
+export function parseDaemonConfig(
+  text: string,
+): { config: DaemonConfig; issues: [] } | { config?: undefined; issues: ConfigIssue[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
     return {
-      issues: doc.errors.map((error) => ({ path: [], message: error.message, ...lineColumn(lineCounter.linePos(error.pos[0])) })),
+      issues: doc.errors.map((error) => ({
+        path: [],
+        message: error.message,
+        ...lineColumn(lineCounter.linePos(error.pos[0])),
+      })),
     };
   }
   const issues: ConfigIssue[] = [];
-  const config = readConfig(doc.toJS() as unknown, (path, message, at = 'value') => issues.push({ path, message, ...position(doc, lineCounter, path, at) }));
+  const config = readConfig(doc.toJS() as unknown, (path, message, at = 'value') =>
+    issues.push({ path, message, ...position(doc, lineCounter, path, at) }),
+  );
   return issues.length === 0 ? { config, issues: [] } : { issues };
 }
 
@@ -64,21 +72,34 @@ type Report = (path: (string | number)[], message: string, at?: 'key' | 'value')
 function readConfig(value: unknown, report: Report): DaemonConfig {
   const config: DaemonConfig = { concurrency: 1, providers: new Map() };
   if (!isMapping(value)) {
-    report([], value === null || value === undefined ? 'the file is empty; it needs at least `providers`' : 'must be a mapping with `providers` (and optionally `concurrency`)');
+    report(
+      [],
+      value === null || value === undefined
+        ? 'the file is empty; it needs at least `providers`'
+        : 'must be a mapping with `providers` (and optionally `concurrency`)',
+    );
     return config;
   }
   unknownKeys(value, ['concurrency', 'providers'], [], report);
   if (value.concurrency !== undefined) {
-    if (Number.isInteger(value.concurrency) && (value.concurrency as number) >= 1) config.concurrency = value.concurrency as number;
+    if (Number.isInteger(value.concurrency) && (value.concurrency as number) >= 1)
+      config.concurrency = value.concurrency as number;
     else report(['concurrency'], 'must be a whole number, 1 or more');
   }
   const providers = value.providers;
   if (!isMapping(providers) || Object.keys(providers).length === 0) {
-    report(providers === undefined ? [] : ['providers'], 'needs `providers`: at least one agent provider and its command');
+    report(
+      providers === undefined ? [] : ['providers'],
+      'needs `providers`: at least one agent provider and its command',
+    );
     return config;
   }
   for (const [name, provider] of Object.entries(providers)) {
-    if (!PROVIDER.test(name)) report(['providers', name], 'a provider name is 1 to 63 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit');
+    if (!PROVIDER.test(name))
+      report(
+        ['providers', name],
+        'a provider name is 1 to 63 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+      );
     const read = readProvider(provider, ['providers', name], report);
     if (read !== undefined) config.providers.set(name, read);
   }
@@ -94,7 +115,11 @@ function readProvider(value: unknown, at: string[], report: Report): ProviderCon
   const { command } = value;
   if (command === undefined) {
     report([...at, 'command'], 'is missing: the program and its arguments, as a list: [claude, -p]');
-  } else if (!Array.isArray(command) || command.length === 0 || !command.every((arg) => typeof arg === 'string' && arg !== '')) {
+  } else if (
+    !Array.isArray(command) ||
+    command.length === 0 ||
+    !command.every((arg) => typeof arg === 'string' && arg !== '')
+  ) {
     report([...at, 'command'], 'must be a list of non-empty strings, the program first: [claude, -p]');
   } else if (PLACEHOLDER.test(command[0] as string)) {
     report([...at, 'command', 0], 'the program cannot be a {mode} or {model} placeholder');
@@ -103,7 +128,11 @@ function readProvider(value: unknown, at: string[], report: Report): ProviderCon
   for (const key of ['modes', 'models'] as const) {
     const list = value[key];
     if (list === undefined) continue;
-    if (Array.isArray(list) && list.every((item) => typeof item === 'string' && item !== '' && item.length <= MAX_LABEL)) provider[key] = list as string[];
+    if (
+      Array.isArray(list) &&
+      list.every((item) => typeof item === 'string' && item !== '' && item.length <= MAX_LABEL)
+    )
+      provider[key] = list as string[];
     else report([...at, key], `must be a list of non-empty strings of at most ${MAX_LABEL} characters`);
   }
   return provider;
@@ -118,8 +147,10 @@ function readEnv(value: unknown, at: (string | number)[], report: Report): Recor
     return env;
   }
   for (const [name, text] of Object.entries(value)) {
-    if (!ENV_NAME.test(name)) report([...at, name], 'a variable name is letters, digits and "_", not starting with a digit');
-    else if (typeof text === 'string' || typeof text === 'number' || typeof text === 'boolean') env[name] = String(text);
+    if (!ENV_NAME.test(name))
+      report([...at, name], 'a variable name is letters, digits and "_", not starting with a digit');
+    else if (typeof text === 'string' || typeof text === 'number' || typeof text === 'boolean')
+      env[name] = String(text);
     else report([...at, name], 'must be a string, a number or a boolean');
   }
   return env;
@@ -130,7 +161,11 @@ function unknownKeys(value: Record<string, unknown>, allowed: string[], at: (str
   for (const key of Object.keys(value)) {
     if (allowed.includes(key)) continue;
     const likely = closest(key, allowed);
-    report([...at, key], `unknown key${likely === undefined ? '' : `; did you mean \`${likely}\`?`} (allowed: ${allowed.join(', ')})`, 'key');
+    report(
+      [...at, key],
+      `unknown key${likely === undefined ? '' : `; did you mean \`${likely}\`?`} (allowed: ${allowed.join(', ')})`,
+      'key',
+    );
   }
 }
 
@@ -139,11 +174,18 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 /** The position of the node at `path` (or of its key), or of its nearest parent that the document has. */
-function position(doc: Document, lineCounter: LineCounter, path: (string | number)[], at: 'key' | 'value'): { line?: number; column?: number } {
+function position(
+  doc: Document,
+  lineCounter: LineCounter,
+  path: (string | number)[],
+  at: 'key' | 'value',
+): { line?: number; column?: number } {
   if (at === 'key' && path.length > 0) {
     const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
     const name = path[path.length - 1];
-    const pair = isMap(parent) ? parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(name)) : undefined;
+    const pair = isMap(parent)
+      ? parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(name))
+      : undefined;
     const range = isScalar(pair?.key) ? pair.key.range : undefined;
     if (range) return lineColumn(lineCounter.linePos(range[0]));
   }

@@ -89,7 +89,9 @@ class Daemon {
       await this.options.client.offline(OFFLINE_TIMEOUT_MS);
       this.options.log('Told the hub that this daemon is offline.');
     } catch (error) {
-      this.options.log(`Could not tell the hub that this daemon is offline (${(error as Error).message}); it counts as offline once it misses its heartbeats.`);
+      this.options.log(
+        `Could not tell the hub that this daemon is offline (${(error as Error).message}); it counts as offline once it misses its heartbeats.`,
+      );
     }
   }
 
@@ -97,7 +99,7 @@ class Daemon {
   private failed(error: unknown): void {
     if (error instanceof HubError && error.status === 401) {
       this.refused = error;
-      this.stop('the hub refused this daemon\'s identity');
+      this.stop("the hub refused this daemon's identity");
     } else {
       this.outage.failed((error as Error).message);
     }
@@ -130,14 +132,21 @@ class Daemon {
       let answer: PollAnswer;
       const asked = Date.now();
       try {
-        answer = await this.options.client.nextAssignment(POLL_WAIT_S, capacity, AbortSignal.any([this.stopping.signal, freed.signal]));
+        answer = await this.options.client.nextAssignment(
+          POLL_WAIT_S,
+          capacity,
+          AbortSignal.any([this.stopping.signal, freed.signal]),
+        );
         this.outage.succeeded();
       } catch (error) {
         if (this.stopping.signal.aborted) break;
         if (freed.signal.aborted) continue;
         if (error instanceof MalformedAssignment) {
           // Reported, so that the hub does not offer it again and again.
-          void this.settle(error.executionId, { status: 'failed', message: `The daemon could not read the assignment: ${error.message}.` });
+          void this.settle(error.executionId, {
+            status: 'failed',
+            message: `The daemon could not read the assignment: ${error.message}.`,
+          });
           continue;
         }
         this.failed(error);
@@ -173,7 +182,9 @@ class Daemon {
   private start(assignment: Assignment): void {
     const { executionId, agent } = assignment;
     if (this.running.has(executionId) || this.finished.has(executionId)) {
-      this.options.log(`Execution ${executionId} was offered again; it already ran or runs here, so the offer is ignored.`);
+      this.options.log(
+        `Execution ${executionId} was offered again; it already ran or runs here, so the offer is ignored.`,
+      );
       return;
     }
     const provider = this.options.config.providers.get(agent.provider);
@@ -185,9 +196,17 @@ class Daemon {
       });
       return;
     }
-    this.options.log(`Execution ${executionId}: ${agent.provider} in ${assignment.cwd} (run ${assignment.triggerRunId}, step ${assignment.stepId}).`);
+    this.options.log(
+      `Execution ${executionId}: ${agent.provider} in ${assignment.cwd} (run ${assignment.triggerRunId}, step ${assignment.stepId}).`,
+    );
     const cancel = new AbortController();
-    const shipper = new OutputShipper(this.options.client, executionId, this.outage, this.options.log, this.options.outputLimits);
+    const shipper = new OutputShipper(
+      this.options.client,
+      executionId,
+      this.outage,
+      this.options.log,
+      this.options.outputLimits,
+    );
     this.shipping.add(shipper);
     void shipper.sent.then(() => this.shipping.delete(shipper));
     const done = runExecution(assignment, provider, {

@@ -34,7 +34,11 @@ export function inputVariable(name: string): string {
  * variables, which nothing overrides. Variables of this protocol that the daemon itself inherited
  * (an input of an outer execution, the enrollment token) are not passed on.
  */
-export function executionEnvironment(assignment: Assignment, provider: ProviderConfig, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function executionEnvironment(
+  assignment: Assignment,
+  provider: ProviderConfig,
+  base: NodeJS.ProcessEnv,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
     if (!name.startsWith('HUB_INPUT_') && !PROTOCOL_VARIABLES.has(name)) env[name] = value;

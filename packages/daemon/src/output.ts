@@ -24,7 +24,12 @@ export interface OutputLimits {
  * the agent to a reader on another hub instance under 250 ms at p99 (bench:output: 250 ms
  * batches put it at 252–256 ms), at no more than 10 requests a second per execution.
  */
-export const DEFAULT_OUTPUT_LIMITS: OutputLimits = { batchMs: 100, partialLineMs: 250, maxUnsentBytes: 8 * 1024 * 1024, flushMs: 10_000 };
+export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
+  batchMs: 100,
+  partialLineMs: 250,
+  maxUnsentBytes: 8 * 1024 * 1024,
+  flushMs: 10_000,
+};
 
 const STREAMS = ['stdout', 'stderr'] as const;
 
@@ -75,14 +80,19 @@ export class OutputShipper {
       this.schedule();
     }
     if (await this.sentWithin()) return;
-    this.log(`Execution ${this.executionId}: the hub has not taken its output for ${this.limits.flushMs / 1_000} s; its status goes first, and the rest of its output (${this.pendingBytes()} bytes) when the hub takes it.`);
+    this.log(
+      `Execution ${this.executionId}: the hub has not taken its output for ${this.limits.flushMs / 1_000} s; its status goes first, and the rest of its output (${this.pendingBytes()} bytes) when the hub takes it.`,
+    );
   }
 
   /** Sends nothing more; says what was left unsent. */
   stop(): void {
     if (this.halted) return;
     const left = this.pendingBytes();
-    if (left > 0) this.log(`Execution ${this.executionId}: ${left} bytes of output not sent: the daemon stopped before the hub took them.`);
+    if (left > 0)
+      this.log(
+        `Execution ${this.executionId}: ${left} bytes of output not sent: the daemon stopped before the hub took them.`,
+      );
     this.halt();
   }
 
@@ -95,7 +105,9 @@ export class OutputShipper {
 
   private enqueue(piece: { stream: OutputStream; at: number; text: string }): void {
     if (this.queue.push(piece)) {
-      this.log(`Execution ${this.executionId}: more than ${this.limits.maxUnsentBytes} bytes of output wait for the hub; dropping the oldest until it answers.`);
+      this.log(
+        `Execution ${this.executionId}: more than ${this.limits.maxUnsentBytes} bytes of output wait for the hub; dropping the oldest until it answers.`,
+      );
     }
   }
 
@@ -132,7 +144,8 @@ export class OutputShipper {
     const { chunks, droppedBytes } = this.queue.take(this.nextSeq);
     this.nextSeq += chunks.length;
     this.sending = chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text), 0);
-    if (droppedBytes !== undefined) this.log(`Execution ${this.executionId}: ${droppedBytes} bytes of output dropped: the hub could not be reached.`);
+    if (droppedBytes !== undefined)
+      this.log(`Execution ${this.executionId}: ${droppedBytes} bytes of output dropped: the hub could not be reached.`);
     const backoff = new Backoff();
     for (;;) {
       try {
@@ -145,7 +158,9 @@ export class OutputShipper {
       } catch (error) {
         if (this.halted) return;
         if (!isTransient(error)) {
-          this.log(`Execution ${this.executionId}: the hub refused its output (${(error as Error).message}); the rest of it is not sent.`);
+          this.log(
+            `Execution ${this.executionId}: the hub refused its output (${(error as Error).message}); the rest of it is not sent.`,
+          );
           return this.halt();
         }
         this.outage.failed((error as Error).message);

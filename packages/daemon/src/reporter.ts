@@ -40,7 +40,9 @@ export class StatusReporter {
       } catch (error) {
         if (this.giveUp.signal.aborted) break;
         if (error instanceof HubError && (error.status === 409 || error.status === 404)) {
-          this.log(`Execution ${executionId}: the hub already considers it finished (${error.message}); status ${report.status} not recorded.`);
+          this.log(
+            `Execution ${executionId}: the hub already considers it finished (${error.message}); status ${report.status} not recorded.`,
+          );
           return;
         }
         if (!isTransient(error)) {
@@ -52,6 +54,8 @@ export class StatusReporter {
         if (this.giveUp.signal.aborted) break;
       }
     }
-    this.log(`Execution ${executionId}: gave up reporting status ${report.status}: the hub did not answer before the daemon stopped.`);
+    this.log(
+      `Execution ${executionId}: gave up reporting status ${report.status}: the hub did not answer before the daemon stopped.`,
+    );
   }
 }

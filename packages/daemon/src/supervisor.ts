@@ -31,13 +31,21 @@ export interface ExecutionOptions {
  * input (then closed), the inputs in the environment. Resolves with the final status once the
  * process and everything it started are gone; never rejects.
  */
-export async function runExecution(assignment: Assignment, provider: ProviderConfig, options: ExecutionOptions = {}): Promise<StatusReport> {
+export async function runExecution(
+  assignment: Assignment,
+  provider: ProviderConfig,
+  options: ExecutionOptions = {},
+): Promise<StatusReport> {
   const final = await supervise(assignment, provider, options);
   options.onStatus?.(final);
   return final;
 }
 
-async function supervise(assignment: Assignment, provider: ProviderConfig, options: ExecutionOptions): Promise<StatusReport> {
+async function supervise(
+  assignment: Assignment,
+  provider: ProviderConfig,
+  options: ExecutionOptions,
+): Promise<StatusReport> {
   if (options.signal?.aborted) return cancelled(options.signal);
   const cwd = workingDirectory(assignment.cwd);
   const problem = await directoryProblem(cwd);
@@ -101,20 +109,27 @@ async function supervise(assignment: Assignment, provider: ProviderConfig, optio
       runtimeTimer?.clear();
       options.signal?.removeEventListener('abort', onAbort);
       void Promise.resolve(exited).then(() => {
-        if (spawnError !== undefined) resolve({ status: 'failed', message: `Cannot start ${program}: ${spawnMessage(spawnError)}.` });
+        if (spawnError !== undefined)
+          resolve({ status: 'failed', message: `Cannot start ${program}: ${spawnMessage(spawnError)}.` });
         else if (stopped !== undefined) resolve(stopped.report);
         else if (code === 0) resolve({ status: 'succeeded', exitCode: 0 });
-        else if (code !== null) resolve({ status: 'failed', exitCode: code, message: `${program} exited with code ${code}.` });
+        else if (code !== null)
+          resolve({ status: 'failed', exitCode: code, message: `${program} exited with code ${code}.` });
         else resolve({ status: 'failed', message: `${program} was killed by ${signal}.` });
       });
     });
 
-    for (const [name, stream] of [['stdout', child.stdout], ['stderr', child.stderr]] as const) {
+    for (const [name, stream] of [
+      ['stdout', child.stdout],
+      ['stderr', child.stderr],
+    ] as const) {
       stream.on('data', (data: Buffer) => {
         armIdle();
         options.onOutput?.(name, data);
       });
-      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => output.write(`[${assignment.executionId}] ${line}\n`));
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) =>
+        output.write(`[${assignment.executionId}] ${line}\n`),
+      );
     }
     // An agent that exits without reading its prompt closes the pipe: that is its business.
     child.stdin.on('error', () => {});
@@ -126,7 +141,9 @@ async function directoryProblem(path: string): Promise<string | undefined> {
   try {
     return (await stat(path)).isDirectory() ? undefined : 'is not a directory';
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be used (${(error as Error).message})`;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'does not exist'
+      : `cannot be used (${(error as Error).message})`;
   }
 }
 
@@ -167,7 +184,10 @@ interface Timer {
 export function after(ms: number, fire: () => void): Timer {
   let handle: NodeJS.Timeout;
   const arm = (left: number) => {
-    handle = setTimeout(() => (left > LONGEST_TIMER_MS ? arm(left - LONGEST_TIMER_MS) : fire()), Math.min(left, LONGEST_TIMER_MS));
+    handle = setTimeout(
+      () => (left > LONGEST_TIMER_MS ? arm(left - LONGEST_TIMER_MS) : fire()),
+      Math.min(left, LONGEST_TIMER_MS),
+    );
   };
   arm(ms);
   return { clear: () => clearTimeout(handle) };

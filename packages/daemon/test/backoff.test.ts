@@ -45,7 +45,10 @@ describe('Outage', () => {
     expect(await waiting).toBe(false);
     expect(signal.aborted).toBe(true);
     expect(outage.recovered.aborted).toBe(false);
-    expect(logs).toEqual(['The hub is unavailable (cannot reach the hub); retrying with backoff until it answers.', 'The hub answers again after 0 s.']);
+    expect(logs).toEqual([
+      'The hub is unavailable (cannot reach the hub); retrying with backoff until it answers.',
+      'The hub answers again after 0 s.',
+    ]);
   });
 });
 

@@ -34,9 +34,17 @@ describe('cancel and stop', () => {
     const daemon = await setup.daemon(proxy.origin, { concurrency: 1 });
     const logs = () => daemon.logs.join('\n');
     const runId = await setup.dispatch('lines=1 hold=yes');
-    const { executionId } = (await setup.runOnce(runId, (run) => run.executions[0]?.status === 'running', logs)).executions[0]!;
+    const { executionId } = (await setup.runOnce(runId, (run) => run.executions[0]?.status === 'running', logs))
+      .executions[0]!;
     const pid = await setup.agentPid(executionId);
-    await until('a poll after the injected cancel', () => proxy.exchanges.slice(proxy.exchanges.findIndex((exchange) => exchange.outcome === 'injected') + 1).some(isPoll), logs);
+    await until(
+      'a poll after the injected cancel',
+      () =>
+        proxy.exchanges
+          .slice(proxy.exchanges.findIndex((exchange) => exchange.outcome === 'injected') + 1)
+          .some(isPoll),
+      logs,
+    );
 
     const delivered = proxy.exchanges.findIndex((exchange) => isPoll(exchange) && exchange.outcome === 200);
     const since = proxy.exchanges.slice(delivered + 1).filter(isPoll);
@@ -48,11 +56,16 @@ describe('cancel and stop', () => {
     expect(cancelledHere.status).toBe(202);
 
     const run = await setup.runOnce(runId, (r) => r.status !== 'running', logs);
-    expect(run).toMatchObject({ status: 'cancelled', executions: [{ status: 'cancelled', message: 'Cancelled at the hub.' }] });
+    expect(run).toMatchObject({
+      status: 'cancelled',
+      executions: [{ status: 'cancelled', message: 'Cancelled at the hub.' }],
+    });
     expect(run.cancelRequestedAt).not.toBeNull();
     expect(isRunning(pid)).toBe(false);
     expect(await setup.output(executionId)).toBe(line(1));
-    expect(daemon.logs.filter((message) => message.includes('cancelled at the hub; stopping it'))).toEqual([`Execution ${executionId}: cancelled at the hub; stopping it.`]);
+    expect(daemon.logs.filter((message) => message.includes('cancelled at the hub; stopping it'))).toEqual([
+      `Execution ${executionId}: cancelled at the hub; stopping it.`,
+    ]);
 
     // The slot is free again: the next poll may take an assignment.
     const next = await setup.dispatch('lines=2');
@@ -66,16 +79,25 @@ describe('cancel and stop', () => {
     const daemon = await setup.daemon(proxy.origin);
     const logs = () => daemon.logs.join('\n');
     const runId = await setup.dispatch('lines=1 hold=yes');
-    const { executionId } = (await setup.runOnce(runId, (run) => run.executions[0]?.status === 'running', logs)).executions[0]!;
+    const { executionId } = (await setup.runOnce(runId, (run) => run.executions[0]?.status === 'running', logs))
+      .executions[0]!;
     await until('line 1 at the hub', async () => (await setup.output(executionId)) === line(1), logs);
 
     expect(await daemon.stop()).toEqual({});
-    expect(await setup.run(runId)).toMatchObject({ executions: [{ status: 'cancelled', message: 'Cancelled: received SIGTERM.' }] });
+    expect(await setup.run(runId)).toMatchObject({
+      executions: [{ status: 'cancelled', message: 'Cancelled: received SIGTERM.' }],
+    });
     const offline = proxy.exchanges.filter((exchange) => exchange.path === '/api/v1/daemon/offline');
     expect(offline).toMatchObject([{ method: 'POST', outcome: 204 }]);
     const last = proxy.exchanges.at(-1);
     expect(last).toBe(offline[0]);
-    expect(proxy.exchanges.some((exchange) => exchange.path.endsWith(`/executions/${executionId}/status`) && exchange.body.toString().includes('"cancelled"'))).toBe(true);
+    expect(
+      proxy.exchanges.some(
+        (exchange) =>
+          exchange.path.endsWith(`/executions/${executionId}/status`) &&
+          exchange.body.toString().includes('"cancelled"'),
+      ),
+    ).toBe(true);
     expect(daemon.logs.at(-1)).toBe('Told the hub that this daemon is offline.');
 
     const refused = await setup.tryDispatch('');
@@ -89,7 +111,9 @@ describe('cancel and stop', () => {
     const daemon = await setup.daemon(proxy.origin);
     proxy.fault = () => ({ kind: 'refuse' });
     expect(await daemon.stop()).toEqual({});
-    expect(daemon.logs.at(-1)).toMatch(/^Could not tell the hub that this daemon is offline \(cannot reach .*\); it counts as offline once it misses its heartbeats\.$/);
+    expect(daemon.logs.at(-1)).toMatch(
+      /^Could not tell the hub that this daemon is offline \(cannot reach .*\); it counts as offline once it misses its heartbeats\.$/,
+    );
     await proxy.close();
   }, 60_000);
 });

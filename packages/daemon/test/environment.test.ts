@@ -17,8 +17,16 @@ const assignment = {
 
 describe('commandLine', () => {
   it.each([
-    [['claude', '-p', '--model={model}', '--permission-mode={mode}'], { mode: 'plan', model: 'opus' }, ['claude', '-p', '--model=opus', '--permission-mode=plan']],
-    [['claude', '-p', '--model={model}', '--permission-mode={mode}'], { mode: 'plan' }, ['claude', '-p', '--permission-mode=plan']],
+    [
+      ['claude', '-p', '--model={model}', '--permission-mode={mode}'],
+      { mode: 'plan', model: 'opus' },
+      ['claude', '-p', '--model=opus', '--permission-mode=plan'],
+    ],
+    [
+      ['claude', '-p', '--model={model}', '--permission-mode={mode}'],
+      { mode: 'plan' },
+      ['claude', '-p', '--permission-mode=plan'],
+    ],
     [['agent', '{mode}/{model}'], { mode: 'edit' }, ['agent']],
     [['agent', '{mode}-{mode}', '{other}'], { mode: 'edit' }, ['agent', 'edit-edit', '{other}']],
     [['agent', '{model}'], { model: '$HOME; rm -rf /' }, ['agent', '$HOME; rm -rf /']],
@@ -43,7 +51,13 @@ describe('executionEnvironment', () => {
     const env = executionEnvironment(
       { ...assignment, inputs: { x: '1' }, agent: { provider: 'claude', model: 'opus' } },
       { command: ['claude'], env: { HUB_ACTOR: 'mallory', TOOL: 'on' } },
-      { PATH: '/bin', HUB_URL: 'http://hub', HUB_ENROLLMENT_TOKEN: 'hub_et_secret', HUB_INPUT_OLD: 'stale', HUB_AGENT_MODE: 'stale' },
+      {
+        PATH: '/bin',
+        HUB_URL: 'http://hub',
+        HUB_ENROLLMENT_TOKEN: 'hub_et_secret',
+        HUB_INPUT_OLD: 'stale',
+        HUB_AGENT_MODE: 'stale',
+      },
     );
     expect(env).toEqual({
       PATH: '/bin',

@@ -38,7 +38,8 @@ describe('following runs across two hub instances', () => {
     for (;;) {
       const run = await hubs.run(runId);
       if (run.status !== 'running') return run;
-      if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${ms / 1_000} s: ${JSON.stringify(run)}\n${logs()}`);
+      if (Date.now() > deadline)
+        throw new Error(`run ${runId} still running after ${ms / 1_000} s: ${JSON.stringify(run)}\n${logs()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -81,7 +82,10 @@ describe('following runs across two hub instances', () => {
     expect(await following.ended).toEqual(stopped);
     expectOnceInOrder(following, lines(printed));
     expect(await hubs.output(executionId)).toBe(lines(printed));
-    expect(await hubs.run(runId)).toMatchObject({ status: 'cancelled', executions: [{ executionId, status: 'cancelled', message: stopped.message }] });
+    expect(await hubs.run(runId)).toMatchObject({
+      status: 'cancelled',
+      executions: [{ executionId, status: 'cancelled', message: stopped.message }],
+    });
 
     daemon = await hubs.daemon();
     const next = await hubs.dispatch('lines=3 every=0');
@@ -108,7 +112,10 @@ describe('following runs across two hub instances', () => {
     expect(await following.ended).toEqual({ executionId, status: 'succeeded', exitCode: 0, message: null });
     expectOnceInOrder(following, lines(40));
     expect(following.connections).toEqual([undefined]);
-    expect(await hubs.run(runId)).toMatchObject({ status: 'succeeded', executions: [{ executionId, status: 'succeeded', exitCode: 0 }] });
+    expect(await hubs.run(runId)).toMatchObject({
+      status: 'succeeded',
+      executions: [{ executionId, status: 'succeeded', exitCode: 0 }],
+    });
     // The daemon saw the outage and its end; it dropped nothing.
     const outage = daemon.logs.filter((message) => /^The hub (is unavailable|answers again)/.test(message));
     expect(outage[0]).toMatch(/^The hub is unavailable \(/);
@@ -127,9 +134,17 @@ describe('following runs across two hub instances', () => {
     expect(cancel.status).toBe(202);
     expect(cancel.body.cancelRequestedAt).not.toBeNull();
     const run = await ended(runId, 20_000);
-    expect(run).toMatchObject({ status: 'cancelled', executions: [{ executionId, status: 'cancelled', message: 'Cancelled at the hub.' }] });
+    expect(run).toMatchObject({
+      status: 'cancelled',
+      executions: [{ executionId, status: 'cancelled', message: 'Cancelled at the hub.' }],
+    });
     expect(isRunning(pid)).toBe(false);
-    expect(await following.ended).toEqual({ executionId, status: 'cancelled', exitCode: null, message: 'Cancelled at the hub.' });
+    expect(await following.ended).toEqual({
+      executionId,
+      status: 'cancelled',
+      exitCode: null,
+      message: 'Cancelled at the hub.',
+    });
     expect(following.events).toEqual([]);
     expect(daemon.logs).toContain(`Execution ${executionId}: cancelled at the hub; stopping it.`);
   }, 90_000);

@@ -18,7 +18,12 @@ describe('LineCutter', () => {
     ['a partial line, left for later', ['no end'], [], ['no end']],
     ['an empty line', ['\n\n'], ['\n', '\n'], []],
     ['NUL characters removed', ['a\0b\n\0'], ['ab\n'], []],
-    ['a character split across writes', [euro.subarray(0, 1), Buffer.concat([euro.subarray(1), Buffer.from('\n')])], ['€\n'], []],
+    [
+      'a character split across writes',
+      [euro.subarray(0, 1), Buffer.concat([euro.subarray(1), Buffer.from('\n')])],
+      ['€\n'],
+      [],
+    ],
     ['bytes that are not UTF-8, as U+FFFD', [Buffer.from([0x61, 0xff, 0x0a])], ['a\uFFFD\n'], []],
     ['a truncated character at the end, as U+FFFD', [euro.subarray(0, 2)], [], ['\uFFFD']],
   ])('%s', (_, parts, pieces, rest) => {
@@ -46,7 +51,8 @@ describe('LineCutter', () => {
   it("keeps surrogate pairs whole: a piece never ends between a pair's halves", () => {
     const line = `a${'😀'.repeat(20_000)}`;
     const { pieces, rest } = cutAll([line]);
-    for (const piece of [...pieces, ...rest]) expect(piece).toMatch(/^[^\ud800-\udfff]*(?:[\ud800-\udbff][\udc00-\udfff][^\ud800-\udfff]*)*$/);
+    for (const piece of [...pieces, ...rest])
+      expect(piece).toMatch(/^[^\ud800-\udfff]*(?:[\ud800-\udbff][\udc00-\udfff][^\ud800-\udfff]*)*$/);
     expect([...pieces, ...rest].join('')).toBe(line);
   });
 

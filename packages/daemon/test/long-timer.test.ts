@@ -3,7 +3,7 @@ import { after } from '../dist/supervisor.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe('the supervisor\'s timers', () => {
+describe("the supervisor's timers", () => {
   afterEach(() => vi.useRealTimers());
 
   it.each([

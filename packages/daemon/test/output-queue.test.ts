@@ -29,7 +29,12 @@ describe('OutputQueue', () => {
     const { chunks, droppedBytes } = queue.take(0);
     expect(droppedBytes).toBe(10);
     expect(chunks).toEqual([
-      { seq: 0, stream: 'stderr', at: new Date(1).toISOString(), text: '[hub daemon: 10 bytes of output dropped: the hub could not be reached]\n' },
+      {
+        seq: 0,
+        stream: 'stderr',
+        at: new Date(1).toISOString(),
+        text: '[hub daemon: 10 bytes of output dropped: the hub could not be reached]\n',
+      },
       { seq: 1, stream: 'stdout', at: new Date(3).toISOString(), text: '9abc\n' },
       { seq: 2, stream: 'stdout', at: new Date(4).toISOString(), text: 'defg\n' },
     ]);
@@ -49,7 +54,9 @@ describe('OutputQueue', () => {
     expect(queue.full).toBe(true);
     expect(queue.take(0).chunks).toHaveLength(1_000);
     expect(queue.full).toBe(false);
-    expect(queue.take(1_000).chunks.map((chunk) => chunk.seq)).toEqual(Array.from({ length: 500 }, (_, i) => 1_000 + i));
+    expect(queue.take(1_000).chunks.map((chunk) => chunk.seq)).toEqual(
+      Array.from({ length: 500 }, (_, i) => 1_000 + i),
+    );
 
     const line = `${'y'.repeat(30 * 1024 - 1)}\n`;
     for (let i = 0; i < 3; i++) queue.push(piece(line));

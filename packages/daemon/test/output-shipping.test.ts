@@ -7,9 +7,12 @@ import { DEFAULT_OUTPUT_LIMITS } from '../dist/index.js';
 import { faultyProxy, type Exchange, type FaultyProxy } from './support/faulty-proxy.js';
 import { line, rig, until, type Rig } from './support/rig.js';
 
-const isOutput = (exchange: Pick<Exchange, 'path'>) => /^\/api\/v1\/daemon\/executions\/[^/]+\/output$/.test(exchange.path);
-const chunksOf = (exchange: Exchange) => (JSON.parse(exchange.body.toString('utf8')) as { chunks: { seq: number; text: string }[] }).chunks;
-const lines = (from: number, to: number, pad = 0) => Array.from({ length: to - from + 1 }, (_, i) => line(from + i, pad)).join('');
+const isOutput = (exchange: Pick<Exchange, 'path'>) =>
+  /^\/api\/v1\/daemon\/executions\/[^/]+\/output$/.test(exchange.path);
+const chunksOf = (exchange: Exchange) =>
+  (JSON.parse(exchange.body.toString('utf8')) as { chunks: { seq: number; text: string }[] }).chunks;
+const lines = (from: number, to: number, pad = 0) =>
+  Array.from({ length: to - from + 1 }, (_, i) => line(from + i, pad)).join('');
 
 describe('output shipping', () => {
   let setup: Rig;
@@ -24,7 +27,8 @@ describe('output shipping', () => {
     await setup?.close();
   });
 
-  const execution = async (runId: string, logs: () => string) => (await setup.runOnce(runId, (run) => run.executions[0] !== undefined, logs)).executions[0]!.executionId;
+  const execution = async (runId: string, logs: () => string) =>
+    (await setup.runOnce(runId, (run) => run.executions[0] !== undefined, logs)).executions[0]!.executionId;
 
   it('stores every line once and in order while requests are refused and answers lost, one batch at a time, each within the limits', async () => {
     proxy = await faultyProxy(setup.hub.url);
@@ -37,11 +41,19 @@ describe('output shipping', () => {
     // The hub stores the chunks; the daemon never hears so, and sends them again.
     proxy.fault = (request) => (isOutput(request) ? { kind: 'drop-answer' } : { kind: 'none' });
     setup.open(executionId, 10);
-    await until('two lost answers', () => proxy.exchanges.filter((exchange) => exchange.outcome === 'dropped').length >= 2, logs);
+    await until(
+      'two lost answers',
+      () => proxy.exchanges.filter((exchange) => exchange.outcome === 'dropped').length >= 2,
+      logs,
+    );
     // Then the hub cannot be reached at all.
     proxy.fault = () => ({ kind: 'refuse' });
     setup.open(executionId, 20);
-    await until('two refusals', () => proxy.exchanges.filter((exchange) => isOutput(exchange) && exchange.outcome === 'refused').length >= 2, logs);
+    await until(
+      'two refusals',
+      () => proxy.exchanges.filter((exchange) => isOutput(exchange) && exchange.outcome === 'refused').length >= 2,
+      logs,
+    );
     proxy.fault = () => ({ kind: 'none' });
     setup.open(executionId, 30);
 
@@ -69,7 +81,9 @@ describe('output shipping', () => {
     proxy = await faultyProxy(setup.hub.url);
     const maxUnsentBytes = 16 * 1024;
     // The agent ends while the hub cannot be reached: its status waits for the output however long that takes.
-    const daemon = await setup.daemon(proxy.origin, { outputLimits: { ...DEFAULT_OUTPUT_LIMITS, maxUnsentBytes, flushMs: 600_000 } });
+    const daemon = await setup.daemon(proxy.origin, {
+      outputLimits: { ...DEFAULT_OUTPUT_LIMITS, maxUnsentBytes, flushMs: 600_000 },
+    });
     const logs = () => daemon.logs.join('\n');
     const pad = 1_000;
     const runId = await setup.dispatch(`lines=100 pad=${pad} gates=1`);
@@ -77,7 +91,11 @@ describe('output shipping', () => {
     await until('line 1 at the hub', async () => (await setup.output(executionId)) === line(1, pad), logs);
     proxy.fault = () => ({ kind: 'refuse' });
     setup.open(executionId, 1);
-    await until('output dropped', () => daemon.logs.some((message) => message.includes('bytes of output wait for the hub; dropping the oldest')), logs);
+    await until(
+      'output dropped',
+      () => daemon.logs.some((message) => message.includes('bytes of output wait for the hub; dropping the oldest')),
+      logs,
+    );
     await until('the agent done', () => daemon.logs.includes(`Execution ${executionId}: succeeded`), logs);
     proxy.fault = () => ({ kind: 'none' });
     await setup.runOnce(runId, (run) => run.status !== 'running', logs);
@@ -87,9 +105,15 @@ describe('output shipping', () => {
     // way while later output fills the queue again. Whatever the count, each marker stands for
     // exactly the lines missing where it is, and with them put back the output is whole and in order.
     const text = await setup.output(executionId);
-    const [kept, ...marked] = text.split(/\[hub daemon: (\d+) bytes of output dropped: the hub could not be reached\]\n/);
+    const [kept, ...marked] = text.split(
+      /\[hub daemon: (\d+) bytes of output dropped: the hub could not be reached\]\n/,
+    );
     expect(marked.length).toBeGreaterThanOrEqual(2);
-    const numbers = (part: string) => part.split('\n').filter(Boolean).map((l) => Number(l.split(' ')[1]));
+    const numbers = (part: string) =>
+      part
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => Number(l.split(' ')[1]));
     let restored = kept!;
     let next = numbers(kept!).at(-1)! + 1;
     const markers: number[] = [];
@@ -107,9 +131,14 @@ describe('output shipping', () => {
     // What waited for the hub after line 1: at most the bound, plus the one batch on its way (taken from the queue, so within the bound too).
     const waited = text.slice(line(1, pad).length).replace(/\[hub daemon: .*\]\n/g, '');
     expect(Buffer.byteLength(waited)).toBeLessThanOrEqual(2 * maxUnsentBytes);
-    for (const bytes of markers) expect(daemon.logs).toContain(`Execution ${executionId}: ${bytes} bytes of output dropped: the hub could not be reached.`);
+    for (const bytes of markers)
+      expect(daemon.logs).toContain(
+        `Execution ${executionId}: ${bytes} bytes of output dropped: the hub could not be reached.`,
+      );
     const stored = await setup.chunks(executionId);
-    expect(stored.filter((chunk) => chunk.text.startsWith('[hub daemon:')).map((chunk) => chunk.stream)).toEqual(markers.map(() => 'stderr'));
+    expect(stored.filter((chunk) => chunk.text.startsWith('[hub daemon:')).map((chunk) => chunk.stream)).toEqual(
+      markers.map(() => 'stderr'),
+    );
     expect(stored.map((chunk) => chunk.seq)).toEqual(stored.map((_, i) => i));
     await daemon.stop();
     await proxy.close();
@@ -127,7 +156,10 @@ describe('output shipping', () => {
 
     expect(run.executions[0]).toMatchObject({ status: 'failed', exitCode: 3 });
     expect(await setup.output(executionId)).toBe(lines(1, 2000, 100));
-    const final = proxy.events.findIndex(({ kind, exchange }) => kind === 'request' && exchange.path.endsWith('/status') && exchange.body.toString().includes('"failed"'));
+    const final = proxy.events.findIndex(
+      ({ kind, exchange }) =>
+        kind === 'request' && exchange.path.endsWith('/status') && exchange.body.toString().includes('"failed"'),
+    );
     const lastOutput = proxy.events.findLastIndex(({ kind, exchange }) => kind === 'outcome' && isOutput(exchange));
     expect(final).toBeGreaterThan(lastOutput);
     expect(proxy.exchanges.filter(isOutput).length).toBeGreaterThan(1);

@@ -13,7 +13,10 @@ let dir: string;
 /** Writes an agent script; it finds its output file in $OUT. */
 function agent(name: string, source: string): string {
   const path = join(dir, `${name}.mjs`);
-  writeFileSync(path, `import { spawn } from 'node:child_process';\nimport { writeFileSync } from 'node:fs';\n${source}`);
+  writeFileSync(
+    path,
+    `import { spawn } from 'node:child_process';\nimport { writeFileSync } from 'node:fs';\n${source}`,
+  );
   return path;
 }
 
@@ -75,7 +78,10 @@ console.log('hello');
 console.error('careful');
 process.stdout.write('no newline at the end');`,
     );
-    const p = provider(script, out, { command: [process.execPath, script, '--mode={mode}', '--model={model}', 'plain'], env: { OUT: out, EXTRA: 'x', HUB_EXECUTION_ID: 'spoofed' } });
+    const p = provider(script, out, {
+      command: [process.execPath, script, '--mode={mode}', '--model={model}', 'plain'],
+      env: { OUT: out, EXTRA: 'x', HUB_EXECUTION_ID: 'spoofed' },
+    });
     const { final, statuses, forwarded } = await run(assignment(), p);
 
     expect(final).toEqual({ status: 'succeeded', exitCode: 0 });
@@ -96,7 +102,12 @@ process.stdout.write('no newline at the end');`,
       HUB_AGENT_PROVIDER: 'node',
       HUB_AGENT_MODE: 'edit',
     });
-    expect(forwarded.split('\n').sort()).toEqual(['', '[exec-1] careful', '[exec-1] hello', '[exec-1] no newline at the end']);
+    expect(forwarded.split('\n').sort()).toEqual([
+      '',
+      '[exec-1] careful',
+      '[exec-1] hello',
+      '[exec-1] no newline at the end',
+    ]);
   });
 
   it('reports failed with the exit code', async () => {
@@ -115,7 +126,10 @@ process.stdout.write('no newline at the end');`,
 
   it('reports failed with a message when an input cannot be passed to a process', async () => {
     const script = agent('never-started', 'process.exit(0);');
-    const { final, statuses } = await run(assignment({ inputs: { bad: 'a\u0000b' } }), provider(script, join(dir, 'unused')));
+    const { final, statuses } = await run(
+      assignment({ inputs: { bad: 'a\u0000b' } }),
+      provider(script, join(dir, 'unused')),
+    );
     expect(final.status).toBe('failed');
     expect(final.message).toMatch(/^Cannot start .*null bytes/);
     expect(statuses).toEqual([final]);
@@ -124,7 +138,10 @@ process.stdout.write('no newline at the end');`,
   it('reports failed with a message when the working directory does not exist', async () => {
     const script = agent('never', 'process.exit(0);');
     const { final } = await run(assignment({ cwd: join(dir, 'missing') }), provider(script, join(dir, 'unused')));
-    expect(final).toEqual({ status: 'failed', message: `The working directory ${join(dir, 'missing')} does not exist.` });
+    expect(final).toEqual({
+      status: 'failed',
+      message: `The working directory ${join(dir, 'missing')} does not exist.`,
+    });
   });
 
   it('stops a silent agent and its children at the idle timeout, with SIGKILL for those that ignore SIGTERM', async () => {
@@ -132,7 +149,11 @@ process.stdout.write('no newline at the end');`,
     const script = agent('idle', `${SPAWN_STUBBORN_GRANDCHILD}\nsetInterval(() => {}, 1000);`);
     // The idle timeout leaves the grandchild, even on a loaded machine, time to start and to
     // ignore SIGTERM before it comes.
-    const { final, elapsed } = await run(assignment({ idleTimeoutMs: 3_000, maxRuntimeMs: 60_000 }), provider(script, out), { killGraceMs: 300 });
+    const { final, elapsed } = await run(
+      assignment({ idleTimeoutMs: 3_000, maxRuntimeMs: 60_000 }),
+      provider(script, out),
+      { killGraceMs: 300 },
+    );
 
     expect(final.status).toBe('timed_out');
     expect(final.message).toMatch(/no output for 3 s \(the idle timeout\)/);
@@ -145,7 +166,10 @@ process.stdout.write('no newline at the end');`,
   it('stops an agent that keeps printing at the maximum runtime', async () => {
     const script = agent('chatty', "setInterval(() => console.log('still working'), 50);");
     // The idle timeout is far longer than a loaded machine takes to start node and print.
-    const { final, elapsed, forwarded } = await run(assignment({ idleTimeoutMs: 20_000, maxRuntimeMs: 3_000 }), provider(script, join(dir, 'unused')));
+    const { final, elapsed, forwarded } = await run(
+      assignment({ idleTimeoutMs: 20_000, maxRuntimeMs: 3_000 }),
+      provider(script, join(dir, 'unused')),
+    );
 
     expect(final.status).toBe('timed_out');
     expect(final.message).toMatch(/ran longer than 3 s \(the maximum runtime\)/);

@@ -1,4 +1,3 @@
-
 /** One text field of a urlencoded body (the first, when it came twice); '' when absent. */
 export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -38,10 +37,14 @@ export interface SetupInput {
 export function setupProblem(input: SetupInput): string | undefined {
   return (
     nameProblem('Your name', input.name) ??
-    (EMAIL.test(input.email) && input.email.length <= 254 ? undefined : 'Enter an e-mail address such as ada@example.com.') ??
+    (EMAIL.test(input.email) && input.email.length <= 254
+      ? undefined
+      : 'Enter an e-mail address such as ada@example.com.') ??
     (input.password.length < PASSWORD_MIN ? `The password needs at least ${PASSWORD_MIN} characters.` : undefined) ??
     (input.password.length > PASSWORD_MAX ? `The password is longer than ${PASSWORD_MAX} characters.` : undefined) ??
-    (SLUG.test(input.slug) ? undefined : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).') ??
+    (SLUG.test(input.slug)
+      ? undefined
+      : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).') ??
     nameProblem("The organization's name", input.organizationName)
   );
 }

@@ -42,7 +42,10 @@ function formTooLarge(res: Response): void {
  */
 export const formBody: RequestHandler = (req, res, next) => {
   const length = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && !(Number(length) <= FORM_LIMIT_BYTES))) {
+  if (
+    req.headers['transfer-encoding'] !== undefined ||
+    (length !== undefined && !(Number(length) <= FORM_LIMIT_BYTES))
+  ) {
     formTooLarge(res);
     return;
   }
@@ -86,7 +89,8 @@ export function refuseCrossSite(options: DashboardOptions): RequestHandler {
     options.log?.warn('dashboard: cross-site form refused', { path: req.path, origin: req.get('origin') ?? null });
     sendMessage(res, 403, {
       title: 'Request refused',
-      message: 'This form was not sent from the hub’s own pages, so the hub did not act on it. Open the page again and resend the form.',
+      message:
+        'This form was not sent from the hub’s own pages, so the hub did not act on it. Open the page again and resend the form.',
       link: { href: '/', text: 'Go to the dashboard' },
     });
   };
@@ -113,7 +117,12 @@ export async function currentSession(store: DashboardStore, req: Request): Promi
  * The signed-in session, or undefined after redirecting to sign in (forgetting a stale cookie);
  * with `next`, signing in comes back to that path.
  */
-export async function requireSession(options: DashboardOptions, req: Request, res: Response, next?: string): Promise<Signed | undefined> {
+export async function requireSession(
+  options: DashboardOptions,
+  req: Request,
+  res: Response,
+  next?: string,
+): Promise<Signed | undefined> {
   const signed = await currentSession(options.store, req);
   if (signed) return signed;
   if (sessionSecret(req) !== undefined) res.append('Set-Cookie', clearedSessionCookie(options.publicUrl));

@@ -14,20 +14,27 @@ function passwordProblem(password: string): string | undefined {
 export function newAccountProblem(input: { name: string; email: string; password: string }): string | undefined {
   return (
     nameProblem('Your name', input.name) ??
-    (EMAIL.test(input.email) && input.email.length <= 254 ? undefined : 'Enter an e-mail address such as ada@example.com.') ??
+    (EMAIL.test(input.email) && input.email.length <= 254
+      ? undefined
+      : 'Enter an e-mail address such as ada@example.com.') ??
     passwordProblem(input.password)
   );
 }
 
 /** What is wrong with a new password typed twice. */
 export function newPasswordProblem(password: string, repeat: string): string | undefined {
-  return passwordProblem(password) ?? (password === repeat ? undefined : 'The new password and its repetition differ: type it twice the same.');
+  return (
+    passwordProblem(password) ??
+    (password === repeat ? undefined : 'The new password and its repetition differ: type it twice the same.')
+  );
 }
 
 /** What is wrong with a new organization's slug and name. */
 export function organizationProblem(slug: string, name: string): string | undefined {
   return (
-    (SLUG.test(slug) ? undefined : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).') ??
+    (SLUG.test(slug)
+      ? undefined
+      : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).') ??
     nameProblem("The organization's name", name)
   );
 }

@@ -33,7 +33,10 @@ export function originOf(url: string | undefined): string | undefined {
  * Whether a state-changing request comes from the hub's own pages: its `Origin` (or, when a
  * browser sent none, its `Referer`) has the public URL's origin. `Origin: null` is refused.
  */
-export function sameOrigin(headers: { origin?: string | undefined; referer?: string | undefined }, publicUrl: string): boolean {
+export function sameOrigin(
+  headers: { origin?: string | undefined; referer?: string | undefined },
+  publicUrl: string,
+): boolean {
   const expected = originOf(publicUrl);
   if (expected === undefined) return false;
   const sent = headers.origin !== undefined ? originOf(headers.origin) : originOf(headers.referer);

@@ -50,8 +50,13 @@ export interface SetupOrganization {
   name: string;
 }
 
-export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'token_invalid' | 'organization_exists' | 'invalid_input' };
-export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+export type SetupResult =
+  | { ok: true; sessionSecret: string }
+  | { ok: false; reason: 'token_invalid' | 'organization_exists' | 'invalid_input' };
+export type SignInResult =
+  | { ok: true; sessionSecret: string }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
 export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort {
@@ -63,5 +68,9 @@ export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, 
   switchOrganization(secret: string, slug: string): Promise<boolean>;
   apiKeys(organizationId: string): Promise<ApiKeyRow[]>;
   createApiKey(accountId: string, organizationId: string, key: { name: string; scopes: string[] }): Promise<CreatedKey>;
-  revokeApiKey(accountId: string, organizationId: string, keyId: string): Promise<'revoked' | 'not_found' | 'forbidden'>;
+  revokeApiKey(
+    accountId: string,
+    organizationId: string,
+    keyId: string,
+  ): Promise<'revoked' | 'not_found' | 'forbidden'>;
 }

@@ -10,7 +10,10 @@ import { databases, hubOn } from '../../server/test/support/hub.js';
 import { arrange, CONFIGURATION, form, page, type Hub } from './support/hub-session.js';
 
 const HOSTILE = '<script>alert(1)</script>';
-const RUNTIMES = [{ provider: 'claude', models: [HOSTILE, 'opus'] }, { provider: 'codex', modes: ['edit'] }];
+const RUNTIMES = [
+  { provider: 'claude', models: [HOSTILE, 'opus'] },
+  { provider: 'codex', modes: ['edit'] },
+];
 
 const text = async (response: Response) => {
   expect(response.status).toBe(200);
@@ -23,9 +26,18 @@ const rowOf = (html: string, name: string) => html.split('<tr').find((row) => ro
 async function dispatchedRun(hub: Hub, key: string): Promise<{ devBox: TestDaemon; runId: string }> {
   const devBox = (await TestDaemon.enroll(hub, key, 'dev-box', RUNTIMES)).keepAlive(300);
   expect((await devBox.heartbeat()).status).toBe(200);
-  const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: key, body: { projectSlug: 'app', yaml: CONFIGURATION } });
+  const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+    token: key,
+    body: { projectSlug: 'app', yaml: CONFIGURATION },
+  });
   expect(installed.status, installed.text).toBe(201);
-  const body = { projectSlug: 'app', trigger: 'fix-tests', actor: '<script>alert(4)</script>', deliveryKey: `d-${Date.now()}`, input: 'now' };
+  const body = {
+    projectSlug: 'app',
+    trigger: 'fix-tests',
+    actor: '<script>alert(4)</script>',
+    deliveryKey: `d-${Date.now()}`,
+    input: 'now',
+  };
   const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', { token: key, body });
   expect(dispatched.status, dispatched.text).toBe(200);
   const runId = dispatched.body.triggerRunId as string;
@@ -55,8 +67,12 @@ describe.each(databases)('daemons and runs on the %s database', (kind) => {
   });
 
   it('says what to do while there are no daemons and no runs', async () => {
-    expect(await text(await page(hub, '/daemons', owner))).toContain('No daemons yet: run <code>hub connect</code> on a machine to enroll one');
-    expect(await text(await page(hub, '/runs', member))).toContain('No runs yet: dispatch a manual run with <code>POST /api/v1/manual-runs</code>');
+    expect(await text(await page(hub, '/daemons', owner))).toContain(
+      'No daemons yet: run <code>hub connect</code> on a machine to enroll one',
+    );
+    expect(await text(await page(hub, '/runs', member))).toContain(
+      'No runs yet: dispatch a manual run with <code>POST /api/v1/manual-runs</code>',
+    );
     expect((await page(hub, '/runs')).headers.get('location')).toBe('/sign-in');
     expect((await page(hub, '/daemons')).headers.get('location')).toBe('/sign-in');
   });
@@ -153,7 +169,6 @@ describe.skipIf(!browsable)('daemons and runs in a browser', () => {
     await browser?.close();
     await hub?.close();
   });
-
 
   it('shows the daemons and runs, retires a daemon and opens a run, with forms and links alone', async () => {
     const { owner, key } = await arrange(hub);

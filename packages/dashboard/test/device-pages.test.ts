@@ -50,12 +50,21 @@ describe('safeNext', () => {
     expect(safeNext(next)).toBe(next);
   });
 
-  it.each(['//evil.example', '/\\evil.example', '/a\\b', 'https://evil.example/', 'device', '', '/\t/evil.example', '/x\n', '/é', ['/device'], undefined])(
-    '%j is refused',
-    (next) => {
-      expect(safeNext(next)).toBeUndefined();
-    },
-  );
+  it.each([
+    '//evil.example',
+    '/\\evil.example',
+    '/a\\b',
+    'https://evil.example/',
+    'device',
+    '',
+    '/\t/evil.example',
+    '/x\n',
+    '/é',
+    ['/device'],
+    undefined,
+  ])('%j is refused', (next) => {
+    expect(safeNext(next)).toBeUndefined();
+  });
 
   it('refuses a path longer than 2048 characters', () => {
     expect(safeNext(`/${'a'.repeat(2047)}`)).toBeDefined();
@@ -65,7 +74,9 @@ describe('safeNext', () => {
 
 describe('the sign-in page', () => {
   it('carries where to return to as a hidden field, and only then', () => {
-    expect(signInPage({ email: '', next: '/device?user_code=BCDF-GHJK' })).toContain('<input type="hidden" name="next" value="/device?user_code=BCDF-GHJK"/>');
+    expect(signInPage({ email: '', next: '/device?user_code=BCDF-GHJK' })).toContain(
+      '<input type="hidden" name="next" value="/device?user_code=BCDF-GHJK"/>',
+    );
     expect(signInPage({ email: '' })).not.toContain('name="next"');
   });
 });
@@ -74,7 +85,9 @@ describe('the verification page', () => {
   const session = sessionOf('owner', `Ada ${HOSTILE}`);
 
   it('prefills the code, or asks for it', () => {
-    expect(deviceCodePage({ session, code: 'BCDF-GHJK' })).toMatch(/<input id="user-code"[^>]* name="user_code" value="BCDF-GHJK"/);
+    expect(deviceCodePage({ session, code: 'BCDF-GHJK' })).toMatch(
+      /<input id="user-code"[^>]* name="user_code" value="BCDF-GHJK"/,
+    );
     const empty = deviceCodePage({ session, code: '', message: 'Type the code your terminal shows.' });
     expect(empty).toMatch(/<input id="user-code"[^>]* value required/);
     expect(empty).toContain('role="alert"');
@@ -82,7 +95,18 @@ describe('the verification page', () => {
 
   it('shows the client, the host, each scope with its meaning, the expiry and the phishing warning', () => {
     const html = deviceConfirmPage({ session, request: REQUEST });
-    for (const text of ['BCDF-GHJK', 'hub-cli', 'the Hub command-line client', 'laptop.example', 'projects:read', "list the organization's projects", 'runs:dispatch', 'start manual runs', '2026-05-01 14:13 UTC', 'Approve only a login you started yourself']) {
+    for (const text of [
+      'BCDF-GHJK',
+      'hub-cli',
+      'the Hub command-line client',
+      'laptop.example',
+      'projects:read',
+      "list the organization's projects",
+      'runs:dispatch',
+      'start manual runs',
+      '2026-05-01 14:13 UTC',
+      'Approve only a login you started yourself',
+    ]) {
       expect(html).toContain(text);
     }
     expect(html).toContain('action="/device/approve"');
@@ -101,13 +125,19 @@ describe('the verification page', () => {
     expect(several).toContain('<select id="organization-choice" name="organization"');
     expect(several).toContain('<option value="org-2" selected>');
     expect(several).toMatch(/<option value="org-1">/);
-    const one = deviceConfirmPage({ session: { ...session, organizations: session.organizations.slice(0, 1) }, request: REQUEST });
+    const one = deviceConfirmPage({
+      session: { ...session, organizations: session.organizations.slice(0, 1) },
+      request: REQUEST,
+    });
     expect(one).not.toContain('<select id="organization-choice"');
     expect(one).toContain('<input type="hidden" name="organization" value="org-1"/>');
   });
 
   it('offers only Deny to a person in no organization', () => {
-    const html = deviceConfirmPage({ session: { ...session, organizations: [], current: undefined }, request: REQUEST });
+    const html = deviceConfirmPage({
+      session: { ...session, organizations: [], current: undefined },
+      request: REQUEST,
+    });
     expect(html).not.toContain('>Approve</button>');
     expect(html).toContain('formaction="/device/deny"');
   });
@@ -125,12 +155,34 @@ describe("the account's CLI logins", () => {
   const session = sessionOf('member');
 
   it('lists organization, host, prefix, times and status, with Revoke for active ones only', () => {
-    const logins = [login(), login({ id: 'cli-2', host: null, prefix: 'hub_cli_old00000', status: 'revoked', lastUsedAt: new Date('2026-05-02T08:00:00Z') })];
+    const logins = [
+      login(),
+      login({
+        id: 'cli-2',
+        host: null,
+        prefix: 'hub_cli_old00000',
+        status: 'revoked',
+        lastUsedAt: new Date('2026-05-02T08:00:00Z'),
+      }),
+    ];
     const html = accountPage({ session, cliLogins: logins });
-    for (const text of ['CLI logins', 'Acme', 'laptop.example', 'hub_cli_abcd1234', '2026-05-01 14:03 UTC', 'never', '2026-05-02 08:00 UTC', 'revoked', 'no host name sent', 'hub login']) {
+    for (const text of [
+      'CLI logins',
+      'Acme',
+      'laptop.example',
+      'hub_cli_abcd1234',
+      '2026-05-01 14:03 UTC',
+      'never',
+      '2026-05-02 08:00 UTC',
+      'revoked',
+      'no host name sent',
+      'hub login',
+    ]) {
       expect(html).toContain(text);
     }
-    expect(html.match(/action="\/account\/cli-logins\/[^"]*\/revoke"/g)).toEqual(['action="/account/cli-logins/cli-1/revoke"']);
+    expect(html.match(/action="\/account\/cli-logins\/[^"]*\/revoke"/g)).toEqual([
+      'action="/account/cli-logins/cli-1/revoke"',
+    ]);
   });
 
   it('says how to get one when there is none', () => {

@@ -23,7 +23,11 @@ interface DeviceAuthorization {
 }
 
 const post = (hub: Hub, path: string, fields: Record<string, string>) =>
-  fetch(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  fetch(`${hub.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
 
 /** What `hub login` does first: a device request with the machine's host name. */
 async function deviceAuthorization(hub: Hub, hostname = 'laptop.example'): Promise<DeviceAuthorization> {
@@ -34,7 +38,11 @@ async function deviceAuthorization(hub: Hub, hostname = 'laptop.example'): Promi
 
 /** One poll of the token endpoint (each test polls a device code once: polling faster than `interval` is `slow_down`). */
 async function redeem(hub: Hub, deviceCode: string): Promise<{ status: number; body: Record<string, string> }> {
-  const answer = await post(hub, '/oauth/token', { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: 'hub-cli' });
+  const answer = await post(hub, '/oauth/token', {
+    grant_type: DEVICE_GRANT,
+    device_code: deviceCode,
+    client_id: 'hub-cli',
+  });
   return { status: answer.status, body: (await answer.json()) as Record<string, string> };
 }
 
@@ -47,7 +55,8 @@ async function signIn(hub: Hub, email: string): Promise<string> {
 /** A person in the organization `acme` only, signed in. */
 async function member(hub: Hub, email: string): Promise<string> {
   const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
-  const [account] = await hub.sql`insert into accounts (email, name, password_hash) values (${email}, 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
+  const [account] =
+    await hub.sql`insert into accounts (email, name, password_hash) values (${email}, 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
   await hub.sql`insert into organization_members (organization_id, account_id, role) values (${org?.id as string}, ${account?.id as string}, 'member')`;
   return signIn(hub, email);
 }
@@ -55,13 +64,19 @@ async function member(hub: Hub, email: string): Promise<string> {
 /** Ada owns `acme` (with the project `app`) and `beta`; her current organization is `beta`. */
 async function arrange(hub: Hub): Promise<string> {
   const owner = await setUpOwner(hub);
-  expect((await form(hub, '/account/organizations', { slug: 'beta', name: 'Beta' }, { cookie: owner })).status).toBe(303);
-  const project = await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', { token: hub.adminToken, body: { slug: 'app', name: 'App' } });
+  expect((await form(hub, '/account/organizations', { slug: 'beta', name: 'Beta' }, { cookie: owner })).status).toBe(
+    303,
+  );
+  const project = await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', {
+    token: hub.adminToken,
+    body: { slug: 'app', name: 'App' },
+  });
   expect(project.status).toBe(201);
   return owner;
 }
 
-const organizationId = async (hub: Hub, slug: string) => ((await hub.sql`select id from organizations where slug = ${slug}`)[0]?.id ?? '') as string;
+const organizationId = async (hub: Hub, slug: string) =>
+  ((await hub.sql`select id from organizations where slug = ${slug}`)[0]?.id ?? '') as string;
 
 describe.each(databases)('the verification page on the %s database', (kind) => {
   let hub: Hub;
@@ -78,8 +93,14 @@ describe.each(databases)('the verification page on the %s database', (kind) => {
     expect(visit.status).toBe(303);
     const signInAt = visit.headers.get('location') as string;
     expect(signInAt).toBe(`/sign-in?next=${encodeURIComponent('/device?user_code=BCDF-GHJK')}`);
-    expect(await (await page(hub, signInAt)).text()).toContain('<input type="hidden" name="next" value="/device?user_code=BCDF-GHJK"/>');
-    const signedIn = await form(hub, '/sign-in', { email: 'ada@example.com', password: PASSWORD, next: '/device?user_code=BCDF-GHJK' });
+    expect(await (await page(hub, signInAt)).text()).toContain(
+      '<input type="hidden" name="next" value="/device?user_code=BCDF-GHJK"/>',
+    );
+    const signedIn = await form(hub, '/sign-in', {
+      email: 'ada@example.com',
+      password: PASSWORD,
+      next: '/device?user_code=BCDF-GHJK',
+    });
     expect(signedIn.headers.get('location')).toBe('/device?user_code=BCDF-GHJK');
     const back = await page(hub, '/device?user_code=BCDF-GHJK', cookieOf(signedIn));
     expect(back.status).toBe(200);
@@ -90,7 +111,9 @@ describe.each(databases)('the verification page on the %s database', (kind) => {
     for (const next of ['//evil.example/device', '/\\evil.example', 'https://evil.example/']) {
       const signedIn = await form(hub, '/sign-in', { email: 'ada@example.com', password: PASSWORD, next });
       expect(signedIn.headers.get('location')).toBe('/keys');
-      expect((await page(hub, `/sign-in?next=${encodeURIComponent(next)}`, cookieOf(signedIn))).headers.get('location')).toBe('/keys');
+      expect(
+        (await page(hub, `/sign-in?next=${encodeURIComponent(next)}`, cookieOf(signedIn))).headers.get('location'),
+      ).toBe('/keys');
     }
   });
 
@@ -113,15 +136,31 @@ describe.each(databases)('the verification page on the %s database', (kind) => {
       expect((await form(hub, '/device/approve', fields, { cookie: owner, origin })).status).toBe(403);
       expect((await form(hub, '/device', { user_code: device.user_code }, { cookie: owner, origin })).status).toBe(403);
     }
-    expect(await redeem(hub, device.device_code)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
+    expect(await redeem(hub, device.device_code)).toMatchObject({
+      status: 400,
+      body: { error: 'authorization_pending' },
+    });
   });
 
   it('shows what asks, and a denial makes the CLI get access_denied', async () => {
     const device = await deviceAuthorization(hub);
-    const confirm = await form(hub, '/device', { user_code: device.user_code.toLowerCase().replace('-', '') }, { cookie: owner });
+    const confirm = await form(
+      hub,
+      '/device',
+      { user_code: device.user_code.toLowerCase().replace('-', '') },
+      { cookie: owner },
+    );
     expect(confirm.status).toBe(200);
     const html = await confirm.text();
-    for (const text of [device.user_code, 'hub-cli', 'laptop.example', 'projects:read', 'daemons:enroll', 'Approve only a login you started yourself', '<select id="organization-choice"']) {
+    for (const text of [
+      device.user_code,
+      'hub-cli',
+      'laptop.example',
+      'projects:read',
+      'daemons:enroll',
+      'Approve only a login you started yourself',
+      '<select id="organization-choice"',
+    ]) {
       expect(html).toContain(text);
     }
     expect(html).toContain(`<option value="${await organizationId(hub, 'beta')}" selected>`);
@@ -134,13 +173,28 @@ describe.each(databases)('the verification page on the %s database', (kind) => {
 
   it('refuses an organization the person is not a member of with 403, and a decided code with 422', async () => {
     const device = await deviceAuthorization(hub);
-    const foreign = await form(hub, '/device/approve', { user_code: device.user_code, organization: randomUUID() }, { cookie: owner });
+    const foreign = await form(
+      hub,
+      '/device/approve',
+      { user_code: device.user_code, organization: randomUUID() },
+      { cookie: owner },
+    );
     expect(foreign.status).toBe(403);
     expect(await foreign.text()).toContain('not a member');
-    const approved = await form(hub, '/device/approve', { user_code: device.user_code, organization: await organizationId(hub, 'acme') }, { cookie: owner });
+    const approved = await form(
+      hub,
+      '/device/approve',
+      { user_code: device.user_code, organization: await organizationId(hub, 'acme') },
+      { cookie: owner },
+    );
     expect(approved.status).toBe(200);
     expect(await approved.text()).toContain('Return to your terminal: hub login finishes by itself');
-    const again = await form(hub, '/device/approve', { user_code: device.user_code, organization: await organizationId(hub, 'acme') }, { cookie: owner });
+    const again = await form(
+      hub,
+      '/device/approve',
+      { user_code: device.user_code, organization: await organizationId(hub, 'acme') },
+      { cookie: owner },
+    );
     expect(again.status).toBe(422);
     expect(await again.text()).not.toContain(device.user_code);
     const { status, body } = await redeem(hub, device.device_code);
@@ -233,7 +287,9 @@ describe.skipIf(!browsable).each(databases)('hub login approved in a browser, on
     expect(await tab.content()).not.toContain(credential);
     await shoot(tab, 'account-cli-logins');
     await Promise.all([tab.waitForURL(/revoked=cli-login/), row.locator('button', { hasText: 'Revoke' }).click()]);
-    expect(await tab.locator('table.cli-logins tbody tr', { hasText: credential.slice(0, 16) }).textContent()).toContain('revoked');
+    expect(
+      await tab.locator('table.cli-logins tbody tr', { hasText: credential.slice(0, 16) }).textContent(),
+    ).toContain('revoked');
     expect((await call(hub, 'GET', '/api/v1/projects', { token: credential })).status).toBe(401);
     await shoot(tab, 'account-cli-logins-revoked');
     expect(refused).toEqual([]);

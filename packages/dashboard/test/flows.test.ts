@@ -22,7 +22,14 @@ describe.each(databases)('the dashboard on the %s database', (kind) => {
     const link = new URL(setupLink(hub));
     const token = link.searchParams.get('token') as string;
     expect((await page(hub, `/setup?token=${token}`)).status).toBe(200);
-    const fields = { token, name: 'Ada <script>alert(1)</script>', email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: 'Acme "& Co"' };
+    const fields = {
+      token,
+      name: 'Ada <script>alert(1)</script>',
+      email: 'ada@example.com',
+      password: PASSWORD,
+      slug: 'acme',
+      organizationName: 'Acme "& Co"',
+    };
     const refused = await form(hub, '/setup', { ...fields, token: 'x'.repeat(43) });
     expect(refused.status).toBe(403);
     expect(await refused.text()).not.toContain(PASSWORD);
@@ -40,14 +47,21 @@ describe.each(databases)('the dashboard on the %s database', (kind) => {
 
   it('refuses a cross-site POST with 403, and acts on nothing', async () => {
     for (const origin of ['https://evil.example.com', null]) {
-      expect((await form(hub, '/keys', { name: 'stolen', scopes: 'runs:read' }, { cookie: owner, origin })).status).toBe(403);
+      expect(
+        (await form(hub, '/keys', { name: 'stolen', scopes: 'runs:read' }, { cookie: owner, origin })).status,
+      ).toBe(403);
     }
     const [row] = await hub.sql`select count(*)::int as n from api_keys`;
     expect(row?.n).toBe(0);
   });
 
   it('creates a key that works on the API, lists its prefix and never its secret, and revokes it at once', async () => {
-    const created = await form(hub, '/keys', { name: 'CI <b>', scopes: ['projects:read', 'runs:read'] }, { cookie: owner });
+    const created = await form(
+      hub,
+      '/keys',
+      { name: 'CI <b>', scopes: ['projects:read', 'runs:read'] },
+      { cookie: owner },
+    );
     expect(created.status).toBe(201);
     const secret = /hub_pk_[0-9A-Za-z]{38}/.exec(await created.text())?.[0] as string;
     expect(secret).toBeDefined();
@@ -88,7 +102,8 @@ describe.each(databases)('the dashboard on the %s database', (kind) => {
 
   it('shows a member the keys without managing them', async () => {
     const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
-    const [account] = await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
+    const [account] =
+      await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
     await hub.sql`insert into organization_members (organization_id, account_id, role) values (${org?.id as string}, ${account?.id as string}, 'member')`;
     const signedIn = await form(hub, '/sign-in', { email: 'mia@example.com', password: PASSWORD });
     expect(signedIn.status).toBe(303);
@@ -126,7 +141,6 @@ describe.skipIf(!browsable).each(databases)('the dashboard in a browser, on the 
     await browser?.close();
     await hub?.close();
   });
-
 
   it('sets up, creates a key with its secret shown once, and revokes it, with forms alone', async () => {
     const context = await browser.newContext();

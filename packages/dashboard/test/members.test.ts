@@ -25,13 +25,22 @@ function form(hub: Hub, path: string, fields: Record<string, string>, cookie?: s
   return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams(fields) });
 }
 
-const page = (hub: Hub, path: string, cookie?: string) => fetch(`${hub.url}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
+const page = (hub: Hub, path: string, cookie?: string) =>
+  fetch(`${hub.url}${path}`, { redirect: 'manual', headers: cookie === undefined ? {} : { cookie } });
 const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
-const accountId = async (hub: Hub, email: string) => ((await hub.sql`select id from accounts where email = ${email}`)[0]?.id ?? '') as string;
+const accountId = async (hub: Hub, email: string) =>
+  ((await hub.sql`select id from accounts where email = ${email}`)[0]?.id ?? '') as string;
 
 async function setUp(hub: Hub): Promise<string> {
   const token = new URL(setupLink(hub)).searchParams.get('token') as string;
-  const fields = { token, name: `Ada ${HOSTILE}`, email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: `Acme ${HOSTILE}` };
+  const fields = {
+    token,
+    name: `Ada ${HOSTILE}`,
+    email: 'ada@example.com',
+    password: PASSWORD,
+    slug: 'acme',
+    organizationName: `Acme ${HOSTILE}`,
+  };
   return cookieOf(await form(hub, '/setup', fields));
 }
 
@@ -61,7 +70,11 @@ describe.each(databases)('members on the %s database', (kind) => {
     const html = await shown.text();
     expect(html).toContain('Acme &lt;script>');
     expect(html).not.toContain('<script>alert');
-    const accepted = await form(hub, `/invitations/${token}`, { name: `Mia ${HOSTILE}`, email: 'mia@example.com', password: PASSWORD });
+    const accepted = await form(hub, `/invitations/${token}`, {
+      name: `Mia ${HOSTILE}`,
+      email: 'mia@example.com',
+      password: PASSWORD,
+    });
     expect(accepted.status).toBe(303);
     expect(accepted.headers.get('location')).toBe('/keys');
     member = cookieOf(accepted);
@@ -93,17 +106,24 @@ describe.each(databases)('members on the %s database', (kind) => {
 
   it('refuses an invitation used twice, and an expired one', async () => {
     const token = await invite(hub, owner, 'member');
-    expect((await form(hub, `/invitations/${token}`, { name: 'Bo', email: 'bo@example.com', password: PASSWORD })).status).toBe(303);
+    expect(
+      (await form(hub, `/invitations/${token}`, { name: 'Bo', email: 'bo@example.com', password: PASSWORD })).status,
+    ).toBe(303);
     const twice = await form(hub, `/invitations/${token}`, { name: 'Cy', email: 'cy@example.com', password: PASSWORD });
     expect(twice.status).toBe(410);
     expect(await twice.text()).toContain('was used already');
     const expiring = await invite(hub, owner, 'owner');
     await hub.sql`update invitations set created_at = now() - interval '8 days', expires_at = now() - interval '1 day' where consumed_at is null`;
     expect((await page(hub, `/invitations/${expiring}`)).status).toBe(410);
-    const late = await form(hub, `/invitations/${expiring}`, { name: 'Di', email: 'di@example.com', password: PASSWORD });
+    const late = await form(hub, `/invitations/${expiring}`, {
+      name: 'Di',
+      email: 'di@example.com',
+      password: PASSWORD,
+    });
     expect(late.status).toBe(410);
     expect(await late.text()).toContain('has expired');
-    const [accounts] = await hub.sql`select count(*)::int as n from accounts where email in ('cy@example.com', 'di@example.com')`;
+    const [accounts] =
+      await hub.sql`select count(*)::int as n from accounts where email in ('cy@example.com', 'di@example.com')`;
     expect(accounts?.n).toBe(0);
   });
 
@@ -114,9 +134,13 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect((await form(hub, `/members/${ada}/role`, { role: 'member' }, owner)).status).toBe(409);
     expect((await form(hub, '/members/leave', {}, owner)).status).toBe(409);
     expect((await form(hub, `/members/${mia}/role`, { role: 'owner' }, owner)).status).toBe(303);
-    const answers = await Promise.all([form(hub, `/members/${mia}/remove`, {}, owner), form(hub, `/members/${ada}/remove`, {}, member)]);
+    const answers = await Promise.all([
+      form(hub, `/members/${mia}/remove`, {}, owner),
+      form(hub, `/members/${ada}/remove`, {}, member),
+    ]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([303, 403]);
-    const [owners] = await hub.sql`select count(*)::int as n from organization_members m join organizations o on o.id = m.organization_id where o.slug = 'acme' and role = 'owner'`;
+    const [owners] =
+      await hub.sql`select count(*)::int as n from organization_members m join organizations o on o.id = m.organization_id where o.slug = 'acme' and role = 'owner'`;
     expect(owners?.n).toBe(1);
     // Whichever won, Ada is acme's owner for the tests that follow.
     await hub.sql`
@@ -127,9 +151,32 @@ describe.each(databases)('members on the %s database', (kind) => {
   it('changes the password: the other sessions end, this one stays, the new password signs in and the old does not', async () => {
     const other = cookieOf(await form(hub, '/sign-in', { email: 'ada@example.com', password: PASSWORD }));
     expect((await page(hub, '/keys', other)).status).toBe(200);
-    expect((await form(hub, '/account/password', { current: 'not my password', password: NEW_PASSWORD, repeat: NEW_PASSWORD }, owner)).status).toBe(403);
-    expect((await form(hub, '/account/password', { current: PASSWORD, password: NEW_PASSWORD, repeat: 'something else entirely' }, owner)).status).toBe(422);
-    const changed = await form(hub, '/account/password', { current: PASSWORD, password: NEW_PASSWORD, repeat: NEW_PASSWORD }, owner);
+    expect(
+      (
+        await form(
+          hub,
+          '/account/password',
+          { current: 'not my password', password: NEW_PASSWORD, repeat: NEW_PASSWORD },
+          owner,
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await form(
+          hub,
+          '/account/password',
+          { current: PASSWORD, password: NEW_PASSWORD, repeat: 'something else entirely' },
+          owner,
+        )
+      ).status,
+    ).toBe(422);
+    const changed = await form(
+      hub,
+      '/account/password',
+      { current: PASSWORD, password: NEW_PASSWORD, repeat: NEW_PASSWORD },
+      owner,
+    );
     expect(changed.status).toBe(303);
     expect((await page(hub, '/keys', other)).headers.get('location')).toBe('/sign-in');
     expect((await page(hub, '/account', owner)).status).toBe(200);
@@ -143,7 +190,9 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect(created.status).toBe(303);
     const keys = await (await page(hub, '/keys', owner)).text();
     expect(keys).toContain('Keys of <strong>Beta &lt;script>');
-    expect((await (await page(hub, '/members', owner)).text()).match(/<td data-label="Role">owner<\/td>/g)).toHaveLength(1);
+    expect(
+      (await (await page(hub, '/members', owner)).text()).match(/<td data-label="Role">owner<\/td>/g),
+    ).toHaveLength(1);
     expect((await form(hub, '/organization', { slug: 'acme' }, owner)).status).toBe(303);
     expect(await (await page(hub, '/keys', owner)).text()).toContain('Keys of <strong>Acme &lt;script>');
   });
@@ -162,7 +211,6 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
     await hub?.close();
   });
 
-
   it('invites, and a second browser accepts with a new account and sees the keys without managing them', async () => {
     const ownerContext = await browser.newContext();
     const ownerPage = await ownerContext.newPage();
@@ -174,7 +222,10 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
     await ownerPage.fill('#organization-name', 'Acme');
     await Promise.all([ownerPage.waitForURL(/\/keys$/), ownerPage.click('button[type=submit]')]);
     await Promise.all([ownerPage.waitForURL(/\/members$/), ownerPage.click('nav.sections a[href="/members"]')]);
-    await Promise.all([ownerPage.waitForLoadState(), ownerPage.click('form[action="/members/invitations"] button[type=submit]')]);
+    await Promise.all([
+      ownerPage.waitForLoadState(),
+      ownerPage.click('form[action="/members/invitations"] button[type=submit]'),
+    ]);
     const link = await ownerPage.inputValue('#invitation-link');
     expect(link).toMatch(INVITATION);
     await shoot(ownerPage, 'invitation-created');

@@ -18,11 +18,25 @@ describe('every user-supplied value is escaped', () => {
   const session = sessionOf('owner', `Ada ${HOSTILE}`);
   const hostileKey = keyRow({ name: `key ${HOSTILE}`, createdBy: `Bob ${HOSTILE}`, prefix: `hub_${HOSTILE}` });
   it.each([
-    ['keys', keysPage({ scopes: SCOPES, session, keys: [hostileKey], form: { name: HOSTILE, scopes: [], message: 'Choose at least one scope.' } })],
+    [
+      'keys',
+      keysPage({
+        scopes: SCOPES,
+        session,
+        keys: [hostileKey],
+        form: { name: HOSTILE, scopes: [], message: 'Choose at least one scope.' },
+      }),
+    ],
     ['key created', keyCreatedPage({ session, name: HOSTILE, prefix: 'hub_abcd1234', secret: `${SECRET}${HOSTILE}` })],
     ['revoke', revokeKeyPage({ session, apiKey: { id: `key"/><script>`, name: HOSTILE, prefix: HOSTILE } })],
     ['sign in', signInPage({ email: HOSTILE, message: 'The e-mail address or the password is wrong.' })],
-    ['setup', setupPage({ token: HOSTILE, values: { name: HOSTILE, email: HOSTILE, slug: HOSTILE, organizationName: HOSTILE } })],
+    [
+      'setup',
+      setupPage({
+        token: HOSTILE,
+        values: { name: HOSTILE, email: HOSTILE, slug: HOSTILE, organizationName: HOSTILE },
+      }),
+    ],
     ['message', messagePage({ title: 'Owners only', message: HOSTILE, session })],
   ])('%s', (_name, html) => {
     expectEscaped(html);
@@ -35,11 +49,29 @@ describe('every user-supplied value is escaped', () => {
 });
 
 describe('the keys page', () => {
-  const keys = [keyRow(), keyRow({ id: 'key-2', name: 'Old', prefix: 'hub_old00000', status: 'revoked', lastUsedAt: new Date('2026-05-02T08:00:00Z') })];
+  const keys = [
+    keyRow(),
+    keyRow({
+      id: 'key-2',
+      name: 'Old',
+      prefix: 'hub_old00000',
+      status: 'revoked',
+      lastUsedAt: new Date('2026-05-02T08:00:00Z'),
+    }),
+  ];
 
   it('lists prefix, scopes, times, creator and status, and never a secret', () => {
     const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys });
-    for (const text of ['hub_abcd1234', 'projects:read', 'runs:dispatch', '2026-05-01 14:03 UTC', 'never', '2026-05-02 08:00 UTC', 'revoked', 'Ada']) {
+    for (const text of [
+      'hub_abcd1234',
+      'projects:read',
+      'runs:dispatch',
+      '2026-05-01 14:03 UTC',
+      'never',
+      '2026-05-02 08:00 UTC',
+      'revoked',
+      'Ada',
+    ]) {
       expect(html).toContain(text);
     }
     expect(html).not.toContain(SECRET);
@@ -54,7 +86,7 @@ describe('the keys page', () => {
     expect(html).toContain('href="/keys/key-1/revoke"');
   });
 
-  it("gives members the list and no form to create or revoke", () => {
+  it('gives members the list and no form to create or revoke', () => {
     const html = keysPage({ scopes: SCOPES, session: sessionOf('member'), keys });
     expect(html).toContain('hub_abcd1234');
     expect(html).not.toContain('action="/keys');
@@ -69,7 +101,12 @@ describe('the keys page', () => {
   });
 
   it('keeps the values of a refused form', () => {
-    const html = keysPage({ scopes: SCOPES, session: sessionOf('owner'), keys: [], form: { name: 'laptop', scopes: ['runs:read'], message: 'Choose at least one scope.' } });
+    const html = keysPage({
+      scopes: SCOPES,
+      session: sessionOf('owner'),
+      keys: [],
+      form: { name: 'laptop', scopes: ['runs:read'], message: 'Choose at least one scope.' },
+    });
     expect(html).toContain('value="laptop"');
     expect(html).toMatch(/value="runs:read" checked/);
     expect(html).not.toMatch(/value="projects:read" checked/);

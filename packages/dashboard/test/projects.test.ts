@@ -19,8 +19,12 @@ const yaml = `${configurationYaml}# ${HOSTILE}\n`;
 
 /** Enrolls the daemons the example names, then installs it to `project` with `key`. */
 async function install(hub: Hub, key: string, project: string) {
-  for (const daemon of exampleDaemons) expect((await enrollDaemon(hub, key, daemon.name, daemon.runtimes)).status).toBe(201);
-  return call(hub, 'POST', '/api/v1/configurations/install', { token: key, body: { projectSlug: project, yaml, partials: configurationPartials } });
+  for (const daemon of exampleDaemons)
+    expect((await enrollDaemon(hub, key, daemon.name, daemon.runtimes)).status).toBe(201);
+  return call(hub, 'POST', '/api/v1/configurations/install', {
+    token: key,
+    body: { projectSlug: project, yaml, partials: configurationPartials },
+  });
 }
 
 const text = async (response: Response | Promise<Response>) => (await response).text();
@@ -103,7 +107,10 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
     await hub.sql`update configuration_revisions set active = true where project_id = ${id} and version = 55`;
     await hub.sql`update projects set last_version = 55 where id = ${id}`;
     const first = await text(page(hub, '/projects/web', owner));
-    const versions = (html: string) => [...html.matchAll(/<td data-label="Version"><a href="\/projects\/web\/revisions\/(\d+)"/g)].map((match) => Number(match[1]));
+    const versions = (html: string) =>
+      [...html.matchAll(/<td data-label="Version"><a href="\/projects\/web\/revisions\/(\d+)"/g)].map((match) =>
+        Number(match[1]),
+      );
     expect(versions(first)).toEqual(Array.from({ length: 50 }, (_, i) => 55 - i));
     expect(first).toContain('href="/projects/web?page=2"');
     const second = await text(page(hub, '/projects/web?page=2', owner));
@@ -113,14 +120,20 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
   });
 
   it('deactivates (gone from the API for keys) and reactivates after a confirmation page', async () => {
-    const slugs = async () => ((await call(hub, 'GET', '/api/v1/projects', { token: key })).body.projects as { slug: string }[]).map((p) => p.slug);
+    const slugs = async () =>
+      ((await call(hub, 'GET', '/api/v1/projects', { token: key })).body.projects as { slug: string }[]).map(
+        (p) => p.slug,
+      );
     expect(await slugs()).toEqual(['web']);
     const confirm = await text(page(hub, '/projects/web/deactivate', owner));
     expect(confirm).toContain('action="/projects/web/deactivate"');
     const done = await form(hub, '/projects/web/deactivate', {}, { cookie: owner });
     expect(done.status).toBe(303);
     expect(await slugs()).toEqual([]);
-    const refused = await call(hub, 'POST', '/api/v1/configurations/install', { token: key, body: { projectSlug: 'web', yaml, partials: configurationPartials } });
+    const refused = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: key,
+      body: { projectSlug: 'web', yaml, partials: configurationPartials },
+    });
     expect(refused.status).toBe(404);
     expect(await text(page(hub, '/projects', owner))).toContain('deactivated');
     expect((await page(hub, '/projects/web/reactivate', owner)).status).toBe(200);
@@ -130,7 +143,8 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
 
   it('lets a member read projects, and refuses their POSTs with 403', async () => {
     const [org] = await hub.sql`select id from organizations where slug = 'acme'`;
-    const [account] = await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
+    const [account] =
+      await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', ${await hashPassword(PASSWORD)}) returning id`;
     await hub.sql`insert into organization_members (organization_id, account_id, role) values (${org?.id as string}, ${account?.id as string}, 'member')`;
     const member = cookieOf(await form(hub, '/sign-in', { email: 'mia@example.com', password: PASSWORD }));
     const list = await page(hub, '/projects', member);
@@ -147,7 +161,9 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
   });
 
   it('refuses a cross-site POST and opens no page without a session', async () => {
-    expect((await form(hub, '/projects/web/deactivate', {}, { cookie: owner, origin: 'https://evil.example.com' })).status).toBe(403);
+    expect(
+      (await form(hub, '/projects/web/deactivate', {}, { cookie: owner, origin: 'https://evil.example.com' })).status,
+    ).toBe(403);
     expect((await page(hub, '/projects')).headers.get('location')).toBe('/sign-in');
     const [row] = await hub.sql`select active from projects where slug = 'web'`;
     expect(row?.active).toBe(true);
@@ -167,7 +183,6 @@ describe.skipIf(!browsable)('the projects pages in a browser', () => {
     await hub?.close();
   });
 
-
   it('creates a project with the form, shows its installed configuration, and deactivates it', async () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
@@ -184,7 +199,10 @@ describe.skipIf(!browsable)('the projects pages in a browser', () => {
     await shoot(tab, 'projects-empty');
     await tab.fill('#project-slug', 'web-app');
     await tab.fill('#project-name', 'Web app');
-    await Promise.all([tab.waitForURL(/\/projects\/web-app$/), tab.click('form[action="/projects"] button[type=submit]')]);
+    await Promise.all([
+      tab.waitForURL(/\/projects\/web-app$/),
+      tab.click('form[action="/projects"] button[type=submit]'),
+    ]);
     const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const key = await dashboardKey(hub, cookie, 'CI deploys', SCOPES);
     expect((await install(hub, key, 'web-app')).status).toBe(201);

@@ -39,9 +39,13 @@ describe('sameOrigin', () => {
 
 describe('the session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Path=/, and Secure only over https', () => {
-    expect(sessionCookie('s3cr3t', 'https://hub.example.com')).toBe('hub_session=s3cr3t; Path=/; HttpOnly; SameSite=Lax; Secure');
+    expect(sessionCookie('s3cr3t', 'https://hub.example.com')).toBe(
+      'hub_session=s3cr3t; Path=/; HttpOnly; SameSite=Lax; Secure',
+    );
     expect(sessionCookie('s3cr3t', 'http://localhost:8080')).toBe('hub_session=s3cr3t; Path=/; HttpOnly; SameSite=Lax');
-    expect(clearedSessionCookie('https://hub.example.com')).toBe('hub_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure');
+    expect(clearedSessionCookie('https://hub.example.com')).toBe(
+      'hub_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax; Secure',
+    );
   });
 
   it.each([
@@ -57,7 +61,13 @@ describe('the session cookie', () => {
 });
 
 describe('form checks', () => {
-  const good = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery', slug: 'acme', organizationName: 'Acme' };
+  const good = {
+    name: 'Ada',
+    email: 'ada@example.com',
+    password: 'correct horse battery',
+    slug: 'acme',
+    organizationName: 'Acme',
+  };
   it.each([
     [{}, undefined],
     [{ name: '  ' }, 'Your name is required.'],

@@ -60,7 +60,11 @@ function bundle(schema, common) {
     defs[name] = rewrite(definition, true);
     for (const added of needed) if (!before.has(added)) queue.push(added);
   }
-  bundled.$defs = Object.fromEntries(Object.keys(defs).sort().map((name) => [name, defs[name]]));
+  bundled.$defs = Object.fromEntries(
+    Object.keys(defs)
+      .sort()
+      .map((name) => [name, defs[name]]),
+  );
   return bundled;
 }
 
@@ -87,7 +91,10 @@ export async function generate() {
   );
   const openapi = bundleOpenApi();
   files.set('openapi.json', openapi);
-  files.set('src/generated/openapi.ts', `${banner}${astToString(await openapiTS(JSON.parse(openapi), { defaultNonNullable: false }))}`);
+  files.set(
+    'src/generated/openapi.ts',
+    `${banner}${astToString(await openapiTS(JSON.parse(openapi), { defaultNonNullable: false }))}`,
+  );
   return files;
 }
 
@@ -96,12 +103,22 @@ function bundleOpenApi() {
   const dir = mkdtempSync(join(tmpdir(), 'hub-openapi-'));
   try {
     const out = join(dir, 'openapi.json');
-    execFileSync(join(workspace, 'node_modules', '.bin', 'redocly'), ['bundle', join(root, 'openapi', 'openapi.yaml'), '--output', out, '--config', join(workspace, 'redocly.yaml')], {
-      cwd: workspace,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      // Never the network: no telemetry, no update check.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1', NO_COLOR: '1' },
-    });
+    execFileSync(
+      join(workspace, 'node_modules', '.bin', 'redocly'),
+      ['bundle', join(root, 'openapi', 'openapi.yaml'), '--output', out, '--config', join(workspace, 'redocly.yaml')],
+      {
+        cwd: workspace,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        // Never the network: no telemetry, no update check.
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          DO_NOT_TRACK: '1',
+          NO_COLOR: '1',
+        },
+      },
+    );
     return `${JSON.stringify(JSON.parse(readFileSync(out, 'utf8')), null, 2)}\n`;
   } finally {
     rmSync(dir, { recursive: true, force: true });

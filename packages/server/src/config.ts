@@ -43,15 +43,24 @@ export interface Config {
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   const host = env.HOST || '127.0.0.1';
   const port = env.PORT === undefined || env.PORT === '' ? 8080 : Number(env.PORT);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, not "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be a port number, not "${env.PORT}"`);
   return {
     host,
     port,
     databaseUrl: env.DATABASE_URL || undefined,
     database: {
       connectTimeoutMs: milliseconds(env, 'HUB_DB_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectTimeoutMs),
-      statementTimeoutMs: milliseconds(env, 'HUB_DB_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs),
-      idleInTransactionTimeoutMs: milliseconds(env, 'HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs),
+      statementTimeoutMs: milliseconds(
+        env,
+        'HUB_DB_STATEMENT_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.statementTimeoutMs,
+      ),
+      idleInTransactionTimeoutMs: milliseconds(
+        env,
+        'HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs,
+      ),
     },
     dataDir: resolve(env.HUB_DATA_DIR || '.hub-data'),
     publicUrl: env.HUB_PUBLIC_URL ? env.HUB_PUBLIC_URL.replace(/\/+$/, '') : undefined,
@@ -66,7 +75,14 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     retention: {
       runsDays: days(env, 'HUB_RETAIN_RUNS_DAYS', DEFAULT_RETENTION.runsDays),
       revisionsDays: days(env, 'HUB_RETAIN_REVISIONS_DAYS', DEFAULT_RETENTION.revisionsDays),
-      revisionsKept: whole(env, 'HUB_RETAIN_REVISIONS_KEPT', DEFAULT_RETENTION.revisionsKept, 0, 1_000_000, 'a whole number of revisions'),
+      revisionsKept: whole(
+        env,
+        'HUB_RETAIN_REVISIONS_KEPT',
+        DEFAULT_RETENTION.revisionsKept,
+        0,
+        1_000_000,
+        'a whole number of revisions',
+      ),
       everyMs: milliseconds(env, 'HUB_RETAIN_EVERY_MS', DEFAULT_RETAIN_EVERY_MS),
     },
     deviceLogin: {
@@ -74,11 +90,21 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', DEFAULT_DEVICE_LOGIN.intervalSeconds, 60),
     },
     throttle: Object.fromEntries(
-      (Object.keys(DEFAULT_THROTTLE) as PolicyName[]).map((policy) => [policy, rate(env, THROTTLE_ENV[policy], DEFAULT_THROTTLE[policy])]),
+      (Object.keys(DEFAULT_THROTTLE) as PolicyName[]).map((policy) => [
+        policy,
+        rate(env, THROTTLE_ENV[policy], DEFAULT_THROTTLE[policy]),
+      ]),
     ) as ThrottlePolicies,
     trustProxy: trustProxy(env.HUB_TRUST_PROXY),
     compile: {
-      memoryMb: whole(env, 'HUB_COMPILE_MEMORY_MB', DEFAULT_COMPILE_MEMORY_MB, 16, 65_536, 'a whole number of megabytes'),
+      memoryMb: whole(
+        env,
+        'HUB_COMPILE_MEMORY_MB',
+        DEFAULT_COMPILE_MEMORY_MB,
+        16,
+        65_536,
+        'a whole number of megabytes',
+      ),
       queueCharacters:
         env.HUB_COMPILE_QUEUE_CHARACTERS === undefined || env.HUB_COMPILE_QUEUE_CHARACTERS === ''
           ? undefined
@@ -95,7 +121,9 @@ function rate(env: NodeJS.ProcessEnv, name: string, fallback: { limit: number; w
   const limit = Number(match?.[1]);
   const windowSeconds = Number(match?.[2]);
   if (match === null || limit < 1 || limit > 1_000_000 || windowSeconds < 1 || windowSeconds > 86_400) {
-    throw new Error(`${name} must be <limit>/<window seconds> (a limit from 1 to 1000000, a window from 1 to 86400 s), such as ${fallback.limit}/${fallback.windowSeconds}, not "${raw}"`);
+    throw new Error(
+      `${name} must be <limit>/<window seconds> (a limit from 1 to 1000000, a window from 1 to 86400 s), such as ${fallback.limit}/${fallback.windowSeconds}, not "${raw}"`,
+    );
   }
   return { limit, windowSeconds };
 }
@@ -136,7 +164,10 @@ function days(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = raw.trim().toLowerCase();
   if (value === 'forever') return undefined;
-  if (!/^\d{1,6}$/.test(value) || Number(value) > 36_500) throw new Error(`${name} must be a whole number of days up to 36500, or 0 or "forever" to keep forever, not "${raw}"`);
+  if (!/^\d{1,6}$/.test(value) || Number(value) > 36_500)
+    throw new Error(
+      `${name} must be a whole number of days up to 36500, or 0 or "forever" to keep forever, not "${raw}"`,
+    );
   return Number(value) === 0 ? undefined : Number(value);
 }
 
@@ -144,7 +175,8 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: numb
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new Error(`${name} must be ${what} from ${min} to ${max}, not "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max)
+    throw new Error(`${name} must be ${what} from ${min} to ${max}, not "${raw}"`);
   return value;
 }
 
@@ -152,7 +184,8 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: nu
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, not "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, not "${raw}"`);
   return value;
 }
 
@@ -160,7 +193,8 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 86_400_000) throw new Error(`${name} must be a whole number of milliseconds, not "${raw}"`);
+  if (!Number.isInteger(value) || value < 1 || value > 86_400_000)
+    throw new Error(`${name} must be a whole number of milliseconds, not "${raw}"`);
   return value;
 }
 
@@ -168,7 +202,11 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
  * A secret kept in the data directory (mode 0600), made on first use. `created` tells the
  * caller whether this start made it (the admin token is printed only then).
  */
-export async function dataDirSecret(dataDir: string, name: string, make: () => string): Promise<{ value: string; created: boolean }> {
+export async function dataDirSecret(
+  dataDir: string,
+  name: string,
+  make: () => string,
+): Promise<{ value: string; created: boolean }> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, name);
   if (existsSync(path)) return { value: (await readFile(path, 'utf8')).trim(), created: false };

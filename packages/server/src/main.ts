@@ -114,7 +114,12 @@ async function main(): Promise<void> {
   }
   const sql = connectDatabase(url, { max: 10, name: 'hub', timeouts: config.database });
   started('database connections', () => sql.end({ timeout: 5 }));
-  const authSql = connectDatabase(url, { max: 2, name: 'hub-auth', timeouts: config.database, parameters: { synchronous_commit: 'off' } });
+  const authSql = connectDatabase(url, {
+    max: 2,
+    name: 'hub-auth',
+    timeouts: config.database,
+    parameters: { synchronous_commit: 'off' },
+  });
   started('key-check connections', () => authSql.end({ timeout: 5 }));
   // Watches the database from here on: while it is away, requests that need it answer 503 at once.
   const health = await DatabaseHealth.start(url, config.database, log);
@@ -122,7 +127,11 @@ async function main(): Promise<void> {
   const applied = await migrate(sql);
   if (applied.length > 0) log.info('migrations applied', { applied });
 
-  const pool = createCompilePool({ memoryMb: config.compile.memoryMb, queueCharacters: config.compile.queueCharacters, log });
+  const pool = createCompilePool({
+    memoryMb: config.compile.memoryMb,
+    queueCharacters: config.compile.queueCharacters,
+    log,
+  });
   started('compile pool', pool.close);
 
   // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.
@@ -131,7 +140,11 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host);
   await once(server, 'listening');
   // Waits for requests in flight to answer (each closing its connection), on a database still up.
-  started('HTTP server', () => drain.drained(DRAIN_MS, (inFlight) => log.warn('requests still in flight as the hub stops; their connections are cut', { inFlight, afterMs: DRAIN_MS })));
+  started('HTTP server', () =>
+    drain.drained(DRAIN_MS, (inFlight) =>
+      log.warn('requests still in flight as the hub stops; their connections are cut', { inFlight, afterMs: DRAIN_MS }),
+    ),
+  );
   // Registered after the server, so stopped before it: waiting long-polls answer at once, and
   // the server's close is not held up by them.
   const wakeups = await Wakeups.listen(sql);
@@ -145,7 +158,11 @@ async function main(): Promise<void> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  const hub = new Hub(sql, pool.compile, log, {
+  const hub = new Hub(
+    sql,
+    pool.compile,
+    log,
+    {
       problemBase: config.problemBase ?? origin,
       publicUrl: origin,
       adminToken: admin.value,
@@ -169,7 +186,9 @@ async function main(): Promise<void> {
   started('new connections', async () => drain.stopAccepting());
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
-  const tokenLine = admin.created ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n` : '';
+  const tokenLine = admin.created
+    ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n`
+    : '';
   const setupLine = await setupLink(dashboardStore(sql), config.dataDir, origin);
   process.stdout.write(`${tokenLine}${setupLine}Hub listening on ${origin}\n`);
 }

@@ -11,7 +11,9 @@ import { setFlagsFromString } from 'node:v8';
  * started with its own --semi-space-growth-factor. See docs/decisions.md.
  */
 const DEFAULT_GROWTH_FACTOR = 2;
-const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) => arg.includes('semi-space-growth-factor'));
+const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((arg) =>
+  arg.includes('semi-space-growth-factor'),
+);
 
 if (!given) setFlagsFromString('--semi-space-growth-factor=1');
 

@@ -31,7 +31,11 @@ async function database(kind: DatabaseKind): Promise<{ sql: Sql; url: string; cl
   const embedded = await startEmbedded(dir, randomBytes(16).toString('hex'), { debug: () => {}, warn: () => {} });
   const sql = postgres(embedded.url, { max: 4, onnotice: () => {} });
   await migrate(sql);
-  return { sql, url: embedded.url, close: async () => (await sql.end(), await embedded.stop(), rmSync(dir, { recursive: true, force: true })) };
+  return {
+    sql,
+    url: embedded.url,
+    close: async () => (await sql.end(), await embedded.stop(), rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 describe.each(databases)('the dashboard store on the %s database', (kind) => {
@@ -67,24 +71,44 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     const issued = await Promise.all([store.issueSetupToken(), store.issueSetupToken(), store.issueSetupToken()]);
     const live = await db.sql`select digest from setup_tokens where consumed_at is null`;
     expect(live).toHaveLength(1);
-    expect(issued.filter((value) => value !== undefined).map((value) => sha256(value as string).toString('hex'))).toContain((live[0]?.digest as Buffer).toString('hex'));
+    expect(
+      issued.filter((value) => value !== undefined).map((value) => sha256(value as string).toString('hex')),
+    ).toContain((live[0]?.digest as Buffer).toString('hex'));
     const first = issued.find((value) => value !== undefined)!;
     // A later start issues a fresh link; the one before stops working.
     const token = (await store.issueSetupToken())!;
     expect(token).not.toBe(first);
     expect(await db.sql`select 1 from setup_tokens where consumed_at is null`).toHaveLength(1);
-    expect(await store.completeSetup(first, { name: 'Ada', email: 'ada@example.com', password: PASSWORD }, { slug: 'first', name: 'First' })).toEqual({ ok: false, reason: 'token_invalid' });
+    expect(
+      await store.completeSetup(
+        first,
+        { name: 'Ada', email: 'ada@example.com', password: PASSWORD },
+        { slug: 'first', name: 'First' },
+      ),
+    ).toEqual({ ok: false, reason: 'token_invalid' });
     expect(await db.sql`select 1 from setup_tokens where digest = ${sha256(token)}`).toHaveLength(1);
 
-    const form = (slug: string, email = 'Ada@Example.com ') => [{ name: ' Ada ', email, password: PASSWORD }, { slug, name: 'First' }] as const;
-    expect(await store.completeSetup(token, { ...form('x')[0], password: 'too short' }, form('x')[1])).toEqual({ ok: false, reason: 'invalid_input' });
+    const form = (slug: string, email = 'Ada@Example.com ') =>
+      [
+        { name: ' Ada ', email, password: PASSWORD },
+        { slug, name: 'First' },
+      ] as const;
+    expect(await store.completeSetup(token, { ...form('x')[0], password: 'too short' }, form('x')[1])).toEqual({
+      ok: false,
+      reason: 'invalid_input',
+    });
     expect(await store.completeSetup(token, ...form('Not A Slug'))).toEqual({ ok: false, reason: 'invalid_input' });
-    expect(await store.completeSetup(randomBytes(32).toString('base64url'), ...form('first'))).toEqual({ ok: false, reason: 'token_invalid' });
+    expect(await store.completeSetup(randomBytes(32).toString('base64url'), ...form('first'))).toEqual({
+      ok: false,
+      reason: 'token_invalid',
+    });
     await new OrganizationRepository(db.sql).create('taken', 'Taken');
     expect(await store.completeSetup(token, ...form('taken'))).toEqual({ ok: false, reason: 'organization_exists' });
     expect(await store.setupPending()).toBe(true); // and the token is still live:
 
-    const results = await Promise.all(['first', 'second', 'third'].map((slug) => store.completeSetup(token, ...form(slug))));
+    const results = await Promise.all(
+      ['first', 'second', 'third'].map((slug) => store.completeSetup(token, ...form(slug))),
+    );
     const winners = results.filter((result) => result.ok);
     expect(winners).toHaveLength(1);
     expect(results.filter((result) => !result.ok)).toEqual([
@@ -93,7 +117,10 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     ]);
     expect(await store.setupPending()).toBe(false);
     expect(await store.issueSetupToken()).toBeUndefined();
-    expect(await store.completeSetup(token, ...form('fourth', 'other@example.com'))).toEqual({ ok: false, reason: 'token_invalid' });
+    expect(await store.completeSetup(token, ...form('fourth', 'other@example.com'))).toEqual({
+      ok: false,
+      reason: 'token_invalid',
+    });
 
     const view = (await store.session((winners[0] as { sessionSecret: string }).sessionSecret))!;
     expect(view.account).toEqual({ id: expect.any(String), email: 'ada@example.com', name: 'Ada' });
@@ -123,7 +150,11 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     const other = postgres(db.url, { max: 4, onnotice: () => {} });
     const elsewhere = dashboardStore(other, { now });
     // Eight concurrent failures on two "instances": five are checked, three refused unchecked.
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? store : elsewhere).signIn(person.email, 'wrong password!', address())));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 ? store : elsewhere).signIn(person.email, 'wrong password!', address()),
+      ),
+    );
     expect(answers.filter((answer) => !answer.ok && answer.reason === 'invalid')).toHaveLength(5);
     expect(answers.filter((answer) => !answer.ok && answer.reason === 'throttled')).toHaveLength(3);
     expect(await store.signIn(person.email, PASSWORD, address())).toEqual(THROTTLED);
@@ -131,14 +162,20 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     clock += 15 * MINUTE;
     expect((await store.signIn(person.email, PASSWORD, address())).ok).toBe(true);
     // The success cleared the account's failures: five more are checked.
-    for (let i = 0; i < 5; i++) expect(await elsewhere.signIn(person.email, 'wrong password!', address())).toEqual({ ok: false, reason: 'invalid' });
+    for (let i = 0; i < 5; i++)
+      expect(await elsewhere.signIn(person.email, 'wrong password!', address())).toEqual({
+        ok: false,
+        reason: 'invalid',
+      });
     expect(await elsewhere.signIn(person.email, PASSWORD, address())).toEqual(THROTTLED);
     await other.end();
   });
 
   it('throttles an address after 20 failures in 15 minutes', async () => {
     const from = address();
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => store.signIn(`nobody-${i}@example.com`, PASSWORD, from)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.signIn(`nobody-${i}@example.com`, PASSWORD, from)),
+    );
     expect(answers.every((answer) => !answer.ok && answer.reason === 'invalid')).toBe(true);
     expect(await store.signIn(owner.email, PASSWORD, from)).toEqual(THROTTLED);
     expect((await store.signIn(owner.email, PASSWORD, address())).ok).toBe(true);
@@ -149,7 +186,8 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     const timed = dashboardStore(db.sql, { idleMs: 10 * MINUTE, absoluteMs: 60 * MINUTE, now });
     const person = await member('member');
     const secret = ((await timed.signIn(person.email, PASSWORD, address())) as { sessionSecret: string }).sessionSecret;
-    const lastSeen = async () => (await db.sql`select last_seen_at from sessions where digest = ${sha256(secret)}`)[0]?.last_seen_at as Date;
+    const lastSeen = async () =>
+      (await db.sql`select last_seen_at from sessions where digest = ${sha256(secret)}`)[0]?.last_seen_at as Date;
     const start = clock;
     clock += 30_000;
     expect(await timed.session(secret)).toBeDefined();
@@ -172,24 +210,34 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
 
   it('signs out one session, leaving the others', async () => {
     const person = await member('member');
-    const [one, two] = (await Promise.all([store.signIn(person.email, PASSWORD, address()), store.signIn(person.email, PASSWORD, address())])).map(
-      (answer) => (answer as { sessionSecret: string }).sessionSecret,
-    ) as [string, string];
+    const [one, two] = (
+      await Promise.all([
+        store.signIn(person.email, PASSWORD, address()),
+        store.signIn(person.email, PASSWORD, address()),
+      ])
+    ).map((answer) => (answer as { sessionSecret: string }).sessionSecret) as [string, string];
     await store.signOut(one);
     expect(await store.session(one)).toBeUndefined();
     expect((await store.session(two))?.account.id).toBe(person.id);
     expect(await store.switchOrganization(one, person.slug)).toBe(false);
   });
 
-  it('switches only to one of the account\'s own organizations', async () => {
+  it("switches only to one of the account's own organizations", async () => {
     const person = await member('member');
     const second = await member('owner');
     await new AccountRepository(db.sql).addMember(second.organizationId, person.id, 'owner');
     const stranger = await member('owner');
     const secret = ((await store.signIn(person.email, PASSWORD, address())) as { sessionSecret: string }).sessionSecret;
-    expect((await store.session(secret))?.organizations.map((org) => org.slug)).toEqual([person.slug, second.slug].sort());
+    expect((await store.session(secret))?.organizations.map((org) => org.slug)).toEqual(
+      [person.slug, second.slug].sort(),
+    );
     expect(await store.switchOrganization(secret, second.slug)).toBe(true);
-    expect((await store.session(secret))?.current).toEqual({ organizationId: second.organizationId, slug: second.slug, name: `Org ${second.slug}`, role: 'owner' });
+    expect((await store.session(secret))?.current).toEqual({
+      organizationId: second.organizationId,
+      slug: second.slug,
+      name: `Org ${second.slug}`,
+      role: 'owner',
+    });
     expect(await store.switchOrganization(secret, stranger.slug)).toBe(false);
     expect(await store.switchOrganization(secret, 'no-such-org')).toBe(false);
     expect((await store.session(secret))?.current?.slug).toBe(second.slug);
@@ -197,8 +245,13 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
 
   it('creates keys for owners only, recording who, returning the secret once', async () => {
     const helper = await member('member', owner.organizationId);
-    expect(await store.createApiKey(helper.id, owner.organizationId, { name: 'nope', scopes: ['projects:read'] })).toEqual({ ok: false, reason: 'forbidden' });
-    const created = await store.createApiKey(owner.id, owner.organizationId, { name: 'CI', scopes: ['projects:read', 'runs:read'] });
+    expect(
+      await store.createApiKey(helper.id, owner.organizationId, { name: 'nope', scopes: ['projects:read'] }),
+    ).toEqual({ ok: false, reason: 'forbidden' });
+    const created = await store.createApiKey(owner.id, owner.organizationId, {
+      name: 'CI',
+      scopes: ['projects:read', 'runs:read'],
+    });
     if (!created.ok) throw new Error('refused');
     expect(created.secret).toMatch(/^hub_pk_[0-9A-Za-z]{38}$/);
     expect(created.prefix).toBe(created.secret.slice(0, 15));
@@ -206,20 +259,47 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     expect(row).toEqual({ digest: sha256(created.secret), prefix: created.prefix, created_by_account_id: owner.id });
     expect(JSON.stringify(await db.sql`select * from api_keys`)).not.toContain(created.secret.slice(15));
 
-    const operator = await new ApiKeyRepository(db.sql).create(owner.organizationId, { name: 'ops', prefix: 'hub_pk_ops00000', digest: randomBytes(32), scopes: ['projects:read'] }, { kind: 'operator' });
+    const operator = await new ApiKeyRepository(db.sql).create(
+      owner.organizationId,
+      { name: 'ops', prefix: 'hub_pk_ops00000', digest: randomBytes(32), scopes: ['projects:read'] },
+      { kind: 'operator' },
+    );
     const keys = await store.apiKeys(owner.organizationId);
     expect(keys).toEqual([
-      { id: created.id, name: 'CI', prefix: created.prefix, scopes: ['projects:read', 'runs:read'], createdAt: expect.any(Date), createdBy: 'Ada', lastUsedAt: null, status: 'active' },
-      { id: operator.id, name: 'ops', prefix: 'hub_pk_ops00000', scopes: ['projects:read'], createdAt: expect.any(Date), createdBy: null, lastUsedAt: null, status: 'active' },
+      {
+        id: created.id,
+        name: 'CI',
+        prefix: created.prefix,
+        scopes: ['projects:read', 'runs:read'],
+        createdAt: expect.any(Date),
+        createdBy: 'Ada',
+        lastUsedAt: null,
+        status: 'active',
+      },
+      {
+        id: operator.id,
+        name: 'ops',
+        prefix: 'hub_pk_ops00000',
+        scopes: ['projects:read'],
+        createdAt: expect.any(Date),
+        createdBy: null,
+        lastUsedAt: null,
+        status: 'active',
+      },
     ]);
     expect(JSON.stringify(keys)).not.toContain(created.secret);
   });
 
-  it('revokes for owners only, expiring the key\'s enrollment tokens', async () => {
+  it("revokes for owners only, expiring the key's enrollment tokens", async () => {
     const helper = await member('member', owner.organizationId);
-    const created = await store.createApiKey(owner.id, owner.organizationId, { name: 'daemons', scopes: ['daemons:enroll'] });
+    const created = await store.createApiKey(owner.id, owner.organizationId, {
+      name: 'daemons',
+      scopes: ['daemons:enroll'],
+    });
     if (!created.ok) throw new Error('refused');
-    expect(await new DaemonRepository(db.sql).issueToken(owner.organizationId, created.id, randomBytes(32))).toBeDefined();
+    expect(
+      await new DaemonRepository(db.sql).issueToken(owner.organizationId, created.id, randomBytes(32)),
+    ).toBeDefined();
     expect(await store.revokeApiKey(helper.id, owner.organizationId, created.id)).toBe('forbidden');
     expect((await store.apiKeys(owner.organizationId)).find((key) => key.id === created.id)?.status).toBe('active');
 
@@ -228,7 +308,8 @@ describe.each(databases)('the dashboard store on the %s database', (kind) => {
     expect(await store.revokeApiKey(owner.id, owner.organizationId, 'not-an-id')).toBe('not_found');
     expect(await store.revokeApiKey(owner.id, owner.organizationId, created.id)).toBe('revoked');
     expect((await store.apiKeys(owner.organizationId)).find((key) => key.id === created.id)?.status).toBe('revoked');
-    const live = await db.sql`select 1 from enrollment_tokens where api_key_id = ${created.id} and consumed_at is null and expires_at > now()`;
+    const live =
+      await db.sql`select 1 from enrollment_tokens where api_key_id = ${created.id} and consumed_at is null and expires_at > now()`;
     expect(live).toHaveLength(0);
   });
 });

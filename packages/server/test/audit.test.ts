@@ -8,7 +8,15 @@ import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';
 
 const PASSWORD = 'correct horse battery';
-const ALL = ['projects:read', 'configuration:validate', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read', 'audit:read'];
+const ALL = [
+  'projects:read',
+  'configuration:validate',
+  'configuration:install',
+  'daemons:enroll',
+  'runs:dispatch',
+  'runs:read',
+  'audit:read',
+];
 const CONFIGURATION = `
 environments:
   - { name: laptop, kind: daemon, daemon: dev-box, cwd: /tmp/work }
@@ -41,7 +49,14 @@ run:
     max_runtime: 30m
 `;
 
-type Event = { id: string; at: string; kind: string; actor: { kind: string; id?: string; name?: string; prefix?: string }; subject: Record<string, unknown>; address?: string };
+type Event = {
+  id: string;
+  at: string;
+  kind: string;
+  actor: { kind: string; id?: string; name?: string; prefix?: string };
+  subject: Record<string, unknown>;
+  address?: string;
+};
 
 describe.each(databases)('the audit trail on the %s database', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
@@ -72,14 +87,24 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     store = dashboardStore(hub.sql);
     // Setup: the first owner and their organization; then the operator's key in that organization.
     const token = (await store.issueSetupToken()) as string;
-    const setup = await store.completeSetup(token, { name: 'Ada <script>', email: 'ada@example.com', password: PASSWORD }, { slug: 'acme', name: 'Acme' });
+    const setup = await store.completeSetup(
+      token,
+      { name: 'Ada <script>', email: 'ada@example.com', password: PASSWORD },
+      { slug: 'acme', name: 'Acme' },
+    );
     expect(setup.ok).toBe(true);
     const [row] = await hub.sql<{ accountId: string; organizationId: string }[]>`
       select account_id as "accountId", organization_id as "organizationId" from organization_members`;
     ({ accountId: ownerId, organizationId } = row as { accountId: string; organizationId: string });
-    const key = await call(hub, 'POST', '/api/admin/v1/organizations/acme/api-keys', { token: hub.adminToken, body: { name: 'ci', scopes: ALL } });
+    const key = await call(hub, 'POST', '/api/admin/v1/organizations/acme/api-keys', {
+      token: hub.adminToken,
+      body: { name: 'ci', scopes: ALL },
+    });
     expect(key.status, hub.output()).toBe(201);
-    await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', { token: hub.adminToken, body: { slug: 'app', name: 'App' } });
+    await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', {
+      token: hub.adminToken,
+      body: { slug: 'app', name: 'App' },
+    });
     ctx = { org: 'acme', project: 'app', key: key.body.secret, keyId: key.body.id };
     other = await setUp(hub, { scopes: ALL });
     devBox = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(300);
@@ -91,33 +116,63 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     await hub?.close();
   });
 
-  it('records the setup, the operator\'s key, enrollment tokens and enrollments, each once with its actor', async () => {
+  it("records the setup, the operator's key, enrollment tokens and enrollments, each once with its actor", async () => {
     const added = await ofKind('member.added');
-    expect(added).toEqual([expect.objectContaining({ actor: { kind: 'account', id: ownerId, name: 'Ada <script>' }, subject: { accountId: ownerId, name: 'Ada <script>', role: 'owner' } })]);
+    expect(added).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'account', id: ownerId, name: 'Ada <script>' },
+        subject: { accountId: ownerId, name: 'Ada <script>', role: 'owner' },
+      }),
+    ]);
     const created = await ofKind('api_key.created');
-    expect(created).toEqual([expect.objectContaining({ actor: { kind: 'operator' }, subject: expect.objectContaining({ keyId: ctx.keyId, name: 'ci' }) })]);
+    expect(created).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'operator' },
+        subject: expect.objectContaining({ keyId: ctx.keyId, name: 'ci' }),
+      }),
+    ]);
     const tokens = await ofKind('enrollment_token.issued');
     expect(tokens).toHaveLength(2);
-    for (const token of tokens) expect(token.actor).toMatchObject({ kind: 'key', id: ctx.keyId, name: 'ci', prefix: expect.stringMatching(/^hub_pk_/) });
+    for (const token of tokens)
+      expect(token.actor).toMatchObject({
+        kind: 'key',
+        id: ctx.keyId,
+        name: 'ci',
+        prefix: expect.stringMatching(/^hub_pk_/),
+      });
     const enrolled = await ofKind('daemon.enrolled');
     expect(enrolled.map((event) => event.subject.name).sort()).toEqual(['dev-box', 'never-seen']);
     expect(enrolled[0]?.actor).toEqual({ kind: 'daemon' });
   });
 
   it('records an install and a dispatch, and nothing for a refused install or a dispatch to an offline daemon', async () => {
-    const refused = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: 'app', yaml: 'triggers: [' } });
+    const refused = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: 'app', yaml: 'triggers: [' },
+    });
     expect(refused.status).toBe(422);
     expect(await ofKind('configuration.installed')).toEqual([]);
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: 'app', yaml: CONFIGURATION } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: 'app', yaml: CONFIGURATION },
+    });
     expect(installed.status, installed.text).toBe(201);
     expect(await ofKind('configuration.installed')).toEqual([
-      expect.objectContaining({ actor: expect.objectContaining({ kind: 'key', id: ctx.keyId }), subject: { projectSlug: 'app', version: 1, revisionId: installed.body.versionId } }),
+      expect.objectContaining({
+        actor: expect.objectContaining({ kind: 'key', id: ctx.keyId }),
+        subject: { projectSlug: 'app', version: 1, revisionId: installed.body.versionId },
+      }),
     ]);
     const trigger = await call(hub, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: TRIGGER } });
     expect(trigger.status, trigger.text).toBe(201);
-    expect(await ofKind('trigger.installed')).toEqual([expect.objectContaining({ subject: expect.objectContaining({ trigger: 'nightly-triage', version: 1 }) })]);
+    expect(await ofKind('trigger.installed')).toEqual([
+      expect.objectContaining({ subject: expect.objectContaining({ trigger: 'nightly-triage', version: 1 }) }),
+    ]);
 
-    const offline = await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: { projectSlug: 'app', trigger: 'far-away', actor: 'dev-lead', deliveryKey: 'd-0' } });
+    const offline = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: 'app', trigger: 'far-away', actor: 'dev-lead', deliveryKey: 'd-0' },
+    });
     expect(offline.status).toBe(409);
     expect(await ofKind('run.dispatched')).toEqual([]);
     const body = { projectSlug: 'app', trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: 'd-1' };
@@ -138,9 +193,16 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     if (!key.ok) throw new Error('key refused');
     expect(await store.revokeApiKey(ownerId, organizationId, key.id)).toBe('revoked');
     expect(await store.revokeApiKey(ownerId, organizationId, key.id)).toBe('revoked');
-    const operatorRevoke = await call(hub, 'POST', `/api/admin/v1/organizations/${other.org}/api-keys/${other.keyId}/revoke`, { token: hub.adminToken });
+    const operatorRevoke = await call(
+      hub,
+      'POST',
+      `/api/admin/v1/organizations/${other.org}/api-keys/${other.keyId}/revoke`,
+      { token: hub.adminToken },
+    );
     expect(operatorRevoke.status).toBe(200);
-    const keyEvents = (await events()).filter((event) => event.kind.startsWith('api_key.') && event.subject.keyId === key.id);
+    const keyEvents = (await events()).filter(
+      (event) => event.kind.startsWith('api_key.') && event.subject.keyId === key.id,
+    );
     expect(keyEvents.map((event) => [event.kind, event.actor.kind, event.actor.id])).toEqual([
       ['api_key.revoked', 'account', ownerId],
       ['api_key.created', 'account', ownerId],
@@ -148,7 +210,11 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
 
     const invitation = await store.createInvitation(ownerId, organizationId, 'member');
     if (!invitation.ok) throw new Error('invitation refused');
-    const joined = await store.acceptInvitationAsNewAccount(invitation.token, { name: 'Bob', email: 'bob@example.com', password: PASSWORD });
+    const joined = await store.acceptInvitationAsNewAccount(invitation.token, {
+      name: 'Bob',
+      email: 'bob@example.com',
+      password: PASSWORD,
+    });
     expect(joined.ok).toBe(true);
     const [bob] = await hub.sql<{ id: string }[]>`select id from accounts where email = 'bob@example.com'`;
     const bobId = (bob as { id: string }).id;
@@ -157,7 +223,15 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     expect(await store.leaveOrganization(ownerId, organizationId)).toBe('not_found');
     const second = await store.createInvitation(bobId, organizationId, 'member');
     if (!second.ok) throw new Error('invitation refused');
-    expect((await store.acceptInvitationAsNewAccount(second.token, { name: 'Cy', email: 'cy@example.com', password: PASSWORD })).ok).toBe(true);
+    expect(
+      (
+        await store.acceptInvitationAsNewAccount(second.token, {
+          name: 'Cy',
+          email: 'cy@example.com',
+          password: PASSWORD,
+        })
+      ).ok,
+    ).toBe(true);
     const [cy] = await hub.sql<{ id: string }[]>`select id from accounts where email = 'cy@example.com'`;
     expect(await store.leaveOrganization((cy as { id: string }).id, organizationId)).toBe('done');
     expect(await store.signIn('bob@example.com', 'wrong password', '192.0.2.7')).toMatchObject({ ok: false });
@@ -166,8 +240,19 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     expect(await store.retireDaemon(bobId, organizationId, daemon)).toBe('retired');
     expect(await store.retireDaemon(bobId, organizationId, daemon)).toBe('not_found');
 
-    const people = (await events()).filter((event) => event.kind.startsWith('member.') || event.kind === 'account.signed_in' || event.kind === 'daemon.retired');
-    expect(people.map((event) => [event.kind, event.actor.name, event.subject.name ?? null, event.subject.role ?? null, event.address ?? null])).toEqual([
+    const people = (await events()).filter(
+      (event) =>
+        event.kind.startsWith('member.') || event.kind === 'account.signed_in' || event.kind === 'daemon.retired',
+    );
+    expect(
+      people.map((event) => [
+        event.kind,
+        event.actor.name,
+        event.subject.name ?? null,
+        event.subject.role ?? null,
+        event.address ?? null,
+      ]),
+    ).toEqual([
       ['daemon.retired', 'Bob', 'dev-box', null, null],
       ['account.signed_in', 'Bob', 'Bob', null, '192.0.2.7'],
       ['member.left', 'Cy', 'Cy', null, null],
@@ -179,14 +264,17 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     ]);
   });
 
-  it('pages through GET /api/v1/audit-events with the cursor, newest first, and never shows another organization\'s events', async () => {
+  it("pages through GET /api/v1/audit-events with the cursor, newest first, and never shows another organization's events", async () => {
     const all = await events();
     const paged = await events(ctx.key, 2);
     expect(paged.map((event) => event.id)).toEqual(all.map((event) => event.id));
     const times = all.map((event) => Date.parse(event.at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     // The other organization's key was revoked above: its events are read with a new key.
-    const fresh = await call(hub, 'POST', `/api/admin/v1/organizations/${other.org}/api-keys`, { token: hub.adminToken, body: { name: 'again', scopes: ['audit:read'] } });
+    const fresh = await call(hub, 'POST', `/api/admin/v1/organizations/${other.org}/api-keys`, {
+      token: hub.adminToken,
+      body: { name: 'again', scopes: ['audit:read'] },
+    });
     const otherEvents = await events(fresh.body.secret);
     expect(otherEvents.map((event) => event.kind)).toEqual(['api_key.created', 'api_key.revoked', 'api_key.created']);
     const ours = new Set(all.map((event) => event.id));
@@ -194,11 +282,18 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
   });
 
   it('refuses a key without audit:read (403), and a cursor or limit it did not give (400)', async () => {
-    const narrow = await call(hub, 'POST', '/api/admin/v1/organizations/acme/api-keys', { token: hub.adminToken, body: { name: 'narrow', scopes: ['runs:read'] } });
+    const narrow = await call(hub, 'POST', '/api/admin/v1/organizations/acme/api-keys', {
+      token: hub.adminToken,
+      body: { name: 'narrow', scopes: ['runs:read'] },
+    });
     const forbidden = await call(hub, 'GET', '/api/v1/audit-events', { token: narrow.body.secret });
     expectProblem(forbidden, 403, 'insufficient_scope');
     expect(forbidden.body.requiredScope).toBe('audit:read');
-    expectProblem(await call(hub, 'GET', '/api/v1/audit-events?cursor=not-a-cursor', { token: ctx.key }), 400, 'invalid_request');
+    expectProblem(
+      await call(hub, 'GET', '/api/v1/audit-events?cursor=not-a-cursor', { token: ctx.key }),
+      400,
+      'invalid_request',
+    );
     expectProblem(await call(hub, 'GET', '/api/v1/audit-events?limit=0', { token: ctx.key }), 400, 'invalid_request');
     expectProblem(await call(hub, 'GET', '/api/v1/audit-events?limit=201', { token: ctx.key }), 400, 'invalid_request');
     const first = await call(hub, 'GET', '/api/v1/audit-events', { token: ctx.key });

@@ -10,13 +10,21 @@ describe.each(databases)('API keys and the project list on the %s database', (ki
   }, 120_000);
   afterAll(async () => hub?.close());
 
-  it('lists only the active projects of the key\'s organization', async () => {
+  it("lists only the active projects of the key's organization", async () => {
     const mine = await setUp(hub, { project: 'alpha' });
     await setUp(hub, { project: 'theirs' });
     const admin = { token: hub.adminToken };
-    await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects`, { ...admin, body: { slug: 'beta', name: 'Beta' } });
-    await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects`, { ...admin, body: { slug: 'gone', name: 'Gone' } });
-    expect((await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects/gone/deactivate`, admin)).status).toBe(200);
+    await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects`, {
+      ...admin,
+      body: { slug: 'beta', name: 'Beta' },
+    });
+    await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects`, {
+      ...admin,
+      body: { slug: 'gone', name: 'Gone' },
+    });
+    expect(
+      (await call(hub, 'POST', `/api/admin/v1/organizations/${mine.org}/projects/gone/deactivate`, admin)).status,
+    ).toBe(200);
     const answer = await call(hub, 'GET', '/api/v1/projects', { token: mine.key });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
@@ -30,11 +38,19 @@ describe.each(databases)('API keys and the project list on the %s database', (ki
   it('answers the same 401 for a missing, malformed, unknown, mistyped and revoked key', async () => {
     const ctx = await setUp(hub);
     const revoked = await setUp(hub);
-    expect((await call(hub, 'POST', `/api/admin/v1/organizations/${revoked.org}/api-keys/${revoked.keyId}/revoke`, { token: hub.adminToken })).status).toBe(200);
+    expect(
+      (
+        await call(hub, 'POST', `/api/admin/v1/organizations/${revoked.org}/api-keys/${revoked.keyId}/revoke`, {
+          token: hub.adminToken,
+        })
+      ).status,
+    ).toBe(200);
     const mistyped = `${ctx.key.slice(0, -1)}${ctx.key.endsWith('a') ? 'b' : 'a'}`;
     const unknown = `hub_pk_${'A'.repeat(38)}`;
     const answers = await Promise.all(
-      [undefined, 'not-a-key', unknown, mistyped, revoked.key].map((token) => call(hub, 'GET', '/api/v1/projects', token === undefined ? {} : { token })),
+      [undefined, 'not-a-key', unknown, mistyped, revoked.key].map((token) =>
+        call(hub, 'GET', '/api/v1/projects', token === undefined ? {} : { token }),
+      ),
     );
     for (const answer of answers) {
       expect(answer.status).toBe(401);
@@ -62,14 +78,17 @@ describe.each(databases)('API keys and the project list on the %s database', (ki
   it('revokes a key for the very next request', async () => {
     const ctx = await setUp(hub);
     expect((await call(hub, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(200);
-    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, { token: hub.adminToken });
+    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, {
+      token: hub.adminToken,
+    });
     expect((await call(hub, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(401);
   });
 
   it('updates lastUsedAt on successful scoped operations only', async () => {
     const ctx = await setUp(hub, { scopes: ['projects:read'] });
     const listing = async () =>
-      (await call(hub, 'GET', `/api/admin/v1/organizations/${ctx.org}/api-keys`, { token: hub.adminToken })).body.apiKeys[0];
+      (await call(hub, 'GET', `/api/admin/v1/organizations/${ctx.org}/api-keys`, { token: hub.adminToken })).body
+        .apiKeys[0];
     expect((await listing()).lastUsedAt).toBeNull();
     await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, body: {} });
     expect((await listing()).lastUsedAt).toBeNull();
@@ -83,7 +102,9 @@ describe.each(databases)('API keys and the project list on the %s database', (ki
     const ctx = await setUp(hub);
     const rows = await hub.sql`select prefix, digest from api_keys where id = ${ctx.keyId}`;
     expect(rows[0]?.prefix).toBe(ctx.key.slice(0, 15));
-    expect(Buffer.from(rows[0]?.digest as Uint8Array).toString('hex')).not.toContain(Buffer.from(ctx.key).toString('hex'));
+    expect(Buffer.from(rows[0]?.digest as Uint8Array).toString('hex')).not.toContain(
+      Buffer.from(ctx.key).toString('hex'),
+    );
     const dump = JSON.stringify(await hub.sql`select * from api_keys`);
     expect(dump).not.toContain(ctx.key.slice(15));
   });
@@ -99,28 +120,66 @@ describe('the operator API', () => {
 
   it('answers 401 without the admin token', async () => {
     for (const token of [undefined, 'wrong', `${hub.adminToken}x`]) {
-      const answer = await call(hub, 'POST', '/api/admin/v1/organizations', { ...(token ? { token } : {}), body: { slug: 'x', name: 'x' } });
+      const answer = await call(hub, 'POST', '/api/admin/v1/organizations', {
+        ...(token ? { token } : {}),
+        body: { slug: 'x', name: 'x' },
+      });
       expect(answer.status).toBe(401);
     }
   });
 
   it('creates organizations and projects, refusing duplicates and bad slugs', async () => {
     const admin = { token: hub.adminToken };
-    const created = await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'acme', name: 'Acme Inc.' } });
+    const created = await call(hub, 'POST', '/api/admin/v1/organizations', {
+      ...admin,
+      body: { slug: 'acme', name: 'Acme Inc.' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({ id: expect.any(String), slug: 'acme', name: 'Acme Inc.' });
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'acme', name: 'Again' } })).status).toBe(409);
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'Bad Slug', name: 'x' } })).status).toBe(400);
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', { ...admin, body: { slug: 'web', name: 'Web' } })).status).toBe(201);
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', { ...admin, body: { slug: 'web', name: 'Web' } })).status).toBe(409);
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations/nobody/projects', { ...admin, body: { slug: 'web', name: 'Web' } })).status).toBe(404);
-    expect((await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects/none/deactivate', admin)).status).toBe(404);
+    expect(
+      (await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'acme', name: 'Again' } }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: 'Bad Slug', name: 'x' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', {
+          ...admin,
+          body: { slug: 'web', name: 'Web' },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects', {
+          ...admin,
+          body: { slug: 'web', name: 'Web' },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call(hub, 'POST', '/api/admin/v1/organizations/nobody/projects', {
+          ...admin,
+          body: { slug: 'web', name: 'Web' },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects/none/deactivate', admin)).status).toBe(
+      404,
+    );
   });
 
-  it('shows a key\'s secret once, lists keys without it, and revokes', async () => {
+  it("shows a key's secret once, lists keys without it, and revokes", async () => {
     const ctx = await setUp(hub);
     const admin = { token: hub.adminToken };
-    const created = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, { ...admin, body: { name: 'deploy', scopes: ['runs:read'] } });
+    const created = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, {
+      ...admin,
+      body: { name: 'deploy', scopes: ['runs:read'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -136,18 +195,28 @@ describe('the operator API', () => {
       ['test', 'active'],
       ['deploy', 'active'],
     ]);
-    expect((await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${created.body.id}/revoke`, admin)).status).toBe(200);
+    expect(
+      (await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${created.body.id}/revoke`, admin))
+        .status,
+    ).toBe(200);
     const after = await call(hub, 'GET', `/api/admin/v1/organizations/${ctx.org}/api-keys`, admin);
     expect(after.body.apiKeys[1].status).toBe('revoked');
-    expect((await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/not-a-uuid/revoke`, admin)).status).toBe(404);
+    expect(
+      (await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/not-a-uuid/revoke`, admin)).status,
+    ).toBe(404);
     const other = await setUp(hub);
-    expect((await call(hub, 'POST', `/api/admin/v1/organizations/${other.org}/api-keys/${ctx.keyId}/revoke`, admin)).status).toBe(404);
+    expect(
+      (await call(hub, 'POST', `/api/admin/v1/organizations/${other.org}/api-keys/${ctx.keyId}/revoke`, admin)).status,
+    ).toBe(404);
   });
 
   it('refuses unknown scopes and empty scope lists', async () => {
     const ctx = await setUp(hub);
     for (const scopes of [[], ['root'], 'projects:read', undefined]) {
-      const answer = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, { token: hub.adminToken, body: { name: 'x', scopes } });
+      const answer = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, {
+        token: hub.adminToken,
+        body: { name: 'x', scopes },
+      });
       expect(answer.status).toBe(400);
       expect(answer.body.issues.length).toBeGreaterThan(0);
     }
@@ -159,10 +228,12 @@ describe('several hub instances on one database', () => {
     const database = await freshDatabase();
     const hubs = await Promise.all([0, 1, 2].map(() => startHub({ databaseUrl: database.url })));
     try {
-      const [a, b, c] = hubs as [typeof hubs[0], typeof hubs[0], typeof hubs[0]];
+      const [a, b, c] = hubs as [(typeof hubs)[0], (typeof hubs)[0], (typeof hubs)[0]];
       const ctx = await setUp({ url: a.url, adminToken: a.adminToken });
       expect((await call(b, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(200);
-      await call(c, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, { token: c.adminToken });
+      await call(c, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, {
+        token: c.adminToken,
+      });
       expect((await call(b, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(401);
       expect((await call(a, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(401);
     } finally {

@@ -14,7 +14,8 @@ import { hubOn } from './support/hub.js';
  * A configuration of 90,000 top-level keys in 990,000 characters (within the 1,000,000 a document
  * may have): invalid (422), and over 100 MB of heap to compile; more than a worker capped at 32 MB has.
  */
-const manyKeysOf = (): string => Array.from({ length: 90_000 }, (_, i) => `k${String(i).padStart(6, '0')}: 1\n`).join('');
+const manyKeysOf = (): string =>
+  Array.from({ length: 90_000 }, (_, i) => `k${String(i).padStart(6, '0')}: 1\n`).join('');
 const manyKeys = manyKeysOf();
 /** The example configuration, padded with a comment past the size that compiles inline (64 K characters): a worker's, and small for it. */
 const paddedExample = `${configurationYaml}\n# ${'padding '.repeat(10_000)}\n`;
@@ -86,7 +87,10 @@ describe('the compile pool under load', () => {
       const first = (await Promise.allSettled([1, 2, 3, 4].map(() => pool.compile(task)))).map(outcome);
       const later = outcome((await Promise.allSettled([pool.compile(task)]))[0]);
       await pool.close();
-      return { first, later };`) as { first: { ok?: boolean; code?: string; retryAfter?: string }[]; later: { ok?: boolean } };
+      return { first, later };`) as {
+      first: { ok?: boolean; code?: string; retryAfter?: string }[];
+      later: { ok?: boolean };
+    };
     // Room for two: one running and one waiting are taken; the two past them are refused without waiting.
     expect(first.slice(0, 2)).toEqual([{ ok: true }, { ok: true }]);
     for (const refused of first.slice(2)) {
@@ -96,7 +100,7 @@ describe('the compile pool under load', () => {
     expect(later).toEqual({ ok: true });
   });
 
-  it('answers server_busy for a compile that outgrows its worker\'s memory, replaces the worker, and compiles what waited behind it', () => {
+  it("answers server_busy for a compile that outgrows its worker's memory, replaces the worker, and compiles what waited behind it", () => {
     const { big, behind, after } = inNode(`
       const pool = createCompilePool({ inlineBelow: 0, threads: 1, memoryMb: 32 });
       const [big, behind] = (await Promise.allSettled([
@@ -105,7 +109,11 @@ describe('the compile pool under load', () => {
       ])).map(outcome);
       const after = outcome((await Promise.allSettled([pool.compile({ kind: 'configuration', input: { yaml, partials }, catalog })]))[0]);
       await pool.close();
-      return { big, behind, after };`) as { big: { code?: string; retryAfter?: string; message?: string }; behind: { ok?: boolean }; after: { ok?: boolean } };
+      return { big, behind, after };`) as {
+      big: { code?: string; retryAfter?: string; message?: string };
+      behind: { ok?: boolean };
+      after: { ok?: boolean };
+    };
     expect(big).toMatchObject({ code: 'server_busy', message: expect.stringContaining('32 MB') });
     expect(Number(big.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(behind).toEqual({ ok: true });
@@ -115,7 +123,7 @@ describe('the compile pool under load', () => {
   }, 120_000);
 });
 
-describe('the compile pool\'s lanes', () => {
+describe("the compile pool's lanes", () => {
   /**
    * The pool's worker with a gate in front: a task whose catalog carries a SharedArrayBuffer waits
    * on it (Atomics.wait) until the test opens it, then compiles as any other. So the large compile
@@ -176,17 +184,31 @@ describe('a hub whose compiles may use 32 MB', () => {
   });
 
   it('answers 503 server_busy with Retry-After for a document that needs more, and goes on compiling the rest', async () => {
-    const busy = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: manyKeys } });
+    const busy = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: key,
+      body: { projectSlug: project, yaml: manyKeys },
+    });
     expectProblem(busy, 503, 'server_busy');
     expect(Number(busy.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    const installBusy = await call(hub, 'POST', '/api/v1/configurations/install', { token: key, body: { projectSlug: project, yaml: manyKeys } });
+    const installBusy = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: key,
+      body: { projectSlug: project, yaml: manyKeys },
+    });
     expectProblem(installBusy, 503, 'server_busy');
     // A large document that fits goes to a new worker; a small one compiles inline.
-    const large = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: paddedExample, partials: configurationPartials } });
+    const large = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: key,
+      body: { projectSlug: project, yaml: paddedExample, partials: configurationPartials },
+    });
     expect(large.status).toBe(422); // the example's daemons are not enrolled in this organization
-    expect(large.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'resource.unknown_daemon' })]));
+    expect(large.body.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'resource.unknown_daemon' })]),
+    );
     expect(paddedExample.length).toBeGreaterThan(64 * 1024);
-    const small = await call(hub, 'POST', '/api/v1/configurations/validate', { token: key, body: { projectSlug: project, yaml: configurationYaml, partials: configurationPartials } });
+    const small = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: key,
+      body: { projectSlug: project, yaml: configurationYaml, partials: configurationPartials },
+    });
     expect(small.status).toBe(422);
     // Nothing was installed by the refused install.
     const [row] = await hub.sql`select count(*)::int as n from configuration_revisions`;
@@ -198,7 +220,8 @@ describe('the reclaimer', () => {
   it('runs a full collection once large work has been quiet for the given time', async () => {
     const majors: number[] = [];
     const observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) if ((entry as { detail?: { kind?: number } }).detail?.kind === 4) majors.push(entry.startTime);
+      for (const entry of list.getEntries())
+        if ((entry as { detail?: { kind?: number } }).detail?.kind === 4) majors.push(entry.startTime);
     });
     observer.observe({ entryTypes: ['gc'] });
     const reclaimer = createReclaimer(200);

@@ -12,7 +12,8 @@ describe.each(databases)('configurations on the %s database', (kind) => {
   beforeAll(async () => {
     hub = await hubOn(kind);
     ctx = await setUp(hub);
-    for (const daemon of exampleDaemons) expect((await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes)).status).toBe(201);
+    for (const daemon of exampleDaemons)
+      expect((await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes)).status).toBe(201);
   }, 120_000);
   afterAll(async () => hub?.close());
 
@@ -29,11 +30,17 @@ describe.each(databases)('configurations on the %s database', (kind) => {
   it('installs shape A and B as successive versions of one project, keeping the authored content', async () => {
     const first = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeA() });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ projectSlug: ctx.project, versionId: expect.stringMatching(/^[0-9a-f-]{36}$/), version: 1, active: true });
+    expect(first.body).toEqual({
+      projectSlug: ctx.project,
+      versionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      active: true,
+    });
     const second = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeB() });
     expect(second.status).toBe(201);
     expect(second.body).toMatchObject({ version: 2, active: true });
-    const rows = await hub.sql`select version, active, shape, yaml, partials, files, api_key_id, model from configuration_revisions order by version`;
+    const rows =
+      await hub.sql`select version, active, shape, yaml, partials, files, api_key_id, model from configuration_revisions order by version`;
     expect(rows.map((row) => [row.version, row.active, row.shape])).toEqual([
       [1, false, 'configuration'],
       [2, true, 'bundle'],
@@ -43,25 +50,36 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     expect(rows[1]?.files).toEqual(bundleFiles);
     expect(rows[1]?.api_key_id).toBe(ctx.keyId);
     // The compiled model, stored as a JSON object (not as a string of JSON).
-    expect(rows[0]?.model).toMatchObject({ shape: 'configuration', triggers: [expect.objectContaining({ name: 'fix-tests' })] });
+    expect(rows[0]?.model).toMatchObject({
+      shape: 'configuration',
+      triggers: [expect.objectContaining({ name: 'fix-tests' })],
+    });
     expect(rows[1]?.model).toMatchObject({ shape: 'bundle', triggers: expect.any(Array) });
   });
 
   it('gives ten concurrent installs the versions after the last, gapless, with exactly one active', async () => {
     const [before] = await hub.sql`select coalesce(max(version), 0)::int as v from configuration_revisions`;
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeA() })),
+      Array.from({ length: 10 }, () =>
+        call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeA() }),
+      ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
     const start = (before?.v as number) + 1;
-    expect(answers.map((answer) => answer.body.version as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => start + i));
-    const [active] = await hub.sql`select count(*)::int as n, max(version)::int as v from configuration_revisions where active`;
+    expect(answers.map((answer) => answer.body.version as number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 10 }, (_, i) => start + i),
+    );
+    const [active] =
+      await hub.sql`select count(*)::int as n, max(version)::int as v from configuration_revisions where active`;
     expect(active).toEqual({ n: 1, v: start + 9 });
   });
 
   it('keeps versions gapless across a failed install', async () => {
     const [before] = await hub.sql`select max(version)::int as v from configuration_revisions`;
-    const bad = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: 'environments: [' } });
+    const bad = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: 'environments: [' },
+    });
     expect(bad.status).toBe(422);
     const good = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: shapeA() });
     expect(good.body.version).toBe((before?.v as number) + 1);
@@ -81,7 +99,11 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     const answer = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, ...request });
     expect(answer.status).toBe(400);
     expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(answer.body).toMatchObject({ status: 400, code: 'invalid_request', requestId: answer.headers.get('x-request-id') });
+    expect(answer.body).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      requestId: answer.headers.get('x-request-id'),
+    });
   });
 
   it('reports body issues with pointers into the body', async () => {
@@ -96,12 +118,20 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     ]);
   });
 
-  it('answers 404 for an unknown, inactive or other organization\'s project', async () => {
+  it("answers 404 for an unknown, inactive or other organization's project", async () => {
     const other = await setUp(hub, { project: 'elsewhere' });
-    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, { token: hub.adminToken, body: { slug: 'old', name: 'Old' } });
-    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects/old/deactivate`, { token: hub.adminToken });
+    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, {
+      token: hub.adminToken,
+      body: { slug: 'old', name: 'Old' },
+    });
+    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects/old/deactivate`, {
+      token: hub.adminToken,
+    });
     for (const projectSlug of ['nope', 'old', other.project]) {
-      const answer = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { ...shapeA(), projectSlug } });
+      const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
+        token: ctx.key,
+        body: { ...shapeA(), projectSlug },
+      });
       expect(answer.status).toBe(404);
       expect(answer.body.code).toBe('project_not_found');
     }
@@ -110,7 +140,11 @@ describe.each(databases)('configurations on the %s database', (kind) => {
   it('answers 422 with positioned field issues for invalid content', async () => {
     const answer = await call(hub, 'POST', '/api/v1/configurations/validate', {
       token: ctx.key,
-      body: { projectSlug: ctx.project, yaml: configurationYaml.replace('kind: daemon', 'kind: deamon'), partials: configurationPartials },
+      body: {
+        projectSlug: ctx.project,
+        yaml: configurationYaml.replace('kind: daemon', 'kind: deamon'),
+        partials: configurationPartials,
+      },
     });
     expect(answer.status).toBe(422);
     expect(answer.body).toMatchObject({
@@ -121,9 +155,21 @@ describe.each(databases)('configurations on the %s database', (kind) => {
 
   it.each([
     ['path traversal in a partial', { partials: [{ path: '../../etc/passwd', content: 'x' }] }, 'path.unsafe'],
-    ['an alias bomb', { yaml: `a: &a [x,x,x,x,x,x,x,x,x]\n${'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(',')}]`).join('\n')}\n` }, 'limit.alias_expansion'],
+    [
+      'an alias bomb',
+      {
+        yaml: `a: &a [x,x,x,x,x,x,x,x,x]\n${'bcdefghij'
+          .split('')
+          .map((c, i) => `${c}: &${c} [${Array(9).fill(`*${'abcdefghij'[i]}`).join(',')}]`)
+          .join('\n')}\n`,
+      },
+      'limit.alias_expansion',
+    ],
   ])('answers 422 for %s', async (_case, change, code) => {
-    const answer = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { ...shapeA(), ...change } });
+    const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { ...shapeA(), ...change },
+    });
     expect(answer.status).toBe(422);
     expect(answer.body.issues.map((issue: { code: string }) => issue.code)).toContain(code);
   });
@@ -134,18 +180,30 @@ describe.each(databases)('configurations on the %s database', (kind) => {
       body: { projectSlug: ctx.project, files: [...bundleFiles, { path: '.hub/../../x.yml', content: 'x' }] },
     });
     expect(answer.status).toBe(422);
-    expect(answer.body.issues).toContainEqual(expect.objectContaining({ code: 'path.unsafe', pointer: '/files/3/path' }));
+    expect(answer.body.issues).toContainEqual(
+      expect.objectContaining({ code: 'path.unsafe', pointer: '/files/3/path' }),
+    );
   });
 
-  it('resolves resources against the organization\'s enrolled daemons', async () => {
+  it("resolves resources against the organization's enrolled daemons", async () => {
     const yaml = configurationYaml.replace('daemon: dev-box', 'daemon: dev-bx').replace('mode: edit', 'mode: review');
-    const answer = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, body: { ...shapeA(), yaml } });
+    const answer = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: ctx.key,
+      body: { ...shapeA(), yaml },
+    });
     expect(answer.status).toBe(422);
     expect(answer.body.issues).toEqual([
-      expect.objectContaining({ code: 'resource.unknown_daemon', pointer: '/environments/0/daemon', message: expect.stringContaining('did you mean "dev-box"') }),
+      expect.objectContaining({
+        code: 'resource.unknown_daemon',
+        pointer: '/environments/0/daemon',
+        message: expect.stringContaining('did you mean "dev-box"'),
+      }),
     ]);
     const other = await setUp(hub);
-    const elsewhere = await call(hub, 'POST', '/api/v1/configurations/validate', { token: other.key, body: { ...shapeA(), projectSlug: other.project } });
+    const elsewhere = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: other.key,
+      body: { ...shapeA(), projectSlug: other.project },
+    });
     expect(elsewhere.body.issues.map((issue: { code: string }) => issue.code)).toEqual(['resource.unknown_daemon']);
   });
 
@@ -153,24 +211,55 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     const noScope = await setUp(hub, { scopes: ['projects:read'] });
     const broken = { raw: '{' };
     expect((await call(hub, 'POST', '/api/v1/configurations/install', broken)).status).toBe(401);
-    expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: noScope.key, ...broken })).status).toBe(403);
+    expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: noScope.key, ...broken })).status).toBe(
+      403,
+    );
     expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, ...broken })).status).toBe(400);
-    expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: 'nope', yaml: '[' } })).status).toBe(404);
-    expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: '[' } })).status).toBe(422);
+    expect(
+      (
+        await call(hub, 'POST', '/api/v1/configurations/install', {
+          token: ctx.key,
+          body: { projectSlug: 'nope', yaml: '[' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call(hub, 'POST', '/api/v1/configurations/install', {
+          token: ctx.key,
+          body: { projectSlug: ctx.project, yaml: '[' },
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('refuses a body over the size limit with 413, and a non-JSON body with 415', async () => {
-    const huge = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw: `{"yaml":"${'a'.repeat(17 * 1024 * 1024)}"}` });
+    const huge = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: ctx.key,
+      raw: `{"yaml":"${'a'.repeat(17 * 1024 * 1024)}"}`,
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.code).toBe('payload_too_large');
-    const text = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw: 'yaml: 1', contentType: 'text/yaml' });
+    const text = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: ctx.key,
+      raw: 'yaml: 1',
+      contentType: 'text/yaml',
+    });
     expect(text.status).toBe(415);
     expect(text.body.code).toBe('unsupported_media_type');
     // application/json only, the one type the OpenAPI document declares; parameters are fine.
     const raw = JSON.stringify({ projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials });
-    const suffixed = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw, contentType: 'application/vnd.hub+json' });
+    const suffixed = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: ctx.key,
+      raw,
+      contentType: 'application/vnd.hub+json',
+    });
     expect(suffixed.status).toBe(415);
-    const charset = await call(hub, 'POST', '/api/v1/configurations/validate', { token: ctx.key, raw, contentType: 'application/json; charset=utf-8' });
+    const charset = await call(hub, 'POST', '/api/v1/configurations/validate', {
+      token: ctx.key,
+      raw,
+      contentType: 'application/json; charset=utf-8',
+    });
     expect(charset.status).toBe(200);
   });
 
@@ -178,9 +267,15 @@ describe.each(databases)('configurations on the %s database', (kind) => {
     const padding = `# ${'x'.repeat(1_000_000 - configurationYaml.length - 3)}\n`;
     const yaml = configurationYaml + padding;
     expect(yaml.length).toBe(1_000_000);
-    const answer = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { ...shapeA(), yaml } });
+    const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { ...shapeA(), yaml },
+    });
     expect(answer.status).toBe(201);
-    const over = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { ...shapeA(), yaml: `${yaml}#` } });
+    const over = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { ...shapeA(), yaml: `${yaml}#` },
+    });
     expect(over.status).toBe(422);
     expect(over.body.issues).toEqual([expect.objectContaining({ code: 'limit.yaml_length', pointer: '/yaml' })]);
   });

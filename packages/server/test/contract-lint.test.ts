@@ -26,9 +26,16 @@ function run(bin: string, args: string[]): Promise<Run> {
         cwd: root,
         timeout: TIMEOUT,
         maxBuffer: 64 * 1024 * 1024,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', DO_NOT_TRACK: '1', NO_COLOR: '1' },
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          DO_NOT_TRACK: '1',
+          NO_COLOR: '1',
+        },
       },
-      (error, stdout, stderr) => resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, stdout, stderr }),
     );
   });
 }
@@ -51,7 +58,15 @@ describe('the OpenAPI document passes its linters', () => {
   it(
     'Spectral, with spectral:oas and the OWASP ruleset: no error, no warning',
     async () => {
-      const result = await run('spectral', ['lint', DOCUMENT, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet']);
+      const result = await run('spectral', [
+        'lint',
+        DOCUMENT,
+        '--ruleset',
+        '.spectral.yaml',
+        '--format',
+        'json',
+        '--quiet',
+      ]);
       let findings: SpectralResult[];
       try {
         findings = JSON.parse(result.stdout) as SpectralResult[];
@@ -60,7 +75,10 @@ describe('the OpenAPI document passes its linters', () => {
       }
       // Severities: 0 error, 1 warning, 2 information, 3 hint. Only the first two count.
       const counted = findings.filter((finding) => finding.severity <= 1);
-      const lines = counted.map((finding) => `${finding.severity === 0 ? 'error' : 'warning'} ${finding.code} at /${finding.path.join('/')}: ${finding.message}`);
+      const lines = counted.map(
+        (finding) =>
+          `${finding.severity === 0 ? 'error' : 'warning'} ${finding.code} at /${finding.path.join('/')}: ${finding.message}`,
+      );
       expect(lines, lines.join('\n')).toEqual([]);
       expect(result.code, result.stderr).toBe(0);
     },
@@ -77,8 +95,14 @@ describe('the OpenAPI document passes its linters', () => {
       } catch {
         throw new Error(`redocly did not answer JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
       }
-      const lines = report.problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? '?'}: ${problem.message}`);
-      expect({ errors: report.totals.errors, warnings: report.totals.warnings }, lines.join('\n')).toEqual({ errors: 0, warnings: 0 });
+      const lines = report.problems.map(
+        (problem) =>
+          `${problem.severity} ${problem.ruleId} at ${problem.location?.[0]?.pointer ?? '?'}: ${problem.message}`,
+      );
+      expect({ errors: report.totals.errors, warnings: report.totals.warnings }, lines.join('\n')).toEqual({
+        errors: 0,
+        warnings: 0,
+      });
       expect(result.code, result.stderr).toBe(0);
     },
     TIMEOUT,

@@ -22,13 +22,15 @@ describe.each(databases)('daemons on the %s database', (kind) => {
   /** A second hub instance on the same database, as behind a load balancer. */
   let twin: RunningHub;
 
-  const issue = (key: string, options: Parameters<typeof call>[3] = {}) => call(hub, 'POST', TOKENS, { token: key, ...options });
+  const issue = (key: string, options: Parameters<typeof call>[3] = {}) =>
+    call(hub, 'POST', TOKENS, { token: key, ...options });
   const tokenOf = async (key: string): Promise<string> => {
     const answer = await issue(key);
     if (answer.status !== 201) throw new Error(`token failed: ${answer.status} ${answer.text}`);
     return answer.body.token as string;
   };
-  const enroll = (body: Record<string, unknown>) => call(hub, 'POST', ENROLL, { body: { publicKey: publicKey(), runtimes, ...body } });
+  const enroll = (body: Record<string, unknown>) =>
+    call(hub, 'POST', ENROLL, { body: { publicKey: publicKey(), runtimes, ...body } });
   const revoke = (org: { org: string; keyId: string }, on: Pick<RunningHub, 'url'> = hub) =>
     call(on, 'POST', `/api/admin/v1/organizations/${org.org}/api-keys/${org.keyId}/revoke`, { token: hub.adminToken });
   const tokenRow = async (token: string) => {
@@ -76,7 +78,12 @@ describe.each(databases)('daemons on the %s database', (kind) => {
 
       // Stored as a digest, attributed to the issuing key, with the expiry that was answered.
       const row = await tokenRow(answer.body.token as string);
-      expect(row).toMatchObject({ organization_id: await organizationId(org.org), api_key_id: org.keyId, consumed_at: null, live: true });
+      expect(row).toMatchObject({
+        organization_id: await organizationId(org.org),
+        api_key_id: org.keyId,
+        consumed_at: null,
+        live: true,
+      });
       expect((row?.expires_at as Date).toISOString()).toBe(answer.body.expiresAt);
     });
 
@@ -133,12 +140,15 @@ describe.each(databases)('daemons on the %s database', (kind) => {
         const answer = await call(hub, 'POST', TOKENS, { headers });
         expectProblem(answer, 401, 'unauthorized');
       }
-      const [row] = await hub.sql`select count(*)::int as n from enrollment_tokens where api_key_id in (${revoked.keyId}, ${deleted.keyId})`;
+      const [row] =
+        await hub.sql`select count(*)::int as n from enrollment_tokens where api_key_id in (${revoked.keyId}, ${deleted.keyId})`;
       expect(row?.n).toBe(0);
     });
 
     it('answers 403 naming daemons:enroll to a key without it, and stores no token', async () => {
-      const org = await setUp(hub, { scopes: ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read'] });
+      const org = await setUp(hub, {
+        scopes: ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read'],
+      });
       const answer = await issue(org.key);
       expectProblem(answer, 403, 'insufficient_scope');
       expect(answer.body.requiredScope).toBe('daemons:enroll');
@@ -155,19 +165,22 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect((await issue(org.key, bad)).status).toBe(400);
     });
 
-    it('expires the key\'s unconsumed tokens at once when the key is revoked, leaving consumed ones as they were', async () => {
+    it("expires the key's unconsumed tokens at once when the key is revoked, leaving consumed ones as they were", async () => {
       const org = await setUp(hub);
       const consumed = await tokenOf(org.key);
       expect((await enroll({ token: consumed, name: 'used' })).status).toBe(201);
-      const [before] = await hub.sql`select expires_at, consumed_at from enrollment_tokens where digest = ${sha256(consumed)}`;
+      const [before] =
+        await hub.sql`select expires_at, consumed_at from enrollment_tokens where digest = ${sha256(consumed)}`;
       const pending = await Promise.all([tokenOf(org.key), tokenOf(org.key), tokenOf(org.key)]);
       expect(await liveTokens(org.keyId)).toBe(3);
       expect((await revoke(org)).status).toBe(200);
       expect(await liveTokens(org.keyId)).toBe(0);
       for (const token of pending) expect(await tokenRow(token)).toMatchObject({ consumed_at: null, live: false });
-      const [after] = await hub.sql`select expires_at, consumed_at from enrollment_tokens where digest = ${sha256(consumed)}`;
+      const [after] =
+        await hub.sql`select expires_at, consumed_at from enrollment_tokens where digest = ${sha256(consumed)}`;
       expect(after).toEqual(before);
-      for (const token of pending) expectProblem(await enroll({ token, name: 'late' }), 401, 'enrollment_token_invalid');
+      for (const token of pending)
+        expectProblem(await enroll({ token, name: 'late' }), 401, 'enrollment_token_invalid');
       expectProblem(await issue(org.key), 401, 'unauthorized');
     });
 
@@ -177,28 +190,32 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       ['this instance', 15],
       ['another instance', 5],
       ['another instance', 25],
-    ] as const)('never leaves a live token of a key revoked on %s while 30 tokens are being issued (revocation after %i)', async (where, revokeAt) => {
-      const org = await setUp(hub, { scopes: ['daemons:enroll'] });
-      const issued: Promise<Answer>[] = [];
-      let revocation: Promise<Answer> | undefined;
-      for (let i = 0; i < 30; i++) {
-        if (i === revokeAt) revocation = revoke(org, where === 'this instance' ? hub : twin);
-        issued.push(issue(org.key));
-        if (i % 3 === 2) await delay(1);
-      }
-      const [revoked, answers] = await Promise.all([revocation as Promise<Answer>, Promise.all(issued)]);
-      expect(revoked.status).toBe(200);
-      for (const answer of answers) expect([201, 401]).toContain(answer.status);
-      // Once the revocation has answered, the key issues nothing more, on either instance.
-      expectProblem(await issue(org.key), 401, 'unauthorized');
-      expectProblem(await call(twin, 'POST', TOKENS, { token: org.key }), 401, 'unauthorized');
-      expect(await liveTokens(org.keyId)).toBe(0);
-      const tokens = answers.filter((answer) => answer.status === 201).map((answer) => answer.body.token as string);
-      const enrollments = await Promise.all(tokens.map((token, i) => enroll({ token, name: `racer-${i}` })));
-      for (const answer of enrollments) expectProblem(answer, 401, 'enrollment_token_invalid');
-      const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
-      expect(daemons?.n).toBe(0);
-    });
+    ] as const)(
+      'never leaves a live token of a key revoked on %s while 30 tokens are being issued (revocation after %i)',
+      async (where, revokeAt) => {
+        const org = await setUp(hub, { scopes: ['daemons:enroll'] });
+        const issued: Promise<Answer>[] = [];
+        let revocation: Promise<Answer> | undefined;
+        for (let i = 0; i < 30; i++) {
+          if (i === revokeAt) revocation = revoke(org, where === 'this instance' ? hub : twin);
+          issued.push(issue(org.key));
+          if (i % 3 === 2) await delay(1);
+        }
+        const [revoked, answers] = await Promise.all([revocation as Promise<Answer>, Promise.all(issued)]);
+        expect(revoked.status).toBe(200);
+        for (const answer of answers) expect([201, 401]).toContain(answer.status);
+        // Once the revocation has answered, the key issues nothing more, on either instance.
+        expectProblem(await issue(org.key), 401, 'unauthorized');
+        expectProblem(await call(twin, 'POST', TOKENS, { token: org.key }), 401, 'unauthorized');
+        expect(await liveTokens(org.keyId)).toBe(0);
+        const tokens = answers.filter((answer) => answer.status === 201).map((answer) => answer.body.token as string);
+        const enrollments = await Promise.all(tokens.map((token, i) => enroll({ token, name: `racer-${i}` })));
+        for (const answer of enrollments) expectProblem(answer, 401, 'enrollment_token_invalid');
+        const [daemons] =
+          await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+        expect(daemons?.n).toBe(0);
+      },
+    );
 
     it('never lets a token be consumed after the revocation of its key expired it, when enrollments race a revocation on another instance', async () => {
       // Enrollments on this instance, the revocation on the other, 0 to 3 ms later. The tokens are
@@ -229,13 +246,16 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       const token = await tokenOf(org.key);
       const key = publicKey();
       const advertised = [{ provider: 'codex', models: ['gpt-5'], modes: ['auto'] }, { provider: 'claude' }];
-      const answer = await call(hub, 'POST', ENROLL, { body: { token, name: 'build-box', publicKey: key, runtimes: advertised } });
+      const answer = await call(hub, 'POST', ENROLL, {
+        body: { token, name: 'build-box', publicKey: key, runtimes: advertised },
+      });
       expect(answer.status).toBe(201);
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
       expect(answer.body).toEqual({ daemonId: expect.stringMatching(UUID), name: 'build-box' });
       const stored = await tokenRow(token);
       expect(stored?.consumed_at).toBeInstanceOf(Date);
-      const [daemon] = await hub.sql`select organization_id, name, public_key, runtimes, enrollment_token_id, retired_at from daemons where id = ${answer.body.daemonId as string}`;
+      const [daemon] =
+        await hub.sql`select organization_id, name, public_key, runtimes, enrollment_token_id, retired_at from daemons where id = ${answer.body.daemonId as string}`;
       expect(daemon).toEqual({
         organization_id: await organizationId(org.org),
         name: 'build-box',
@@ -249,7 +269,10 @@ describe.each(databases)('daemons on the %s database', (kind) => {
     it('takes no bearer credential', async () => {
       const org = await setUp(hub);
       const token = await tokenOf(org.key);
-      const answer = await call(hub, 'POST', ENROLL, { headers: {}, body: { token, name: 'no-bearer', publicKey: publicKey(), runtimes: [] } });
+      const answer = await call(hub, 'POST', ENROLL, {
+        headers: {},
+        body: { token, name: 'no-bearer', publicKey: publicKey(), runtimes: [] },
+      });
       expect(answer.status).toBe(201);
     });
 
@@ -259,7 +282,8 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect((await enroll({ token, name: 'first' })).status).toBe(201);
       expectProblem(await enroll({ token, name: 'second' }), 401, 'enrollment_token_invalid');
       expectProblem(await enroll({ token, name: 'first', replace: true }), 401, 'enrollment_token_invalid');
-      const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+      const [daemons] =
+        await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
       expect(daemons?.n).toBe(1);
     });
 
@@ -276,11 +300,12 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       const token = await tokenOf(org.key);
       expect((await revoke(org)).status).toBe(200);
       expectProblem(await enroll({ token, name: 'orphan' }), 401, 'enrollment_token_invalid');
-      const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+      const [daemons] =
+        await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
       expect(daemons?.n).toBe(0);
     });
 
-    it('refuses a revoked key\'s token with 401 even if its expiry was never updated', async () => {
+    it("refuses a revoked key's token with 401 even if its expiry was never updated", async () => {
       const org = await setUp(hub);
       const token = await tokenOf(org.key);
       expect((await revoke(org)).status).toBe(200);
@@ -326,7 +351,8 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expectProblem(await enroll({ token, name: 'dev-box' }), 409, 'daemon_name_taken');
       expectProblem(await enroll({ token, name: 'dev-box', replace: false }), 409, 'daemon_name_taken');
       expect(await tokenRow(token)).toMatchObject({ consumed_at: null, live: true });
-      const [held] = await hub.sql`select id, retired_at from daemons where name = 'dev-box' and organization_id = ${await organizationId(org.org)}`;
+      const [held] =
+        await hub.sql`select id, retired_at from daemons where name = 'dev-box' and organization_id = ${await organizationId(org.org)}`;
       expect(held).toEqual({ id: first.body.daemonId, retired_at: null });
       const other = await enroll({ token, name: 'dev-box-2' });
       expect(other.status).toBe(201);
@@ -338,7 +364,10 @@ describe.each(databases)('daemons on the %s database', (kind) => {
         const org = await setUp(hub);
         expect((await enroll({ token: await tokenOf(org.key), name: 'dev-box' })).status).toBe(201);
         const [a, b] = await Promise.all([tokenOf(org.key), tokenOf(org.key)]);
-        const answers = await Promise.all([enroll({ token: a, name: 'dev-box', replace: true }), enroll({ token: b, name: 'dev-box', replace: true })]);
+        const answers = await Promise.all([
+          enroll({ token: a, name: 'dev-box', replace: true }),
+          enroll({ token: b, name: 'dev-box', replace: true }),
+        ]);
         expect(answers.map((answer) => answer.status)).toEqual([201, 201]);
         const [active] = await hub.sql`
           select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)} and name = 'dev-box' and retired_at is null`;
@@ -360,7 +389,8 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect(replaced.status).toBe(201);
       expect(replaced.body).toEqual({ daemonId: expect.stringMatching(UUID), name: 'dev-box' });
       expect(replaced.body.daemonId).not.toBe(old.body.daemonId);
-      const rows = await hub.sql`select id, retired_at from daemons where organization_id = ${await organizationId(org.org)} and name = 'dev-box'`;
+      const rows =
+        await hub.sql`select id, retired_at from daemons where organization_id = ${await organizationId(org.org)} and name = 'dev-box'`;
       const byId = new Map(rows.map((row) => [row.id as string, row.retired_at as Date | null]));
       expect(byId.size).toBe(2);
       expect(byId.get(old.body.daemonId as string)).toBeInstanceOf(Date);
@@ -380,20 +410,68 @@ describe.each(databases)('daemons on the %s database', (kind) => {
         ['a name of 64 characters', (token) => ({ token, name: 'a'.repeat(64), publicKey: jwk(), runtimes }), '/name'],
         ['a name that is not a string', (token) => ({ token, name: 7, publicKey: jwk(), runtimes }), '/name'],
         ['no name', (token) => ({ token, publicKey: jwk(), runtimes }), '/name'],
-        ['an RSA key', (token) => ({ token, name: 'box', publicKey: { kty: 'RSA', n: 'AQAB', e: 'AQAB' }, runtimes }), '/publicKey'],
-        ['an X25519 key', (token) => ({ token, name: 'box', publicKey: { ...jwk(), crv: 'X25519' }, runtimes }), '/publicKey'],
-        ['a key of the wrong length', (token) => ({ token, name: 'box', publicKey: { ...jwk(), x: 'AAAA' }, runtimes }), '/publicKey'],
-        ['a private key', (token) => ({ token, name: 'box', publicKey: { ...jwk(), d: 'A'.repeat(43) }, runtimes }), '/publicKey'],
-        ['a key as a string', (token) => ({ token, name: 'box', publicKey: 'ssh-ed25519 AAAA', runtimes }), '/publicKey'],
+        [
+          'an RSA key',
+          (token) => ({ token, name: 'box', publicKey: { kty: 'RSA', n: 'AQAB', e: 'AQAB' }, runtimes }),
+          '/publicKey',
+        ],
+        [
+          'an X25519 key',
+          (token) => ({ token, name: 'box', publicKey: { ...jwk(), crv: 'X25519' }, runtimes }),
+          '/publicKey',
+        ],
+        [
+          'a key of the wrong length',
+          (token) => ({ token, name: 'box', publicKey: { ...jwk(), x: 'AAAA' }, runtimes }),
+          '/publicKey',
+        ],
+        [
+          'a private key',
+          (token) => ({ token, name: 'box', publicKey: { ...jwk(), d: 'A'.repeat(43) }, runtimes }),
+          '/publicKey',
+        ],
+        [
+          'a key as a string',
+          (token) => ({ token, name: 'box', publicKey: 'ssh-ed25519 AAAA', runtimes }),
+          '/publicKey',
+        ],
         ['no key', (token) => ({ token, name: 'box', runtimes }), '/publicKey'],
-        ['runtimes as an object', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: { provider: 'claude' } }), '/runtimes'],
-        ['runtimes as a string', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: 'claude' }), '/runtimes'],
+        [
+          'runtimes as an object',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: { provider: 'claude' } }),
+          '/runtimes',
+        ],
+        [
+          'runtimes as a string',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: 'claude' }),
+          '/runtimes',
+        ],
         ['no runtimes', (token) => ({ token, name: 'box', publicKey: jwk() }), '/runtimes'],
-        ['a runtime without a provider', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ modes: ['edit'] }] }), '/runtimes/0'],
-        ['modes that are not a list', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ provider: 'claude', modes: 'edit' }] }), '/runtimes/0/modes'],
-        ['an unknown runtime field', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ provider: 'claude', version: '1' }] }), '/runtimes/0/version'],
-        ['replace that is not a boolean', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes, replace: 'yes' }), '/replace'],
-        ['an unknown field', (token) => ({ token, name: 'box', publicKey: jwk(), runtimes, organization: 'x' }), '/organization'],
+        [
+          'a runtime without a provider',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ modes: ['edit'] }] }),
+          '/runtimes/0',
+        ],
+        [
+          'modes that are not a list',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ provider: 'claude', modes: 'edit' }] }),
+          '/runtimes/0/modes',
+        ],
+        [
+          'an unknown runtime field',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes: [{ provider: 'claude', version: '1' }] }),
+          '/runtimes/0/version',
+        ],
+        [
+          'replace that is not a boolean',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes, replace: 'yes' }),
+          '/replace',
+        ],
+        [
+          'an unknown field',
+          (token) => ({ token, name: 'box', publicKey: jwk(), runtimes, organization: 'x' }),
+          '/organization',
+        ],
         ['no token', () => ({ name: 'box', publicKey: jwk(), runtimes }), '/token'],
         ['a token that is not a string', () => ({ token: 1, name: 'box', publicKey: jwk(), runtimes }), '/token'],
         ['a list', () => [], ''],
@@ -404,9 +482,17 @@ describe.each(databases)('daemons on the %s database', (kind) => {
         const sent = body(token);
         const answer = await call(hub, 'POST', ENROLL, sent === undefined ? {} : { body: sent });
         expectProblem(answer, 400, 'invalid_request');
-        if (pointer !== undefined) expect(answer.body.issues).toContainEqual(expect.objectContaining({ pointer, code: expect.stringMatching(/^request\./), message: expect.any(String) }));
+        if (pointer !== undefined)
+          expect(answer.body.issues).toContainEqual(
+            expect.objectContaining({
+              pointer,
+              code: expect.stringMatching(/^request\./),
+              message: expect.any(String),
+            }),
+          );
         expect(await tokenRow(token)).toMatchObject({ consumed_at: null, live: true });
-        const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+        const [daemons] =
+          await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
         expect(daemons?.n).toBe(0);
       });
 
@@ -415,9 +501,16 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       });
 
       it('with every issue in one answer', async () => {
-        const answer = await call(hub, 'POST', ENROLL, { body: { token: 'x', name: 'Bad', publicKey: 'k', runtimes: 'r', extra: 1 } });
+        const answer = await call(hub, 'POST', ENROLL, {
+          body: { token: 'x', name: 'Bad', publicKey: 'k', runtimes: 'r', extra: 1 },
+        });
         expectProblem(answer, 400, 'invalid_request');
-        expect(answer.body.issues.map((issue: { pointer: string }) => issue.pointer).sort()).toEqual(['/extra', '/name', '/publicKey', '/runtimes']);
+        expect(answer.body.issues.map((issue: { pointer: string }) => issue.pointer).sort()).toEqual([
+          '/extra',
+          '/name',
+          '/publicKey',
+          '/runtimes',
+        ]);
       });
     });
 
@@ -428,19 +521,24 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect(answers.map((answer) => answer.status).sort()).toEqual([201, 401]);
       const loser = answers.find((answer) => answer.status === 401) as Answer;
       expectProblem(loser, 401, 'enrollment_token_invalid');
-      const rows = await hub.sql`select d.id from daemons d join enrollment_tokens t on t.id = d.enrollment_token_id where t.digest = ${sha256(token)}`;
+      const rows =
+        await hub.sql`select d.id from daemons d join enrollment_tokens t on t.id = d.enrollment_token_id where t.digest = ${sha256(token)}`;
       expect(rows.length).toBe(1);
-      const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+      const [daemons] =
+        await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
       expect(daemons?.n).toBe(1);
     });
 
     it('gives ten concurrent enrollments with one token exactly one daemon', async () => {
       const org = await setUp(hub);
       const token = await tokenOf(org.key);
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => enroll({ token, name: `box-${i}`, replace: true })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => enroll({ token, name: `box-${i}`, replace: true })),
+      );
       expect(answers.filter((answer) => answer.status === 201).length).toBe(1);
       expect(answers.filter((answer) => answer.status === 401).length).toBe(9);
-      const [daemons] = await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
+      const [daemons] =
+        await hub.sql`select count(*)::int as n from daemons where organization_id = ${await organizationId(org.org)}`;
       expect(daemons?.n).toBe(1);
     });
   });
@@ -462,7 +560,12 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect(enrolled.status).toBe(200);
       expect(enrolled.body).toEqual({ projectSlug: org.project, valid: true });
 
-      const second = await enroll({ token: await tokenOf(org.key), name: devBox.name, runtimes: devBox.runtimes, replace: true });
+      const second = await enroll({
+        token: await tokenOf(org.key),
+        name: devBox.name,
+        runtimes: devBox.runtimes,
+        replace: true,
+      });
       expect(second.status).toBe(201);
       const [retired] = await hub.sql`select retired_at from daemons where id = ${first.body.daemonId as string}`;
       expect(retired?.retired_at).toBeInstanceOf(Date);
@@ -471,7 +574,12 @@ describe.each(databases)('daemons on the %s database', (kind) => {
       expect(installed.status).toBe(201);
 
       // The replacement's runtimes are what resolution sees from now on.
-      const third = await enroll({ token: await tokenOf(org.key), name: devBox.name, runtimes: [{ provider: 'codex' }], replace: true });
+      const third = await enroll({
+        token: await tokenOf(org.key),
+        name: devBox.name,
+        runtimes: [{ provider: 'codex' }],
+        replace: true,
+      });
       expect(third.status).toBe(201);
       const narrowed = await validate();
       expectProblem(narrowed, 422, 'invalid_configuration');
@@ -480,14 +588,24 @@ describe.each(databases)('daemons on the %s database', (kind) => {
 
     it('validates a B trigger once the daemon it names is enrolled', async () => {
       const org = await setUp(hub);
-      const validate = () => call(hub, 'POST', '/api/v1/triggers/validate', { token: org.key, body: { yaml: triggerYaml } });
+      const validate = () =>
+        call(hub, 'POST', '/api/v1/triggers/validate', { token: org.key, body: { yaml: triggerYaml } });
       expectProblem(await validate(), 422, 'invalid_trigger');
       const buildBox = exampleDaemons.find((daemon) => daemon.name === 'build-box') as (typeof exampleDaemons)[number];
       expect((await enrollDaemon(hub, org.key, buildBox.name, buildBox.runtimes)).status).toBe(201);
       const answer = await validate();
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ name: 'nightly-triage', valid: true });
-      expect((await enroll({ token: await tokenOf(org.key), name: buildBox.name, runtimes: buildBox.runtimes, replace: true })).status).toBe(201);
+      expect(
+        (
+          await enroll({
+            token: await tokenOf(org.key),
+            name: buildBox.name,
+            runtimes: buildBox.runtimes,
+            replace: true,
+          })
+        ).status,
+      ).toBe(201);
       expect((await validate()).status).toBe(200);
     });
   });

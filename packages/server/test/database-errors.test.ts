@@ -10,7 +10,11 @@ import { databaseUnavailable, lostDatabase } from '../dist/db/health.js';
 import { freePort } from './support/cluster.js';
 import { freshDatabase } from './support/hub.js';
 
-const caught = async (work: Promise<unknown>): Promise<unknown> => work.then(() => undefined, (error: unknown) => error);
+const caught = async (work: Promise<unknown>): Promise<unknown> =>
+  work.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 describe('database errors', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -19,7 +23,11 @@ describe('database errors', () => {
 
   beforeAll(async () => {
     database = await freshDatabase();
-    sql = connectDatabase(database.url, { max: 2, name: 'hub-test', timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 300, idleInTransactionTimeoutMs: 300 } });
+    sql = connectDatabase(database.url, {
+      max: 2,
+      name: 'hub-test',
+      timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 300, idleInTransactionTimeoutMs: 300 },
+    });
     admin = connectDatabase(database.url, { max: 1, name: 'hub-test-admin', timeouts: DEFAULT_DATABASE_TIMEOUTS });
     await admin`create table marks (name text primary key)`;
   });
@@ -31,7 +39,11 @@ describe('database errors', () => {
 
   it('takes a refused connection for a database that is away', async () => {
     const port = await freePort();
-    const nowhere = connectDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, name: 'hub-test', timeouts: DEFAULT_DATABASE_TIMEOUTS });
+    const nowhere = connectDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`, {
+      max: 1,
+      name: 'hub-test',
+      timeouts: DEFAULT_DATABASE_TIMEOUTS,
+    });
     const error = await caught(nowhere`select 1`);
     await nowhere.end();
     expect(error).toMatchObject({ code: 'ECONNREFUSED' });
@@ -57,13 +69,15 @@ describe('database errors', () => {
     let pid: number | undefined;
     // Observed from the start: it rejects when the session's close reaches the client, which may
     // come before the answer to pg_terminate_backend below (as a CI run on a loaded machine met).
-    const transaction = caught(sql.begin(async (tx) => {
-      await tx`insert into marks values ('terminated')`;
-      pid = (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]?.pid;
-      await tx`select pg_sleep(0.25)`;
-      // The rollback postgres.js sends after the failure, and this, would reach no session (or another one).
-      await tx`insert into marks values ('after the end')`;
-    }));
+    const transaction = caught(
+      sql.begin(async (tx) => {
+        await tx`insert into marks values ('terminated')`;
+        pid = (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]?.pid;
+        await tx`select pg_sleep(0.25)`;
+        // The rollback postgres.js sends after the failure, and this, would reach no session (or another one).
+        await tx`insert into marks values ('after the end')`;
+      }),
+    );
     while (pid === undefined) await sleep(10);
     // The close first, always (pg_terminate_backend waits for the backend to end, then a pause): the
     // transaction rejects while this awaits the answer, and no rejection is left unhandled meanwhile.
@@ -85,11 +99,15 @@ describe('database errors', () => {
     expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
   });
 
-  it('takes a failure of the array types query a new connection runs first for its first query\'s, and no unhandled rejection', async () => {
+  it("takes a failure of the array types query a new connection runs first for its first query's, and no unhandled rejection", async () => {
     // postgres.js fetches the array types on each new connection and dropped that promise: the types
     // query cancelled here (it waits on the lock past statement_timeout), like one whose connection
     // PostgreSQL closes, was an unhandled rejection, which ends the hub (the patch in patches/).
-    const fresh = connectDatabase(database.url, { max: 1, name: 'hub-test-types', timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 200 } });
+    const fresh = connectDatabase(database.url, {
+      max: 1,
+      name: 'hub-test-types',
+      timeouts: { ...DEFAULT_DATABASE_TIMEOUTS, statementTimeoutMs: 200 },
+    });
     let release = (): void => {};
     let locked = (): void => {};
     const lock = new Promise<void>((resolve) => (locked = resolve));
@@ -131,6 +149,10 @@ describe('database errors', () => {
       while (later === undefined) await tx`select pg_sleep(0.02)`;
       expect(lostDatabase(await later)).toBe(true);
     });
-    expect((await admin<{ name: string }[]>`select name from marks where name like 'idle%' or name = 'next' order by name`).map((row) => row.name)).toEqual(['next']);
+    expect(
+      (
+        await admin<{ name: string }[]>`select name from marks where name like 'idle%' or name = 'next' order by name`
+      ).map((row) => row.name),
+    ).toEqual(['next']);
   });
 });

@@ -54,7 +54,10 @@ describe('dispatch hints on two hub instances', () => {
     const daemon = (await TestDaemon.enroll(two, ctx.key, 'dev-box')).keepAlive(1000);
     daemons.push(daemon);
     expect((await daemon.heartbeat()).status).toBe(200);
-    const installed = await call(two, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(actors, 'first') } });
+    const installed = await call(two, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: configuration(actors, 'first') },
+    });
     expect(installed.status, installed.text).toBe(201);
     return { ...ctx, daemon, versionId: installed.body.versionId as string };
   }
@@ -76,7 +79,8 @@ describe('dispatch hints on two hub instances', () => {
     }
   };
   const runOf = async (triggerRunId: string) => {
-    const [run] = await sql`select configuration_revision_id as "revisionId", actor, plan from trigger_runs where id = ${triggerRunId}`;
+    const [run] =
+      await sql`select configuration_revision_id as "revisionId", actor, plan from trigger_runs where id = ${triggerRunId}`;
     return run;
   };
 
@@ -92,7 +96,11 @@ describe('dispatch hints on two hub instances', () => {
       expect(again.status, again.text).toBe(200);
       expect(again.body).toEqual(first.body);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
-      expectProblem(await dispatch(one, ctx, { ...request, input: 'something else' }, shape), 409, 'delivery_key_reused');
+      expectProblem(
+        await dispatch(one, ctx, { ...request, input: 'something else' }, shape),
+        409,
+        'delivery_key_reused',
+      );
     }
     const runs = await sql`
       select r.id, r.plan -> 0 ->> 'prompt' as prompt, r.inputs, e.assignment ->> 'prompt' as assigned,
@@ -100,17 +108,30 @@ describe('dispatch hints on two hub instances', () => {
       from trigger_runs r join executions e on e.trigger_run_id = r.id
       where r.organization_id = (select id from organizations where slug = ${ctx.org}) and r.inputs ->> 'level' = 'high'`;
     expect(runs).toHaveLength(2);
-    for (const run of runs) expect(run).toMatchObject({ prompt: 'first high fix it', assigned: 'first high fix it', inputs: { level: 'high' }, audited: 1 });
+    for (const run of runs)
+      expect(run).toMatchObject({
+        prompt: 'first high fix it',
+        assigned: 'first high fix it',
+        inputs: { level: 'high' },
+        audited: 1,
+      });
   });
 
   it('dispatches from a revision installed through the other instance, and refuses by it', async () => {
     const ctx = await organization('dev-lead');
     await warm(one, ctx);
-    const installed = await call(two, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration('someone-else', 'second') } });
+    const installed = await call(two, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: configuration('someone-else', 'second') },
+    });
     expect(installed.status, installed.text).toBe(201);
     // The hint's revision would let dev-lead in; the active one does not.
     expectProblem(await dispatch(one, ctx, body(ctx)), 403, 'actor_forbidden');
-    expectProblem(await dispatch(one, ctx, body(ctx, { actor: 'someone-else', expectedVersionId: ctx.versionId })), 409, 'version_not_current');
+    expectProblem(
+      await dispatch(one, ctx, body(ctx, { actor: 'someone-else', expectedVersionId: ctx.versionId })),
+      409,
+      'version_not_current',
+    );
     const started = await dispatch(one, ctx, body(ctx, { actor: 'someone-else', input: 'now' }));
     expect(started.status, started.text).toBe(200);
     const run = await runOf(started.body.triggerRunId);
@@ -137,32 +158,46 @@ run:
     prompt: "${text} {{ prompt }}"
     max_runtime: 30m
 `;
-    const first = await call(two, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: orgTrigger('dev-lead', 'one') } });
+    const first = await call(two, 'POST', '/api/v1/triggers/install', {
+      token: ctx.key,
+      body: { yaml: orgTrigger('dev-lead', 'one') },
+    });
     expect(first.status, first.text).toBe(201);
-    const triage = (overrides: Record<string, unknown> = {}) => body(ctx, { trigger: 'triage', input: 'x', ...overrides });
+    const triage = (overrides: Record<string, unknown> = {}) =>
+      body(ctx, { trigger: 'triage', input: 'x', ...overrides });
     for (let round = 0; round < 2; round++) expect((await dispatch(one, ctx, triage())).status).toBe(200);
-    const second = await call(two, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: orgTrigger('dev-lead', 'two') } });
+    const second = await call(two, 'POST', '/api/v1/triggers/install', {
+      token: ctx.key,
+      body: { yaml: orgTrigger('dev-lead', 'two') },
+    });
     expect(second.status, second.text).toBe(201);
     const byRevision = await dispatch(one, ctx, triage());
     expect(byRevision.status, byRevision.text).toBe(200);
-    const [run] = await sql`select trigger_revision_id as "revisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byRevision.body.triggerRunId}`;
+    const [run] =
+      await sql`select trigger_revision_id as "revisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byRevision.body.triggerRunId}`;
     expect(run).toEqual({ revisionId: second.body.revisionId, prompt: 'two x' });
     // The project's configuration now has a trigger of that name: it comes first.
     const taken = await call(two, 'POST', '/api/v1/configurations/install', {
       token: ctx.key,
-      body: { projectSlug: ctx.project, yaml: `${configuration('dev-lead', 'first')}  - name: triage\n    on: { manual.run: {} }\n    max_runtime: 1h\n    filters: { from_users: [dev-lead] }\n    steps:\n      - { id: go, environment: laptop, agent: { provider: claude }, prompt: [ { text: "config {{ prompt }}" } ] }\n` },
+      body: {
+        projectSlug: ctx.project,
+        yaml: `${configuration('dev-lead', 'first')}  - name: triage\n    on: { manual.run: {} }\n    max_runtime: 1h\n    filters: { from_users: [dev-lead] }\n    steps:\n      - { id: go, environment: laptop, agent: { provider: claude }, prompt: [ { text: "config {{ prompt }}" } ] }\n`,
+      },
     });
     expect(taken.status, taken.text).toBe(201);
     const byConfiguration = await dispatch(one, ctx, triage());
     expect(byConfiguration.status, byConfiguration.text).toBe(200);
-    const [later] = await sql`select configuration_revision_id as "revisionId", trigger_revision_id as "triggerRevisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byConfiguration.body.triggerRunId}`;
+    const [later] =
+      await sql`select configuration_revision_id as "revisionId", trigger_revision_id as "triggerRevisionId", plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${byConfiguration.body.triggerRunId}`;
     expect(later).toEqual({ revisionId: taken.body.versionId, triggerRevisionId: null, prompt: 'config x' });
   });
 
   it('refuses a key revoked through the other instance at the next dispatch, storing nothing', async () => {
     const ctx = await organization();
     await warm(one, ctx);
-    const revoked = await call(two, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, { token: two.adminToken });
+    const revoked = await call(two, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, {
+      token: two.adminToken,
+    });
     expect(revoked.status, revoked.text).toBe(200);
     const request = body(ctx);
     const answer = await dispatch(one, ctx, request);
@@ -191,14 +226,16 @@ run:
       await (holder as ReservedSql)`lock table trigger_runs in share mode`;
       const pending = dispatch(one, ctx, request);
       // The hinted statement itself, not the exact path's, is the one held.
-      for (let waiting = false; !waiting; ) {
+      for (let waiting = false; !waiting;) {
         const rows = await sql`
           select 1 from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock' and query like ${`%${HINTED}%`} and pid <> pg_backend_pid()`;
         waiting = rows.length > 0;
         if (!waiting) await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      const revoked = await call(two, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, { token: two.adminToken });
+      const revoked = await call(two, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, {
+        token: two.adminToken,
+      });
       expect(revoked.status).toBe(200);
       await holder`rollback`;
       answer = await pending;
@@ -207,12 +244,21 @@ run:
     }
     expectProblem(answer, 401, 'unauthorized');
     expect(await sql`select 1 from trigger_runs where delivery_key = ${request.deliveryKey}`).toHaveLength(0);
-    expect(await sql`select 1 from audit_events where kind = 'run.dispatched' and subject ->> 'projectSlug' = ${ctx.project} and organization_id = (select id from organizations where slug = ${ctx.org})`).toHaveLength(2);
+    expect(
+      await sql`select 1 from audit_events where kind = 'run.dispatched' and subject ->> 'projectSlug' = ${ctx.project} and organization_id = (select id from organizations where slug = ${ctx.org})`,
+    ).toHaveLength(2);
   });
 });
 
 describe('DispatchHints', () => {
-  const hint = (projectId: string) => ({ projectId, configurationRevisionId: 'r', triggerRevisionId: null, triggerId: 't', trigger: {} as never, environments: [] });
+  const hint = (projectId: string) => ({
+    projectId,
+    configurationRevisionId: 'r',
+    triggerRevisionId: null,
+    triggerId: 't',
+    trigger: {} as never,
+    environments: [],
+  });
 
   it('keeps at most its bound of each kind, dropping the least recently used', () => {
     const hints = new DispatchHints(3);
@@ -229,7 +275,8 @@ describe('DispatchHints', () => {
     expect(hints.trigger('o', 'p', 'b')).toBeUndefined();
     expect(hints.key('a')?.keyId).toBe('a');
     expect(hints.trigger('o', 'p', 'a')?.projectId).toBe('a');
-    for (let index = 0; index < 100; index++) hints.rememberKey(`k${index}`, { keyId: String(index), organizationId: 'o' });
+    for (let index = 0; index < 100; index++)
+      hints.rememberKey(`k${index}`, { keyId: String(index), organizationId: 'o' });
     expect(hints.size.keys).toBe(3);
   });
 

@@ -38,9 +38,15 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
     ctx = await setUp(hub);
     daemon = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(1000);
     expect((await daemon.heartbeat()).status).toBe(200);
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: CONFIGURATION } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+    });
     expect(installed.status, installed.text).toBe(201);
-    const first = await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: { projectSlug: ctx.project, trigger: 'go', actor: 'dev-lead', deliveryKey: 'before' } });
+    const first = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger: 'go', actor: 'dev-lead', deliveryKey: 'before' },
+    });
     expect(first.status, first.text).toBe(200);
     const sql = hub.sql;
     const [organization] = await sql<{ id: string }[]>`select id from organizations where slug = ${ctx.org}`;
@@ -73,7 +79,9 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
     const request = { projectSlug: ctx.project, trigger: 'go', actor: 'dev-lead', deliveryKey: 'first' };
     const { found } = RunRepository.lookupOf(await runs.lookup(organizationId, request));
     if (typeof found === 'string' || found.source !== 'configuration') throw new Error(`no trigger: ${String(found)}`);
-    const [key] = await hub.sql<{ id: string; digest: Buffer }[]>`select id, digest from api_keys where organization_id = ${organizationId} and name = 'test'`;
+    const [key] = await hub.sql<
+      { id: string; digest: Buffer }[]
+    >`select id, digest from api_keys where organization_id = ${organizationId} and name = 'test'`;
     if (key === undefined || found.configuredTriggerId === undefined) throw new Error('no key or configured trigger');
     const hint = {
       projectId: found.projectId,
@@ -106,14 +114,21 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
       started.push(result.started);
     });
     expect(started).toEqual(Array(7).fill(true));
-    expect(ways.api_keys?.every((way) => /api_keys_(pkey|digest_key)$/.test(way) || way === 'ModifyTable'), JSON.stringify(ways)).toBe(true);
+    expect(
+      ways.api_keys?.every((way) => /api_keys_(pkey|digest_key)$/.test(way) || way === 'ModifyTable'),
+      JSON.stringify(ways),
+    ).toBe(true);
     expect(ways.trigger_runs, JSON.stringify(ways)).toEqual(['ModifyTable']);
   });
 
   it("reads the exact path's earlier delivery by unique indexes", async () => {
     const runs = new RunRepository(plans.sql, { offlineAfterMs: 60_000 });
-    const ways = await plans.access((_sql, index) => runs.lookup(organizationId, { projectSlug: ctx.project, trigger: 'go', deliveryKey: `seed-${index * 1000 + 1}` }));
-    expect(ways.trigger_runs, JSON.stringify(ways)).toEqual(['Index Scan trigger_runs_organization_id_delivery_key_key']);
+    const ways = await plans.access((_sql, index) =>
+      runs.lookup(organizationId, { projectSlug: ctx.project, trigger: 'go', deliveryKey: `seed-${index * 1000 + 1}` }),
+    );
+    expect(ways.trigger_runs, JSON.stringify(ways)).toEqual([
+      'Index Scan trigger_runs_organization_id_delivery_key_key',
+    ]);
     expect(ways.executions, JSON.stringify(ways)).toEqual(['Index Scan executions_trigger_run_id_step_index_key']);
   });
 });

@@ -99,10 +99,16 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     await TestDaemon.enroll(hub, ctx.key, 'never-seen');
     await devBox.heartbeat();
     await secondBox.heartbeat();
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: CONFIGURATION } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+    });
     expect(installed.status, installed.text).toBe(201);
     versionId = installed.body.versionId;
-    const trigger = await call(hub, 'POST', '/api/v1/triggers/install', { token: ctx.key, body: { yaml: ORG_TRIGGER } });
+    const trigger = await call(hub, 'POST', '/api/v1/triggers/install', {
+      token: ctx.key,
+      body: { yaml: ORG_TRIGGER },
+    });
     expect(trigger.status, trigger.text).toBe(201);
   }, 120_000);
   afterAll(async () => {
@@ -143,7 +149,10 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
   };
 
   it('A: dispatches a run whose rendered prompt and inputs reach the daemon, and which ends succeeded', async () => {
-    const answer = await dispatch('A', request({ input: 'branch=feature level=high please hurry ', expectedVersionId: versionId }));
+    const answer = await dispatch(
+      'A',
+      request({ input: 'branch=feature level=high please hurry ', expectedVersionId: versionId }),
+    );
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toEqual({
       deliveryKey: expect.any(String),
@@ -168,11 +177,28 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
       idleTimeoutMs: 600_000,
     });
     expect((await runOf(assignment.triggerRunId)).status).toBe('running');
-    expect(await devBox.report(assignment.executionId, 'running')).toMatchObject({ status: 200, body: { status: 'running' } });
+    expect(await devBox.report(assignment.executionId, 'running')).toMatchObject({
+      status: 200,
+      body: { status: 'running' },
+    });
     expect(await devBox.report(assignment.executionId, 'succeeded', { exitCode: 0 })).toMatchObject({ status: 200 });
     const run = await runOf(assignment.triggerRunId);
-    expect(run).toMatchObject({ triggerRunId: assignment.triggerRunId, projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', status: 'succeeded' });
-    expect(run.executions).toEqual([expect.objectContaining({ executionId: assignment.executionId, stepId: 'fix', daemon: 'dev-box', status: 'succeeded', exitCode: 0 })]);
+    expect(run).toMatchObject({
+      triggerRunId: assignment.triggerRunId,
+      projectSlug: ctx.project,
+      trigger: 'fix-tests',
+      actor: 'dev-lead',
+      status: 'succeeded',
+    });
+    expect(run.executions).toEqual([
+      expect.objectContaining({
+        executionId: assignment.executionId,
+        stepId: 'fix',
+        daemon: 'dev-box',
+        status: 'succeeded',
+        exitCode: 0,
+      }),
+    ]);
     // The stable triggerId of A: the same for the next run of the trigger.
     const again = await dispatch('A', request());
     expect(again.body.triggerId).toBe(answer.body.triggerId);
@@ -191,9 +217,18 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     });
     const run = await runOf(answer.body.triggerRunId);
     const assignment = await assignmentFor(devBox, run.executions[0].executionId);
-    expect(assignment).toMatchObject({ cwd: '/srv/repo', agent: { provider: 'codex' }, prompt: 'Triage. look at #12', actor: 'ci-bot', maxRuntimeMs: 1_800_000 });
+    expect(assignment).toMatchObject({
+      cwd: '/srv/repo',
+      agent: { provider: 'codex' },
+      prompt: 'Triage. look at #12',
+      actor: 'ci-bot',
+      maxRuntimeMs: 1_800_000,
+    });
     await devBox.report(assignment.executionId, 'failed', { exitCode: 3, message: 'agent exited 3' });
-    expect(await runOf(answer.body.triggerRunId)).toMatchObject({ status: 'failed', executions: [expect.objectContaining({ status: 'failed', exitCode: 3 })] });
+    expect(await runOf(answer.body.triggerRunId)).toMatchObject({
+      status: 'failed',
+      executions: [expect.objectContaining({ status: 'failed', exitCode: 3 })],
+    });
   });
 
   it('answers a repeated delivery key with the first identifiers, in either shape, and refuses it for another request', async () => {
@@ -221,49 +256,100 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect((await dispatch('A', request({ deliveryKey: '' }))).body).toEqual({ error: 'invalid_request' });
     expect((await dispatch('A', request({ extra: 1 }))).body).toEqual({ error: 'invalid_request' });
-    expect((await dispatch('A', request({ expectedVersionId: 'not-a-uuid' }))).body).toEqual({ error: 'invalid_request' });
+    expect((await dispatch('A', request({ expectedVersionId: 'not-a-uuid' }))).body).toEqual({
+      error: 'invalid_request',
+    });
     const actor = await dispatch('A', request({ actor: 'mallory' }));
     expect(actor.status).toBe(403);
     expect(actor.body).toEqual({ error: 'actor_forbidden' });
     const missingB = await dispatch('B', { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead' });
-    expect(missingB).toMatchObject({ status: 400, body: { code: 'invalid_request', issues: [expect.objectContaining({ pointer: '/deliveryKey', code: 'request.required' })] } });
-    expect(await dispatch('B', request({ actor: 'mallory' }))).toMatchObject({ status: 403, body: { code: 'actor_forbidden' } });
+    expect(missingB).toMatchObject({
+      status: 400,
+      body: {
+        code: 'invalid_request',
+        issues: [expect.objectContaining({ pointer: '/deliveryKey', code: 'request.required' })],
+      },
+    });
+    expect(await dispatch('B', request({ actor: 'mallory' }))).toMatchObject({
+      status: 403,
+      body: { code: 'actor_forbidden' },
+    });
     const unauthorizedA = await dispatch('A', request(), 'hub_pk_nope');
     expect(unauthorizedA).toMatchObject({ status: 401, body: { code: 'unauthorized', title: 'Unauthorized' } });
-    expect((await dispatch('B', request(), 'hub_pk_nope')).body).toMatchObject({ code: 'unauthorized', title: 'Authentication required' });
+    expect((await dispatch('B', request(), 'hub_pk_nope')).body).toMatchObject({
+      code: 'unauthorized',
+      title: 'Authentication required',
+    });
     // The body is read before the key check (to look the trigger up in the same statement), but
     // a bad key is still a 401 and a missing scope a 403 before a broken body is a 400.
     const broken = { raw: '{"projectSlug":', contentType: 'application/json' };
-    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: 'hub_pk_nope', ...broken })).toMatchObject({ status: 401 });
-    expect(await call(hub, 'POST', '/api/manual-runs', { token: ctx.key, ...broken })).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, raw: 'x', contentType: 'text/plain' })).toMatchObject({ status: 415 });
+    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: 'hub_pk_nope', ...broken })).toMatchObject({
+      status: 401,
+    });
+    expect(await call(hub, 'POST', '/api/manual-runs', { token: ctx.key, ...broken })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_request' },
+    });
+    expect(
+      await call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, raw: 'x', contentType: 'text/plain' }),
+    ).toMatchObject({ status: 415 });
     const readOnly = await setUp(hub, { scopes: ['projects:read'] });
-    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: readOnly.key, ...broken })).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
-    expect(await dispatch('A', request({ projectSlug: readOnly.project }), readOnly.key)).toMatchObject({ status: 403, body: { code: 'insufficient_scope', requiredScope: 'runs:dispatch' } });
+    expect(await call(hub, 'POST', '/api/v1/manual-runs', { token: readOnly.key, ...broken })).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope' },
+    });
+    expect(await dispatch('A', request({ projectSlug: readOnly.project }), readOnly.key)).toMatchObject({
+      status: 403,
+      body: { code: 'insufficient_scope', requiredScope: 'runs:dispatch' },
+    });
   });
 
   it('refuses unknown projects and triggers (404), disabled triggers, stale versions and offline daemons (409)', async () => {
-    expect(await dispatch('B', request({ projectSlug: 'nope' }))).toMatchObject({ status: 404, body: { code: 'project_not_found' } });
-    expect(await dispatch('A', request({ trigger: 'nope' }))).toMatchObject({ status: 404, body: { code: 'trigger_not_found' } });
+    expect(await dispatch('B', request({ projectSlug: 'nope' }))).toMatchObject({
+      status: 404,
+      body: { code: 'project_not_found' },
+    });
+    expect(await dispatch('A', request({ trigger: 'nope' }))).toMatchObject({
+      status: 404,
+      body: { code: 'trigger_not_found' },
+    });
     // A misspelled name gets the closest manual.run trigger; one far from every name gets none.
     const typo = await dispatch('B', request({ trigger: 'fix-test' }));
     expect(typo).toMatchObject({ status: 404, body: { code: 'trigger_not_found' } });
-    expect((typo.body as { detail: string }).detail).toMatch(/manual\.run trigger "fix-test"; did you mean "fix-tests"\?$/);
-    expect((await dispatch('B', request({ trigger: 'nope' }))).body).toMatchObject({ detail: expect.stringMatching(/"nope"\.$/) });
-    expect(await dispatch('B', request({ trigger: 'switched-off' }))).toMatchObject({ status: 409, body: { code: 'trigger_disabled' } });
+    expect((typo.body as { detail: string }).detail).toMatch(
+      /manual\.run trigger "fix-test"; did you mean "fix-tests"\?$/,
+    );
+    expect((await dispatch('B', request({ trigger: 'nope' }))).body).toMatchObject({
+      detail: expect.stringMatching(/"nope"\.$/),
+    });
+    expect(await dispatch('B', request({ trigger: 'switched-off' }))).toMatchObject({
+      status: 409,
+      body: { code: 'trigger_disabled' },
+    });
     const stale = await dispatch('B', request({ expectedVersionId: '00000000-0000-4000-8000-000000000000' }));
     expect(stale).toMatchObject({ status: 409, body: { code: 'version_not_current', activeVersionId: versionId } });
-    expect(await dispatch('A', request({ trigger: 'far-away' }))).toMatchObject({ status: 409, body: { code: 'daemon_offline' } });
+    expect(await dispatch('A', request({ trigger: 'far-away' }))).toMatchObject({
+      status: 409,
+      body: { code: 'daemon_offline' },
+    });
     // Another organization's project is not found either.
     const other = await setUp(hub);
-    expect(await dispatch('B', request({ projectSlug: other.project === ctx.project ? 'app' : other.project }), other.key)).toMatchObject({ status: 404 });
+    expect(
+      await dispatch('B', request({ projectSlug: other.project === ctx.project ? 'app' : other.project }), other.key),
+    ).toMatchObject({ status: 404 });
   });
 
   it('parses input into declared inputs: a missing required input or a value outside its enum is 400', async () => {
     const missing = await dispatch('B', request({ trigger: 'needs-ticket', input: 'no ticket here' }));
-    expect(missing).toMatchObject({ status: 400, body: { code: 'invalid_request', issues: [expect.objectContaining({ code: 'input.required' })] } });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { code: 'invalid_request', issues: [expect.objectContaining({ code: 'input.required' })] },
+    });
     const outside = await dispatch('B', request({ input: 'level=extreme fix it' }));
-    expect(outside).toMatchObject({ status: 400, body: { issues: [expect.objectContaining({ code: 'input.not_in_enum' })] } });
+    expect(outside).toMatchObject({
+      status: 400,
+      body: { issues: [expect.objectContaining({ code: 'input.not_in_enum' })] },
+    });
     expect((await dispatch('A', request({ trigger: 'needs-ticket' }))).body).toEqual({ error: 'invalid_request' });
     const quoted = await dispatch('A', request({ trigger: 'needs-ticket', input: 'ticket="ABC 1" rest' }));
     expect(quoted.status).toBe(200);
@@ -281,15 +367,26 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     await devBox.report(first.executionId, 'running');
     await devBox.report(first.executionId, 'succeeded', { exitCode: 0 });
     const second = await secondBox.next(5);
-    expect(second.body.assignment).toMatchObject({ stepId: 'second', prompt: 'two go', cwd: '/srv/other', agent: { provider: 'codex' } });
+    expect(second.body.assignment).toMatchObject({
+      stepId: 'second',
+      prompt: 'two go',
+      cwd: '/srv/other',
+      agent: { provider: 'codex' },
+    });
     await secondBox.report(second.body.assignment.executionId, 'running');
     await secondBox.report(second.body.assignment.executionId, 'failed', { exitCode: 1 });
     const ended = await runOf(answer.body.triggerRunId);
     expect(ended.status).toBe('failed');
     expect(ended.executions.map((execution: { status: string }) => execution.status)).toEqual(['succeeded', 'failed']);
     // A finished execution's status no longer changes; another daemon's execution is not found.
-    expect(await secondBox.report(second.body.assignment.executionId, 'succeeded')).toMatchObject({ status: 409, body: { code: 'execution_finished' } });
-    expect(await devBox.report(second.body.assignment.executionId, 'running')).toMatchObject({ status: 404, body: { code: 'execution_not_found' } });
+    expect(await secondBox.report(second.body.assignment.executionId, 'succeeded')).toMatchObject({
+      status: 409,
+      body: { code: 'execution_finished' },
+    });
+    expect(await devBox.report(second.body.assignment.executionId, 'running')).toMatchObject({
+      status: 404,
+      body: { code: 'execution_not_found' },
+    });
     expect(await devBox.report(first.executionId, 'bogus')).toMatchObject({ status: 400 });
   });
 
@@ -310,8 +407,18 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     await flaky.heartbeat();
     const config = CONFIGURATION.replace('daemon: second-box', 'daemon: flaky-box');
     const project = `lost-${kind}`;
-    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, { token: hub.adminToken, body: { slug: project, name: project } });
-    expect((await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: project, yaml: config } })).status).toBe(201);
+    await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, {
+      token: hub.adminToken,
+      body: { slug: project, name: project },
+    });
+    expect(
+      (
+        await call(hub, 'POST', '/api/v1/configurations/install', {
+          token: ctx.key,
+          body: { projectSlug: project, yaml: config },
+        })
+      ).status,
+    ).toBe(201);
     const answer = await dispatch('A', request({ projectSlug: project, trigger: 'two-steps', actor: 'x' }));
     const first = await assignmentFor(devBox, answer.body.executionId);
     await devBox.report(first.executionId, 'running');
@@ -319,7 +426,10 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     const second = (await flaky.next(5)).body.assignment;
     await flaky.report(second.executionId, 'running');
     flaky.stop();
-    const lost = await eventually(() => runOf(first.triggerRunId), (run) => run.status !== 'running');
+    const lost = await eventually(
+      () => runOf(first.triggerRunId),
+      (run) => run.status !== 'running',
+    );
     expect(lost.status).toBe('failed');
     expect(lost.executions[1]).toMatchObject({ status: 'lost', daemon: 'flaky-box' });
 
@@ -327,15 +437,22 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
     const run = await runOf(quick.body.triggerRunId);
     await assignmentFor(devBox, run.executions[0].executionId);
     await devBox.report(run.executions[0].executionId, 'running');
-    const timedOut = await eventually(() => runOf(quick.body.triggerRunId), (value) => value.status !== 'running');
-    expect(timedOut).toMatchObject({ status: 'timed_out', executions: [expect.objectContaining({ status: 'timed_out' })] });
+    const timedOut = await eventually(
+      () => runOf(quick.body.triggerRunId),
+      (value) => value.status !== 'running',
+    );
+    expect(timedOut).toMatchObject({
+      status: 'timed_out',
+      executions: [expect.objectContaining({ status: 'timed_out' })],
+    });
     expect(await devBox.report(run.executions[0].executionId, 'succeeded')).toMatchObject({ status: 409 });
   });
 
   it('refuses signed requests with a bad signature, a stale timestamp, a replayed nonce, or from a retired daemon', async () => {
     const path = '/api/v1/daemon/heartbeat';
     expect((await devBox.signed('POST', path, {})).status).toBe(200);
-    const refused = async (answer: Promise<{ status: number; body: { code?: string } }>) => expect(await answer).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+    const refused = async (answer: Promise<{ status: number; body: { code?: string } }>) =>
+      expect(await answer).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     await refused(devBox.signed('POST', path, {}, { signedBody: '{"runtimes":[]}' }));
     await refused(devBox.signed('POST', path, {}, { signature: 'A'.repeat(86) }));
     await refused(devBox.signed('POST', path, {}, { timestamp: String(Date.now() - 61_000) }));
@@ -372,11 +489,24 @@ describe('two hub instances on one PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await freshDatabase();
-    [one, two] = await Promise.all([startHub({ databaseUrl: database.url, env: TIMING }), startHub({ databaseUrl: database.url, env: TIMING })]);
+    [one, two] = await Promise.all([
+      startHub({ databaseUrl: database.url, env: TIMING }),
+      startHub({ databaseUrl: database.url, env: TIMING }),
+    ]);
     ctx = await setUp(one);
     daemon = (await TestDaemon.enroll(two, ctx.key, 'dev-box')).keepAlive(300);
     await daemon.heartbeat();
-    expect((await call(one, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: CONFIGURATION.replace(/daemon: (second-box|never-seen)/g, 'daemon: dev-box') } })).status).toBe(201);
+    expect(
+      (
+        await call(one, 'POST', '/api/v1/configurations/install', {
+          token: ctx.key,
+          body: {
+            projectSlug: ctx.project,
+            yaml: CONFIGURATION.replace(/daemon: (second-box|never-seen)/g, 'daemon: dev-box'),
+          },
+        })
+      ).status,
+    ).toBe(201);
   }, 120_000);
   afterAll(async () => {
     daemon?.stop();
@@ -388,7 +518,10 @@ describe('two hub instances on one PostgreSQL', () => {
     const polling = daemon.next(20);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
-    const answer = await call(one, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: { projectSlug: ctx.project, trigger: 'two-steps', actor: 'x', deliveryKey: freshKey() } });
+    const answer = await call(one, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger: 'two-steps', actor: 'x', deliveryKey: freshKey() },
+    });
     expect(answer.status, answer.text).toBe(200);
     const assignment = await polling;
     expect(assignment.status).toBe(200);
@@ -401,7 +534,12 @@ describe('two hub instances on one PostgreSQL', () => {
   it('starts one run for 50 concurrent dispatches with one delivery key, spread over both, all answering alike', async () => {
     const body = { projectSlug: ctx.project, trigger: 'two-steps', actor: 'x', deliveryKey: freshKey(), input: 'once' };
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => call(index % 2 === 0 ? one : two, 'POST', index % 4 < 2 ? '/api/v1/manual-runs' : '/api/manual-runs', { token: ctx.key, body })),
+      Array.from({ length: 50 }, (_, index) =>
+        call(index % 2 === 0 ? one : two, 'POST', index % 4 < 2 ? '/api/v1/manual-runs' : '/api/manual-runs', {
+          token: ctx.key,
+          body,
+        }),
+      ),
     );
     for (const answer of answers) expect(answer.status, answer.text).toBe(200);
     const b = answers.filter((_, index) => index % 4 < 2).map((answer) => answer.body);

@@ -38,14 +38,19 @@ describe('a client generated from the OpenAPI document', () => {
     });
     expect(data).toBeUndefined();
     expect(response.status).toBe(422);
-    if (error === undefined || error.code !== 'invalid_configuration') throw new Error(`not a 422 problem: ${JSON.stringify(error)}`);
+    if (error === undefined || error.code !== 'invalid_configuration')
+      throw new Error(`not a 422 problem: ${JSON.stringify(error)}`);
     // Narrowed by its code to the 422 response: `issues` is required there, not optional.
     expectTypeOf(error.issues).toEqualTypeOf<Schemas['FieldIssue'][]>();
     expectTypeOf(error.status).toEqualTypeOf<422>();
     expect(error.status).toBe(422);
     expect(error.requestId).toBe(response.headers.get('x-request-id'));
     expect(error.issues.map((issue) => issue.code)).toContain('yaml.syntax');
-    expect(error.issues[0]).toMatchObject({ pointer: expect.stringMatching(/^(\/|$)/), line: expect.any(Number), column: expect.any(Number) });
+    expect(error.issues[0]).toMatchObject({
+      pointer: expect.stringMatching(/^(\/|$)/),
+      line: expect.any(Number),
+      column: expect.any(Number),
+    });
 
     // Never called: what the compiler must refuse.
     const refused = () => {
@@ -71,7 +76,12 @@ describe('a client generated from the OpenAPI document', () => {
 
   it('dispatches to a project that does not exist: 404', async () => {
     const { data, error, response } = await client.POST('/api/v1/manual-runs', {
-      body: { projectSlug: 'no-such-project', trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: `key-${Date.now()}` },
+      body: {
+        projectSlug: 'no-such-project',
+        trigger: 'fix-tests',
+        actor: 'dev-lead',
+        deliveryKey: `key-${Date.now()}`,
+      },
     });
     expect(data).toBeUndefined();
     expect(response.status).toBe(404);
@@ -87,7 +97,9 @@ describe('a client generated from the OpenAPI document', () => {
   });
 
   it("lists organizations on the operator API, with the hub's admin token", async () => {
-    const { data, response } = await client.GET('/api/admin/v1/organizations', { headers: { authorization: `Bearer ${hub.adminToken}` } });
+    const { data, response } = await client.GET('/api/admin/v1/organizations', {
+      headers: { authorization: `Bearer ${hub.adminToken}` },
+    });
     expect(response.status).toBe(200);
     if (data === undefined) throw new Error('no data');
     expectTypeOf(data.organizations).toEqualTypeOf<Schemas['Organization'][]>();

@@ -7,7 +7,14 @@ import { call, publicKey, setUp } from './support/client.js';
 import { databases, hubOn } from './support/hub.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const CLI_SCOPES = ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read', 'daemons:enroll'];
+const CLI_SCOPES = [
+  'projects:read',
+  'configuration:validate',
+  'configuration:install',
+  'runs:dispatch',
+  'runs:read',
+  'daemons:enroll',
+];
 
 describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
@@ -23,10 +30,17 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     store = dashboardStore(hub.sql);
     alpha = await setUp(hub);
     beta = await setUp(hub);
-    orgIds = Object.fromEntries((await hub.sql<{ slug: string; id: string }[]>`select slug, id from organizations`).map((row) => [row.slug, row.id]));
+    orgIds = Object.fromEntries(
+      (await hub.sql<{ slug: string; id: string }[]>`select slug, id from organizations`).map((row) => [
+        row.slug,
+        row.id,
+      ]),
+    );
     // People as the dashboard makes them (its own tests cover that): Ada owns both, Mia is a member of alpha.
-    const [a] = await hub.sql`insert into accounts (email, name, password_hash) values ('ada@example.com', 'Ada', 'scrypt$x') returning id`;
-    const [m] = await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', 'scrypt$x') returning id`;
+    const [a] =
+      await hub.sql`insert into accounts (email, name, password_hash) values ('ada@example.com', 'Ada', 'scrypt$x') returning id`;
+    const [m] =
+      await hub.sql`insert into accounts (email, name, password_hash) values ('mia@example.com', 'Mia', 'scrypt$x') returning id`;
     ada = a?.id as string;
     mia = m?.id as string;
     await hub.sql`insert into organization_members (organization_id, account_id, role) values
@@ -40,8 +54,10 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     for (const [name, value] of Object.entries(fields)) for (const one of [value].flat()) body.append(name, one);
     return call(hub, 'POST', path, { raw: body.toString(), contentType: 'application/x-www-form-urlencoded' });
   };
-  const start = (fields: Record<string, string> = {}) => post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'ada-laptop', ...fields });
-  const poll = (deviceCode: string) => post('/oauth/token', { grant_type: GRANT, device_code: deviceCode, client_id: 'hub-cli' });
+  const start = (fields: Record<string, string> = {}) =>
+    post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'ada-laptop', ...fields });
+  const poll = (deviceCode: string) =>
+    post('/oauth/token', { grant_type: GRANT, device_code: deviceCode, client_id: 'hub-cli' });
   /** A request approved by `account` for `org`, and its device code. */
   const approved = async (account: string, org: string) => {
     const { body } = await start();
@@ -75,17 +91,28 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     const { body } = answer;
-    expect(Object.keys(body).sort()).toEqual(['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
+    expect(Object.keys(body).sort()).toEqual([
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
     expect(body.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
     expect(body.verification_uri).toBe(`${hub.url}/device`);
     expect(body.verification_uri_complete).toBe(`${hub.url}/device?user_code=${body.user_code}`);
     expect(body).toMatchObject({ expires_in: 600, interval: 1 });
     // Only the digest of the device code is kept.
-    const [row] = await hub.sql`select device_digest, user_code, host, scopes from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
+    const [row] =
+      await hub.sql`select device_digest, user_code, host, scopes from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
     expect(row).toMatchObject({ host: 'ada-laptop', scopes: CLI_SCOPES });
     expect(Buffer.from(row?.device_digest as Buffer).toString('utf8')).not.toContain(body.device_code);
     const lookup = await store.deviceRequest(ada, body.user_code.toLowerCase().replace('-', ' '));
-    expect(lookup).toMatchObject({ ok: true, request: { userCode: body.user_code, clientId: 'hub-cli', host: 'ada-laptop', scopes: CLI_SCOPES } });
+    expect(lookup).toMatchObject({
+      ok: true,
+      request: { userCode: body.user_code, clientId: 'hub-cli', host: 'ada-laptop', scopes: CLI_SCOPES },
+    });
   });
 
   it('answers pending, then slow_down when polled sooner than the interval (which grows by 5 s), then the credential once approved, once', async () => {
@@ -94,7 +121,8 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     expect([first.status, first.body.error]).toEqual([400, 'authorization_pending']);
     const second = await poll(body.device_code);
     expect([second.status, second.body.error]).toEqual([400, 'slow_down']);
-    const [row] = await hub.sql`select poll_interval from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
+    const [row] =
+      await hub.sql`select poll_interval from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
     expect(row?.poll_interval).toBe(6);
     expect(await store.approveDevice(ada, body.user_code, orgIds[alpha.org] as string)).toBe('approved');
     // Approved, it is no longer a request anyone can look up or decide.
@@ -103,7 +131,11 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     const token = await poll(body.device_code);
     expect(token.status, token.text).toBe(200);
     expect(token.headers.get('cache-control')).toBe('no-store');
-    expect(token.body).toEqual({ access_token: expect.stringMatching(/^hub_cli_[0-9A-Za-z]{38}$/), token_type: 'Bearer', scope: CLI_SCOPES.join(' ') });
+    expect(token.body).toEqual({
+      access_token: expect.stringMatching(/^hub_cli_[0-9A-Za-z]{38}$/),
+      token_type: 'Bearer',
+      scope: CLI_SCOPES.join(' '),
+    });
     const again = await poll(body.device_code);
     expect([again.status, again.body.error]).toEqual([400, 'invalid_grant']);
   });
@@ -112,7 +144,10 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     const deviceCode = await approved(ada, alpha.org);
     const answers = await Promise.all([poll(deviceCode), poll(deviceCode), poll(deviceCode)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400]);
-    expect(answers.filter((answer) => answer.status === 400).map((answer) => answer.body.error)).toEqual(['invalid_grant', 'invalid_grant']);
+    expect(answers.filter((answer) => answer.status === 400).map((answer) => answer.body.error)).toEqual([
+      'invalid_grant',
+      'invalid_grant',
+    ]);
   });
 
   it('makes a credential of the person and the organization chosen: the CLI scopes, every API operation, no operator API, no dashboard page', async () => {
@@ -137,16 +172,32 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     const page = await fetch(`${hub.url}/keys`, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
     expect([page.status, page.headers.get('location')]).toEqual([303, '/sign-in']);
     // Listed for its person, not among the organization's API keys.
-    expect((await store.cliCredentials(ada)).find((row) => row.prefix === token.slice(0, 16))).toMatchObject({ host: 'ada-laptop', status: 'active', organization: { slug: beta.org } });
-    expect((await store.apiKeys(orgIds[beta.org] as string)).map((key) => key.prefix)).not.toContain(token.slice(0, 16));
-    const [event] = await hub.sql`select kind, actor_kind, account_id, subject from audit_events where kind = 'cli_credential.created' and subject->>'prefix' = ${token.slice(0, 16)}`;
+    expect((await store.cliCredentials(ada)).find((row) => row.prefix === token.slice(0, 16))).toMatchObject({
+      host: 'ada-laptop',
+      status: 'active',
+      organization: { slug: beta.org },
+    });
+    expect((await store.apiKeys(orgIds[beta.org] as string)).map((key) => key.prefix)).not.toContain(
+      token.slice(0, 16),
+    );
+    const [event] =
+      await hub.sql`select kind, actor_kind, account_id, subject from audit_events where kind = 'cli_credential.created' and subject->>'prefix' = ${token.slice(0, 16)}`;
     expect(event).toMatchObject({ actor_kind: 'account', account_id: ada, subject: { host: 'ada-laptop' } });
   });
 
   it('tells an API key from a CLI credential', async () => {
     const credential = await call(hub, 'GET', '/api/v1/credential', { token: alpha.key });
-    expect(credential.body).toMatchObject({ kind: 'api_key', id: alpha.keyId, name: 'test', account: null, host: null, organization: { slug: alpha.org } });
-    expect((await call(hub, 'GET', '/api/v1/credential', { token: 'hub_cli_0000000000000000000000000000bogus' })).status).toBe(401);
+    expect(credential.body).toMatchObject({
+      kind: 'api_key',
+      id: alpha.keyId,
+      name: 'test',
+      account: null,
+      host: null,
+      organization: { slug: alpha.org },
+    });
+    expect(
+      (await call(hub, 'GET', '/api/v1/credential', { token: 'hub_cli_0000000000000000000000000000bogus' })).status,
+    ).toBe(401);
     expect((await call(hub, 'GET', '/api/v1/credential')).status).toBe(401);
   });
 
@@ -177,10 +228,16 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
       [post('/oauth/device_authorization', {}), 'invalid_request'],
       [post('/oauth/device_authorization', { client_id: 'gh-cli' }), 'invalid_client'],
       [post('/oauth/device_authorization', { client_id: ['hub-cli', 'hub-cli'] }), 'invalid_request'],
-      [post('/oauth/device_authorization', { client_id: 'hub-cli', scope: 'projects:read audit:read' }), 'invalid_scope'],
+      [
+        post('/oauth/device_authorization', { client_id: 'hub-cli', scope: 'projects:read audit:read' }),
+        'invalid_scope',
+      ],
       [post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'a\u001b[31mb' }), 'invalid_request'],
       [call(hub, 'POST', '/oauth/device_authorization', { body: { client_id: 'hub-cli' } }), 'invalid_request'],
-      [post('/oauth/token', { grant_type: 'authorization_code', client_id: 'hub-cli', device_code: 'x' }), 'unsupported_grant_type'],
+      [
+        post('/oauth/token', { grant_type: 'authorization_code', client_id: 'hub-cli', device_code: 'x' }),
+        'unsupported_grant_type',
+      ],
       [post('/oauth/token', { grant_type: GRANT, client_id: 'hub-cli' }), 'invalid_request'],
       [post('/oauth/token', { grant_type: GRANT, client_id: 'hub-cli', device_code: 'unknown' }), 'invalid_grant'],
       [post('/oauth/revoke', { client_id: 'hub-cli' }), 'invalid_request'],
@@ -195,7 +252,10 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     expect(await store.approveDevice(ada, narrow.body.user_code, orgIds[alpha.org] as string)).toBe('approved');
     const token = await poll(narrow.body.device_code);
     expect(token.body.scope).toBe('projects:read');
-    const refused = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: token.body.access_token, body: {} });
+    const refused = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', {
+      token: token.body.access_token,
+      body: {},
+    });
     expect([refused.status, refused.body.requiredScope]).toEqual([403, 'daemons:enroll']);
   });
 
@@ -206,14 +266,17 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     const revoked = await post('/oauth/revoke', { client_id: 'hub-cli', token, token_type_hint: 'access_token' });
     expect([revoked.status, revoked.text]).toEqual([200, '']);
     expect((await call(hub, 'GET', '/api/v1/projects', { token })).status).toBe(401);
-    const enroll = await call(hub, 'POST', '/api/v1/daemons/enroll', { body: { token: issued.body.token, name: 'late', publicKey: publicKey(), runtimes: [] } });
+    const enroll = await call(hub, 'POST', '/api/v1/daemons/enroll', {
+      body: { token: issued.body.token, name: 'late', publicKey: publicKey(), runtimes: [] },
+    });
     expect(enroll.status, enroll.text).toBe(401);
     for (const again of [token, 'hub_cli_0000000000000000000000000000bogus', 'anything']) {
       expect((await post('/oauth/revoke', { client_id: 'hub-cli', token: again })).status).toBe(200);
     }
     // The API key is untouched by the refused revocation.
     expect((await call(hub, 'GET', '/api/v1/projects', { token: alpha.key })).status).toBe(200);
-    const events = await hub.sql`select actor_kind from audit_events where kind = 'cli_credential.revoked' and subject->>'prefix' = ${token.slice(0, 16)}`;
+    const events =
+      await hub.sql`select actor_kind from audit_events where kind = 'cli_credential.revoked' and subject->>'prefix' = ${token.slice(0, 16)}`;
     expect(events.map((event) => event.actor_kind)).toEqual(['key']);
   });
 
@@ -248,9 +311,11 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
   });
 
   it('throttles unknown user codes per person (RFC 8628, section 5.1)', async () => {
-    const [guesser] = await hub.sql`insert into accounts (email, name, password_hash) values ('eve@example.com', 'Eve', 'scrypt$x') returning id`;
+    const [guesser] =
+      await hub.sql`insert into accounts (email, name, password_hash) values ('eve@example.com', 'Eve', 'scrypt$x') returning id`;
     const eve = guesser?.id as string;
-    for (let i = 0; i < 10; i++) expect(await store.deviceRequest(eve, 'BBBB-BBBB')).toEqual({ ok: false, reason: 'not_found' });
+    for (let i = 0; i < 10; i++)
+      expect(await store.deviceRequest(eve, 'BBBB-BBBB')).toEqual({ ok: false, reason: 'not_found' });
     const { body } = await start();
     expect(await store.deviceRequest(eve, body.user_code)).toEqual({ ok: false, reason: 'throttled' });
     expect(await store.deviceRequest(ada, body.user_code)).toMatchObject({ ok: true });

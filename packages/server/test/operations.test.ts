@@ -45,7 +45,11 @@ describe('HTTP behaviour common to every route', () => {
   });
 
   it('sends security headers on every response and no-store on the API', async () => {
-    for (const [method, path] of [['GET', '/healthz'], ['GET', '/api/v1/projects'], ['POST', '/nowhere']]) {
+    for (const [method, path] of [
+      ['GET', '/healthz'],
+      ['GET', '/api/v1/projects'],
+      ['POST', '/nowhere'],
+    ]) {
       const answer = await call(hub, method as string, path as string);
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
       expect(answer.headers.get('x-frame-options')).toBe('DENY');
@@ -65,9 +69,19 @@ describe('the hub process', () => {
       const ctx = await setUp(hub);
       const answer = await call(hub, 'GET', '/api/v1/projects', { token: ctx.key });
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const lines = hub.output().split('\n').filter((line) => line.startsWith('{'));
+      const lines = hub
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
       const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(parsed).toContainEqual(expect.objectContaining({ message: 'request', requestId: answer.headers.get('x-request-id'), status: 200, path: '/api/v1/projects' }));
+      expect(parsed).toContainEqual(
+        expect.objectContaining({
+          message: 'request',
+          requestId: answer.headers.get('x-request-id'),
+          status: 200,
+          path: '/api/v1/projects',
+        }),
+      );
       expect(hub.output()).not.toContain(ctx.key);
       expect(hub.output()).not.toContain(hub.adminToken);
     } finally {
@@ -104,7 +118,12 @@ describe('the hub process', () => {
     // the signal, and its body comes after. (A fixed pause before the signal raced the hub's accept.)
     const validating = request(`${hub.url}/api/v1/configurations/validate`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ctx.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      headers: {
+        authorization: `Bearer ${ctx.key}`,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
     });
     const answered = new Promise<number>((resolve, reject) => {
       validating.on('response', (response) => {

@@ -93,7 +93,11 @@ describe('the problem pages', () => {
         const answer = await get(`/problems/${code}`, accept);
         expect(answer.status).toBe(404);
         expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-        expect(JSON.parse(answer.text)).toMatchObject({ code: 'not_found', status: 404, type: 'http://hub.test/problems/not_found' });
+        expect(JSON.parse(answer.text)).toMatchObject({
+          code: 'not_found',
+          status: 404,
+          type: 'http://hub.test/problems/not_found',
+        });
         expect(answer.text).not.toContain('<script');
         expect(answer.text).not.toContain(decodeURIComponent(code));
       }
@@ -113,9 +117,16 @@ describe('the problem pages', () => {
   it('answers the list as JSON, by status', async () => {
     const answer = await get('/problems', 'application/json');
     expect(answer.headers.get('content-type')).toMatch(/^application\/json\b/);
-    const { problems } = JSON.parse(answer.text) as { problems: { code: ProblemCode; status: number; title: string }[] };
+    const { problems } = JSON.parse(answer.text) as {
+      problems: { code: ProblemCode; status: number; title: string }[];
+    };
     expect(problems.map((problem) => problem.code).sort()).toEqual([...codes].sort());
-    for (const problem of problems) expect(problem).toEqual({ code: problem.code, status: problemCatalog[problem.code].status, title: problemCatalog[problem.code].title });
+    for (const problem of problems)
+      expect(problem).toEqual({
+        code: problem.code,
+        status: problemCatalog[problem.code].status,
+        title: problemCatalog[problem.code].title,
+      });
     const statuses = problems.map((problem) => problem.status);
     expect(statuses).toEqual([...statuses].sort((a, b) => a - b));
   });
@@ -126,7 +137,15 @@ describe('the problem pages', () => {
     beforeAll(async () => {
       browser = await chromium.launch({
         executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+        ],
       });
     }, 120_000);
     afterAll(async () => browser?.close());

@@ -37,7 +37,9 @@ describe.each(databases)('the projects list on the %s database', (kind) => {
       await hub.sql`insert into projects (organization_id, slug, name) values (${id}, ${slug}, ${NAMES[index % NAMES.length] as string})`;
     }
     await hub.sql`insert into projects (organization_id, slug, name, active) values (${id}, 'inactive', 'Deactivated', false)`;
-    expected = await hub.sql<Project[]>`select id, slug, name from projects where organization_id = ${id} and active order by slug`;
+    expected = await hub.sql<
+      Project[]
+    >`select id, slug, name from projects where organization_id = ${id} and active order by slug`;
     expect(expected.length).toBe(SLUGS.length + 1);
   }, 120_000);
   afterAll(async () => hub?.close());
@@ -64,7 +66,9 @@ describe.each(databases)('the projects list on the %s database', (kind) => {
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(answer.body).toEqual({ projects: expected });
     expect(Object.keys(answer.body)).toEqual(['projects']);
-    expect(answer.body.projects.map((project: Project) => Object.keys(project))).toEqual(expected.map(() => ['id', 'slug', 'name']));
+    expect(answer.body.projects.map((project: Project) => Object.keys(project))).toEqual(
+      expected.map(() => ['id', 'slug', 'name']),
+    );
     expect(answer.body.projects.map((project: Project) => project.name)).toEqual(expect.arrayContaining(NAMES));
     expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.text));
   });
@@ -74,13 +78,16 @@ describe.each(databases)('the projects list on the %s database', (kind) => {
     expect((await list('?limit=5', empty.key)).body).toEqual({ projects: [], nextCursor: null });
   });
 
-  it.each([1, 2, 3, 5, SLUGS.length, SLUGS.length + 1, SLUGS.length + 2, 1000])('pages through the same list with limit=%i', async (limit) => {
-    const all = await pages(limit);
-    expect(all.flat()).toEqual(expected);
-    // Full pages but the last, and no empty page after a full one.
-    expect(all.length).toBe(Math.ceil(expected.length / limit));
-    expect(all.slice(0, -1).every((page) => page.length === limit)).toBe(true);
-  });
+  it.each([1, 2, 3, 5, SLUGS.length, SLUGS.length + 1, SLUGS.length + 2, 1000])(
+    'pages through the same list with limit=%i',
+    async (limit) => {
+      const all = await pages(limit);
+      expect(all.flat()).toEqual(expected);
+      // Full pages but the last, and no empty page after a full one.
+      expect(all.length).toBe(Math.ceil(expected.length / limit));
+      expect(all.slice(0, -1).every((page) => page.length === limit)).toBe(true);
+    },
+  );
 
   it('a cursor alone lists the rest; a cursor names a slug, so a project deactivated meanwhile neither shifts nor repeats a page', async () => {
     const first = await list('?limit=3');

@@ -47,7 +47,13 @@ describe.skipIf(!available)('the API reference in a browser', () => {
     await page.waitForSelector('.opblock', { timeout: 30_000 });
     const operations = await page.locator('.opblock-summary-path').allTextContents();
     expect(operations.map((path) => path.replace(/\u200b/g, ''))).toEqual(
-      expect.arrayContaining(['/api/v1/projects', '/api/v1/configurations/validate', '/api/v1/configurations/install', '/api/v1/triggers/install', '/api/v1/daemons/enroll']),
+      expect.arrayContaining([
+        '/api/v1/projects',
+        '/api/v1/configurations/validate',
+        '/api/v1/configurations/install',
+        '/api/v1/triggers/install',
+        '/api/v1/daemons/enroll',
+      ]),
     );
     const elsewhere = requested.filter((url) => !url.startsWith(`${hub.url}/`) && !url.startsWith('data:'));
     expect(elsewhere).toEqual([]);

@@ -56,7 +56,10 @@ describe.each(databases)('revocation at commit on the %s database', (kind) => {
     daemons.push(daemon);
     expect((await daemon.heartbeat()).status).toBe(200);
     if (options.bare !== true) {
-      const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: CONFIGURATION } });
+      const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+        token: ctx.key,
+        body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+      });
       expect(installed.status, installed.text).toBe(201);
     }
     return ctx;
@@ -67,13 +70,18 @@ describe.each(databases)('revocation at commit on the %s database', (kind) => {
    * hub's statement `held` waits for that lock, runs `meanwhile`, then releases the lock and
    * answers what the request got.
    */
-  async function heldAt(lock: (tx: ReservedSql) => Promise<unknown>, held: string, request: () => Promise<Answer>, meanwhile: () => Promise<void>): Promise<Answer> {
+  async function heldAt(
+    lock: (tx: ReservedSql) => Promise<unknown>,
+    held: string,
+    request: () => Promise<Answer>,
+    meanwhile: () => Promise<void>,
+  ): Promise<Answer> {
     const holder = await hub.sql.reserve();
     try {
       await holder`begin`;
       await lock(holder);
       const answer = request();
-      for (let waiting = false; !waiting; ) {
+      for (let waiting = false; !waiting;) {
         const rows = await hub.sql`
           select 1 from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock' and query like ${`%${held}%`} and pid <> pg_backend_pid()`;
@@ -89,31 +97,44 @@ describe.each(databases)('revocation at commit on the %s database', (kind) => {
   }
 
   const revoke = async (ctx: { org: string; keyId: string }) => {
-    const answer = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, { token: hub.adminToken });
+    const answer = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys/${ctx.keyId}/revoke`, {
+      token: hub.adminToken,
+    });
     expect(answer.status).toBe(200);
   };
   const lockProject = (ctx: { org: string; project: string }) => (tx: ReservedSql) =>
     tx`select 1 from projects p join organizations o on o.id = p.organization_id where o.slug = ${ctx.org} and p.slug = ${ctx.project} for update of p`;
   const installLarge = (ctx: { key: string; project: string }) => () =>
-    call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: LARGE } });
+    call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: LARGE },
+    });
 
   it('stores nothing of a large install whose key is revoked before it commits, and answers 401', async () => {
     const ctx = await organization({ bare: true });
-    const answer = await heldAt(lockProject(ctx), 'update projects set last_version', installLarge(ctx), () => revoke(ctx));
+    const answer = await heldAt(lockProject(ctx), 'update projects set last_version', installLarge(ctx), () =>
+      revoke(ctx),
+    );
     expectProblem(answer, 401, 'unauthorized');
     expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="hub"');
     const [project] = await hub.sql`
       select p.last_version, (select count(*)::int from configuration_revisions r where r.project_id = p.id) as revisions
       from projects p join organizations o on o.id = p.organization_id where o.slug = ${ctx.org}`;
     expect(project).toEqual({ last_version: 0, revisions: 0 });
-    const events = await hub.sql`select e.kind from audit_events e join organizations o on o.id = e.organization_id where o.slug = ${ctx.org} order by e.id`;
+    const events =
+      await hub.sql`select e.kind from audit_events e join organizations o on o.id = e.organization_id where o.slug = ${ctx.org} order by e.id`;
     expect(events.map((event) => event.kind)).not.toContain('configuration.installed');
     expect(events.map((event) => event.kind)).toContain('api_key.revoked');
   });
 
   it('stores an install held the same way when the key stays valid', async () => {
     const ctx = await organization({ bare: true });
-    const answer = await heldAt(lockProject(ctx), 'update projects set last_version', installLarge(ctx), async () => {});
+    const answer = await heldAt(
+      lockProject(ctx),
+      'update projects set last_version',
+      installLarge(ctx),
+      async () => {},
+    );
     expect(answer.status, answer.text).toBe(201);
     expect(answer.body).toMatchObject({ version: 1, active: true });
   });
@@ -133,27 +154,51 @@ describe.each(databases)('revocation at commit on the %s database', (kind) => {
 
   // The dispatch is one statement; holding its table keeps it from starting before the revocation.
   const lockRuns = (tx: ReservedSql) => tx`lock table trigger_runs in share mode`;
-  const dispatchBody = (ctx: { project: string }, deliveryKey: string) => ({ projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey });
-
-  it.each(['A', 'B'] as const)('starts no run for a shape %s dispatch whose key is revoked before it commits, and answers 401', async (shape) => {
-    const ctx = await organization();
-    const deliveryKey = `revoked-${randomBytes(6).toString('hex')}`;
-    const dispatch = () => call(hub, 'POST', shape === 'A' ? '/api/manual-runs' : '/api/v1/manual-runs', { token: ctx.key, body: dispatchBody(ctx, deliveryKey) });
-    const answer = await heldAt(lockRuns, 'insert into trigger_runs', dispatch, () => revoke(ctx));
-    expectProblem(answer, 401, 'unauthorized');
-    const organizationId = hub.sql`(select id from organizations where slug = ${ctx.org})`;
-    expect(await hub.sql`select 1 from trigger_runs where organization_id = ${organizationId}`).toHaveLength(0);
-    expect(await hub.sql`select 1 from audit_events where organization_id = ${organizationId} and kind = 'run.dispatched'`).toHaveLength(0);
-    // Nothing holds the delivery key: another key of the organization starts the run with it.
-    const other = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, { token: hub.adminToken, body: { name: 'other', scopes: ['runs:dispatch'] } });
-    const fresh = await call(hub, 'POST', '/api/v1/manual-runs', { token: other.body.secret, body: dispatchBody(ctx, deliveryKey) });
-    expect(fresh.status, fresh.text).toBe(200);
-    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+  const dispatchBody = (ctx: { project: string }, deliveryKey: string) => ({
+    projectSlug: ctx.project,
+    trigger: 'fix-tests',
+    actor: 'dev-lead',
+    deliveryKey,
   });
+
+  it.each(['A', 'B'] as const)(
+    'starts no run for a shape %s dispatch whose key is revoked before it commits, and answers 401',
+    async (shape) => {
+      const ctx = await organization();
+      const deliveryKey = `revoked-${randomBytes(6).toString('hex')}`;
+      const dispatch = () =>
+        call(hub, 'POST', shape === 'A' ? '/api/manual-runs' : '/api/v1/manual-runs', {
+          token: ctx.key,
+          body: dispatchBody(ctx, deliveryKey),
+        });
+      const answer = await heldAt(lockRuns, 'insert into trigger_runs', dispatch, () => revoke(ctx));
+      expectProblem(answer, 401, 'unauthorized');
+      const organizationId = hub.sql`(select id from organizations where slug = ${ctx.org})`;
+      expect(await hub.sql`select 1 from trigger_runs where organization_id = ${organizationId}`).toHaveLength(0);
+      expect(
+        await hub.sql`select 1 from audit_events where organization_id = ${organizationId} and kind = 'run.dispatched'`,
+      ).toHaveLength(0);
+      // Nothing holds the delivery key: another key of the organization starts the run with it.
+      const other = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/api-keys`, {
+        token: hub.adminToken,
+        body: { name: 'other', scopes: ['runs:dispatch'] },
+      });
+      const fresh = await call(hub, 'POST', '/api/v1/manual-runs', {
+        token: other.body.secret,
+        body: dispatchBody(ctx, deliveryKey),
+      });
+      expect(fresh.status, fresh.text).toBe(200);
+      expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+    },
+  );
 
   it('starts a dispatch held the same way when the key stays valid', async () => {
     const ctx = await organization();
-    const dispatch = () => call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body: dispatchBody(ctx, `kept-${randomBytes(6).toString('hex')}`) });
+    const dispatch = () =>
+      call(hub, 'POST', '/api/v1/manual-runs', {
+        token: ctx.key,
+        body: dispatchBody(ctx, `kept-${randomBytes(6).toString('hex')}`),
+      });
     const answer = await heldAt(lockRuns, 'insert into trigger_runs', dispatch, async () => {});
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ workflowStatus: 'running' });

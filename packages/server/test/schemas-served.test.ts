@@ -9,9 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from './support/client.js';
 import { hubOn } from './support/hub.js';
 
-const FILES = ['configuration.schema.json', 'trigger.schema.json', 'legacy-hub.schema.json', 'legacy-workflow.schema.json'];
+const FILES = [
+  'configuration.schema.json',
+  'trigger.schema.json',
+  'legacy-hub.schema.json',
+  'legacy-workflow.schema.json',
+];
 const resolve = createRequire(import.meta.url).resolve;
-const published = (file: string) => JSON.parse(readFileSync(resolve(`@hub/schemas/schemas/${file}`), 'utf8')) as Record<string, unknown>;
+const published = (file: string) =>
+  JSON.parse(readFileSync(resolve(`@hub/schemas/schemas/${file}`), 'utf8')) as Record<string, unknown>;
 
 describe('the hub serves the YAML schemas', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
@@ -50,11 +56,19 @@ describe('the hub serves the YAML schemas', () => {
     expect(other.status).toBe(200);
     expect(JSON.parse(other.text).$id).toBe(`${hub.url}/schemas/trigger.schema.json`);
     // Each schema has its own tag.
-    const tags = await Promise.all(FILES.map(async (file) => (await call(hub, 'GET', `/schemas/${file}`)).headers.get('etag')));
+    const tags = await Promise.all(
+      FILES.map(async (file) => (await call(hub, 'GET', `/schemas/${file}`)).headers.get('etag')),
+    );
     expect(new Set(tags).size).toBe(FILES.length);
   });
 
-  it.each(['common.json', 'configuration.json', 'Problem.schema.json', 'configuration.schema.json.bak', '..%2Fopenapi.json'])('GET /schemas/%s: 404 problem', async (file) => {
+  it.each([
+    'common.json',
+    'configuration.json',
+    'Problem.schema.json',
+    'configuration.schema.json.bak',
+    '..%2Fopenapi.json',
+  ])('GET /schemas/%s: 404 problem', async (file) => {
     const answer = await call(hub, 'GET', `/schemas/${file}`);
     expect(answer.status).toBe(404);
     expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -84,7 +98,8 @@ describe('the $id follows the hub public URL', () => {
 
   it('names HUB_PUBLIC_URL (without its trailing slash), not the address the request came to', async () => {
     expect(hub.url).toBe(PUBLIC);
-    for (const file of FILES) expect((await call({ url: direct }, 'GET', `/schemas/${file}`)).body.$id).toBe(`${PUBLIC}/schemas/${file}`);
+    for (const file of FILES)
+      expect((await call({ url: direct }, 'GET', `/schemas/${file}`)).body.$id).toBe(`${PUBLIC}/schemas/${file}`);
   });
 });
 

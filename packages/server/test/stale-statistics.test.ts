@@ -61,10 +61,15 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     hub = await hubOn(kind);
     ctx = await setUp(hub);
     for (const daemon of exampleDaemons) await enrollDaemon(hub, ctx.key, daemon.name, daemon.runtimes);
-    const installed = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials } });
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: configurationYaml, partials: configurationPartials },
+    });
     expect(installed.status, installed.text).toBe(201);
     const sql = hub.sql;
-    const [ids] = await sql<{ organizationId: string; projectId: string; keyId: string; revisionId: string; daemonId: string }[]>`
+    const [ids] = await sql<
+      { organizationId: string; projectId: string; keyId: string; revisionId: string; daemonId: string }[]
+    >`
       select o.id as "organizationId", p.id as "projectId", k.id as "keyId", r.id as "revisionId", d.id as "daemonId"
       from organizations o join projects p on p.organization_id = o.id join api_keys k on k.organization_id = o.id
       join configuration_revisions r on r.project_id = p.id and r.active join daemons d on d.organization_id = o.id
@@ -92,29 +97,52 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
   });
 
   /** The indexes a table was read by ('Seq Scan' for none), from `plans.access`. */
-  const indexes = (ways: string[] | undefined) => [...new Set((ways ?? []).map((way) => /^(?:Index Scan|Index Only Scan|Bitmap Heap Scan) (.+)$/.exec(way)?.[1] ?? way))].sort();
+  const indexes = (ways: string[] | undefined) =>
+    [
+      ...new Set(
+        (ways ?? []).map((way) => /^(?:Index Scan|Index Only Scan|Bitmap Heap Scan) (.+)$/.exec(way)?.[1] ?? way),
+      ),
+    ].sort();
 
   it('GET /api/v1/runs/{id}: the run by its primary key, its executions by their run', async () => {
-    const found = await plans.access(async (sql) => expect((await runView(sql, organizationId, runId))?.triggerRunId).toBe(runId));
+    const found = await plans.access(async (sql) =>
+      expect((await runView(sql, organizationId, runId))?.triggerRunId).toBe(runId),
+    );
     expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
     expect(indexes(found.executions)).toEqual(['executions_trigger_run_id_step_index_key']);
     // Another organization's run is not found.
-    expect(await runView(plans.sql, organizationId.replace(/^./, (c) => (c === '0' ? '1' : '0')), runId)).toBeUndefined();
+    expect(
+      await runView(
+        plans.sql,
+        organizationId.replace(/^./, (c) => (c === '0' ? '1' : '0')),
+        runId,
+      ),
+    ).toBeUndefined();
   });
 
   it('an execution, and where its output stands, by primary keys', async () => {
-    const found = await plans.access(async (sql) => expect((await executionView(sql, organizationId, executionId))?.runId).toBe(runId));
+    const found = await plans.access(async (sql) =>
+      expect((await executionView(sql, organizationId, executionId))?.runId).toBe(runId),
+    );
     expect(indexes(found.executions)).toEqual(['executions_pkey']);
     expect(indexes(found.trigger_runs)).toEqual(['trigger_runs_pkey']);
-    const output = await plans.access(async (sql) => expect((await new OutputRepository(sql).state(organizationId, executionId, runId))?.executionId).toBe(executionId));
+    const output = await plans.access(async (sql) =>
+      expect((await new OutputRepository(sql).state(organizationId, executionId, runId))?.executionId).toBe(
+        executionId,
+      ),
+    );
     expect(indexes(output.executions)).toEqual(['executions_pkey']);
     expect(indexes(output.trigger_runs)).toEqual(['trigger_runs_pkey']);
   });
 
   it("the runs lists (API and dashboard) find their cursor's run by its primary key", async () => {
-    const api = await plans.access(async (sql) => expect((await runViews(sql, organizationId, {}, runId, 5))?.length).toBe(6));
+    const api = await plans.access(async (sql) =>
+      expect((await runViews(sql, organizationId, {}, runId, 5))?.length).toBe(6),
+    );
     expect(indexes(api.trigger_runs)).toContain('trigger_runs_pkey');
-    const dashboard = await plans.access(async (sql) => expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6));
+    const dashboard = await plans.access(async (sql) =>
+      expect((await new RunListRepository(sql).list(organizationId, runId, 5)).length).toBe(6),
+    );
     expect(indexes(dashboard.trigger_runs)).toContain('trigger_runs_pkey');
   });
 
@@ -125,7 +153,11 @@ describe.each(databases)('read-side look-ups with statistics taken while the tab
     await plans.sql`analyze projects`;
     const page = (sql: Sql) => sql<{ listed: { slug: string }[] }[]>`
       select ${ProjectList.page(sql, { after: 'p-05000', limit: 100 })} as listed from (select ${organizationId}::uuid as organization_id) key`;
-    const found = await plans.access(async (sql) => expect((await page(sql))[0]?.listed.map((project) => project.slug)).toEqual(Array.from({ length: 101 }, (_, i) => `p-${String(5001 + i).padStart(5, '0')}`)));
+    const found = await plans.access(async (sql) =>
+      expect((await page(sql))[0]?.listed.map((project) => project.slug)).toEqual(
+        Array.from({ length: 101 }, (_, i) => `p-${String(5001 + i).padStart(5, '0')}`),
+      ),
+    );
     expect(indexes(found.projects)).toEqual(['projects_organization_id_slug_key']);
     // The page's statement, found by a text this look-up's own does not contain as it is.
     const [prepared] = await plans.sql<{ generic: number }[]>`

@@ -91,14 +91,29 @@ describe.each(databases)('throttling across two hub instances on the %s database
       expectCounted(answer, 'auth-address', 5, 4 - i);
     }
     for (const hub of hubs()) {
-      expectThrottled(await call(hub, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(address) }), 'auth-address', 5);
+      expectThrottled(
+        await call(hub, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(address) }),
+        'auth-address',
+        5,
+      );
       // Well-formed keys that were never issued, and the operator token, count there too.
-      expectThrottled(await call(hub, 'GET', '/api/v1/projects', { token: forged('hub_pk_'), headers: from(address) }), 'auth-address', 5);
-      expectThrottled(await call(hub, 'GET', '/api/admin/v1/organizations', { token: 'wrong', headers: from(address) }), 'auth-address', 5);
+      expectThrottled(
+        await call(hub, 'GET', '/api/v1/projects', { token: forged('hub_pk_'), headers: from(address) }),
+        'auth-address',
+        5,
+      );
+      expectThrottled(
+        await call(hub, 'GET', '/api/admin/v1/organizations', { token: 'wrong', headers: from(address) }),
+        'auth-address',
+        5,
+      );
       const valid = await call(hub, 'GET', '/api/v1/projects', { token: ctx.key, headers: from(address) });
       expect(valid.status).toBe(200);
       expect(valid.headers.get('ratelimit')).toBeNull();
-      expect((await call(hub, 'GET', '/api/admin/v1/organizations', { token: one.adminToken, headers: from(address) })).status).toBe(200);
+      expect(
+        (await call(hub, 'GET', '/api/admin/v1/organizations', { token: one.adminToken, headers: from(address) }))
+          .status,
+      ).toBe(200);
     }
     // Another address is not throttled.
     const elsewhere = await call(two, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(freshAddress()) });
@@ -113,52 +128,112 @@ describe.each(databases)('throttling across two hub instances on the %s database
       expect(answer.status).toBe(401);
       expect(answer.headers.get('ratelimit')).toBeNull();
     }
-    expectCounted(await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(address) }), 'auth-address', 5, 4);
+    expectCounted(
+      await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(address) }),
+      'auth-address',
+      5,
+      4,
+    );
   });
 
   it('counts an IPv6 client by its /64, and an IPv4 one seen as IPv6 as the IPv4 address', async () => {
     const neighbours = ['2001:db8:7:1::1', '2001:db8:7:1:ffff:ffff:ffff:9'];
     for (let i = 0; i < 5; i++) {
-      expect((await call(on(i), 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(neighbours[i % 2] as string) })).status).toBe(401);
+      expect(
+        (
+          await call(on(i), 'GET', '/api/v1/projects', {
+            token: 'not-a-key',
+            headers: from(neighbours[i % 2] as string),
+          })
+        ).status,
+      ).toBe(401);
     }
-    expectThrottled(await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from('2001:db8:7:1::abcd') }), 'auth-address', 5);
-    expectCounted(await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from('2001:db8:7:2::1') }), 'auth-address', 5, 4);
+    expectThrottled(
+      await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from('2001:db8:7:1::abcd') }),
+      'auth-address',
+      5,
+    );
+    expectCounted(
+      await call(one, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from('2001:db8:7:2::1') }),
+      'auth-address',
+      5,
+      4,
+    );
 
     const v4 = freshAddress();
-    for (let i = 0; i < 5; i++) expect((await call(on(i), 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(i % 2 ? v4 : `::ffff:${v4}`) })).status).toBe(401);
-    expectThrottled(await call(two, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(`::ffff:${v4}`) }), 'auth-address', 5);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await call(on(i), 'GET', '/api/v1/projects', {
+            token: 'not-a-key',
+            headers: from(i % 2 ? v4 : `::ffff:${v4}`),
+          })
+        ).status,
+      ).toBe(401);
+    expectThrottled(
+      await call(two, 'GET', '/api/v1/projects', { token: 'not-a-key', headers: from(`::ffff:${v4}`) }),
+      'auth-address',
+      5,
+    );
   });
 
   it('throttles failures naming one key prefix from any address, and still serves that key', async () => {
     const prefix = ctx.key.slice(0, 'hub_pk_'.length + 8);
     for (let i = 0; i < 3; i++) {
-      const answer = await call(on(i), 'GET', '/api/v1/projects', { token: forged(prefix), headers: from(freshAddress()) });
+      const answer = await call(on(i), 'GET', '/api/v1/projects', {
+        token: forged(prefix),
+        headers: from(freshAddress()),
+      });
       expect(answer.status).toBe(401);
       // Each from a new address: the key's policy is the tighter one.
       expectCounted(answer, 'auth-key', 3, 2 - i);
     }
     for (const hub of hubs()) {
-      expectThrottled(await call(hub, 'GET', '/api/v1/projects', { token: forged(prefix), headers: from(freshAddress()) }), 'auth-key', 3);
-      expect((await call(hub, 'GET', '/api/v1/projects', { token: ctx.key, headers: from(freshAddress()) })).status).toBe(200);
+      expectThrottled(
+        await call(hub, 'GET', '/api/v1/projects', { token: forged(prefix), headers: from(freshAddress()) }),
+        'auth-key',
+        3,
+      );
+      expect(
+        (await call(hub, 'GET', '/api/v1/projects', { token: ctx.key, headers: from(freshAddress()) })).status,
+      ).toBe(200);
     }
     // A revoked key that a script keeps sending is throttled the same way.
     const old = await setUp(one);
-    expect((await call(one, 'POST', `/api/admin/v1/organizations/${old.org}/api-keys/${old.keyId}/revoke`, { token: one.adminToken })).status).toBe(200);
+    expect(
+      (
+        await call(one, 'POST', `/api/admin/v1/organizations/${old.org}/api-keys/${old.keyId}/revoke`, {
+          token: one.adminToken,
+        })
+      ).status,
+    ).toBe(200);
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(on(i), 'GET', '/api/v1/projects', { token: old.key, headers: from(freshAddress()) })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await call(on(i), 'GET', '/api/v1/projects', { token: old.key, headers: from(freshAddress()) })).status,
+      );
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
 
   it('throttles wrong operator tokens per address, and serves the right one', async () => {
     const address = freshAddress();
     for (let i = 0; i < 5; i++) {
-      const answer = await call(on(i), 'GET', '/api/admin/v1/organizations', { token: `hub_admin_wrong${i}`, headers: from(address) });
+      const answer = await call(on(i), 'GET', '/api/admin/v1/organizations', {
+        token: `hub_admin_wrong${i}`,
+        headers: from(address),
+      });
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Bearer realm="hub-admin"');
       expectCounted(answer, 'auth-address', 5, 4 - i);
     }
-    expectThrottled(await call(two, 'GET', '/api/admin/v1/organizations', { token: 'hub_admin_wrong', headers: from(address) }), 'auth-address', 5);
-    expect((await call(two, 'GET', '/api/admin/v1/organizations', { token: one.adminToken, headers: from(address) })).status).toBe(200);
+    expectThrottled(
+      await call(two, 'GET', '/api/admin/v1/organizations', { token: 'hub_admin_wrong', headers: from(address) }),
+      'auth-address',
+      5,
+    );
+    expect(
+      (await call(two, 'GET', '/api/admin/v1/organizations', { token: one.adminToken, headers: from(address) })).status,
+    ).toBe(200);
   });
 
   it('throttles failed enrollments per address, and enrolls with a valid token', async () => {
@@ -166,7 +241,12 @@ describe.each(databases)('throttling across two hub instances on the %s database
     const enroll = (hub: RunningHub, token: string) =>
       call(hub, 'POST', '/api/v1/daemons/enroll', {
         headers: from(address),
-        body: { token, name: `box-${randomBytes(3).toString('hex')}`, publicKey: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url') }, runtimes: [{ provider: 'claude' }] },
+        body: {
+          token,
+          name: `box-${randomBytes(3).toString('hex')}`,
+          publicKey: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url') },
+          runtimes: [{ provider: 'claude' }],
+        },
       });
     const guesses = ['hub_et_nope', forged('hub_et_'), forged('hub_et_')];
     for (const [i, guess] of guesses.entries()) {
@@ -188,19 +268,36 @@ describe.each(databases)('throttling across two hub instances on the %s database
     const address = freshAddress();
     const badSignature = 'A'.repeat(86);
     for (let i = 0; i < 5; i++) {
-      const answer = await (i % 2 ? twin : daemon).signed('POST', '/api/v1/daemon/heartbeat', {}, { signature: badSignature, headers: from(address) });
+      const answer = await (i % 2 ? twin : daemon).signed(
+        'POST',
+        '/api/v1/daemon/heartbeat',
+        {},
+        { signature: badSignature, headers: from(address) },
+      );
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toBe('Hub-Signature realm="hub"');
       expectCounted(answer, 'auth-address', 5, 4 - i);
     }
-    expectThrottled(await twin.signed('POST', '/api/v1/daemon/heartbeat', {}, { timestamp: '1', headers: from(address) }), 'auth-address', 5);
-    for (const signer of [daemon, twin]) expect((await signer.signed('POST', '/api/v1/daemon/heartbeat', {}, { headers: from(address) })).status).toBe(200);
+    expectThrottled(
+      await twin.signed('POST', '/api/v1/daemon/heartbeat', {}, { timestamp: '1', headers: from(address) }),
+      'auth-address',
+      5,
+    );
+    for (const signer of [daemon, twin])
+      expect((await signer.signed('POST', '/api/v1/daemon/heartbeat', {}, { headers: from(address) })).status).toBe(
+        200,
+      );
   });
 
   it('counts every device login started per address, and unknown device codes as failed credentials', async () => {
     const form = (hub: RunningHub, path: string, fields: Record<string, string>, address: string) =>
-      fetch(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...from(address) }, body: new URLSearchParams(fields) }).then(
-        async (response) => ({ status: response.status, headers: response.headers, text: '', body: await response.json() }) as Answer,
+      fetch(`${hub.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...from(address) },
+        body: new URLSearchParams(fields),
+      }).then(
+        async (response) =>
+          ({ status: response.status, headers: response.headers, text: '', body: await response.json() }) as Answer,
       );
     const address = freshAddress();
     const started: Answer[] = [];
@@ -210,23 +307,41 @@ describe.each(databases)('throttling across two hub instances on the %s database
       expectCounted(answer, 'device-address', 3, 2 - i);
       started.push(answer);
     }
-    expectThrottled(await form(one, '/oauth/device_authorization', { client_id: 'hub-cli' }, address), 'device-address', 3);
+    expectThrottled(
+      await form(one, '/oauth/device_authorization', { client_id: 'hub-cli' }, address),
+      'device-address',
+      3,
+    );
     expect((await form(two, '/oauth/device_authorization', { client_id: 'hub-cli' }, freshAddress())).status).toBe(200);
 
     const poller = freshAddress();
     for (let i = 0; i < 5; i++) {
-      const answer = await form(on(i), '/oauth/token', { grant_type: GRANT, client_id: 'hub-cli', device_code: randomBytes(32).toString('base64url') }, poller);
+      const answer = await form(
+        on(i),
+        '/oauth/token',
+        { grant_type: GRANT, client_id: 'hub-cli', device_code: randomBytes(32).toString('base64url') },
+        poller,
+      );
       expect(answer.status).toBe(400);
       expect(answer.body.error).toBe('invalid_grant');
       expectCounted(answer, 'auth-address', 5, 4 - i);
     }
-    expectThrottled(await form(two, '/oauth/token', { grant_type: GRANT, client_id: 'hub-cli', device_code: 'unknown' }, poller), 'auth-address', 5);
+    expectThrottled(
+      await form(two, '/oauth/token', { grant_type: GRANT, client_id: 'hub-cli', device_code: 'unknown' }, poller),
+      'auth-address',
+      5,
+    );
     // A device code that exists is served from there: the person has not approved it yet.
-    const pending = await form(one, '/oauth/token', { grant_type: GRANT, client_id: 'hub-cli', device_code: started[0]?.body.device_code }, poller);
+    const pending = await form(
+      one,
+      '/oauth/token',
+      { grant_type: GRANT, client_id: 'hub-cli', device_code: started[0]?.body.device_code },
+      poller,
+    );
     expect(pending).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
   });
 
-  it('answers the dashboard\'s throttled sign-in with 429 and Retry-After, on its page', async () => {
+  it("answers the dashboard's throttled sign-in with 429 and Retry-After, on its page", async () => {
     const address = freshAddress();
     const signIn = (hub: RunningHub, i: number) =>
       fetch(`${hub.url}/sign-in`, {

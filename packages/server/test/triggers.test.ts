@@ -90,9 +90,16 @@ describe.each(databases)('triggers on the %s database', (kind) => {
     const second = await call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: changed } });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
-    expect(second.body).toEqual({ triggerId: first.body.triggerId, name: 'nightly-triage', revisionId: expect.stringMatching(UUID), version: 2, active: true });
+    expect(second.body).toEqual({
+      triggerId: first.body.triggerId,
+      name: 'nightly-triage',
+      revisionId: expect.stringMatching(UUID),
+      version: 2,
+      active: true,
+    });
     expect(second.body.revisionId).not.toBe(first.body.revisionId);
-    const revisions = await hub.sql`select id, version, active, yaml from trigger_revisions where trigger_id = ${first.body.triggerId as string} order by version`;
+    const revisions =
+      await hub.sql`select id, version, active, yaml from trigger_revisions where trigger_id = ${first.body.triggerId as string} order by version`;
     expect(revisions.map((row) => [row.id, row.version, row.active, row.yaml])).toEqual([
       [first.body.revisionId, 1, false, triggerYaml],
       [second.body.revisionId, 2, true, changed],
@@ -118,11 +125,15 @@ describe.each(databases)('triggers on the %s database', (kind) => {
 
   it('gives ten concurrent installs of one name versions 1 to 10 of one trigger, with exactly one active revision', async () => {
     const org = await organization();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: triggerYaml } })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: triggerYaml } })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((answer) => answer.body.triggerId)).size).toBe(1);
     expect(new Set(answers.map((answer) => answer.body.revisionId)).size).toBe(10);
-    expect(answers.map((answer) => answer.body.version as number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(answers.map((answer) => answer.body.version as number).sort((a, b) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
     const [active] = await hub.sql`
       select count(*)::int as n, max(version)::int as v from trigger_revisions where trigger_id = ${answers[0]?.body.triggerId as string} and active`;
     expect(active).toEqual({ n: 1, v: 10 });
@@ -141,7 +152,8 @@ describe.each(databases)('triggers on the %s database', (kind) => {
     expect(a2.body).toMatchObject({ triggerId: a.body.triggerId, version: 2 });
     expect(await counts(mine.organizationId)).toEqual({ triggers: 1, revisions: 2 });
     expect(await counts(theirs.organizationId)).toEqual({ triggers: 1, revisions: 1 });
-    const [theirsActive] = await hub.sql`select version, active from trigger_revisions where trigger_id = ${b.body.triggerId as string}`;
+    const [theirsActive] =
+      await hub.sql`select version, active from trigger_revisions where trigger_id = ${b.body.triggerId as string}`;
     expect(theirsActive).toEqual({ version: 1, active: true });
   });
 
@@ -161,22 +173,33 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       const org = await organization();
       const answer = await call(hub, 'POST', path, { token: org.key, ...request });
       expectProblem(answer, 400, 'invalid_request');
-      if (pointer !== undefined) expect(answer.body.issues).toContainEqual(expect.objectContaining({ pointer, code: expect.stringMatching(/^request\./) }));
+      if (pointer !== undefined)
+        expect(answer.body.issues).toContainEqual(
+          expect.objectContaining({ pointer, code: expect.stringMatching(/^request\./) }),
+        );
       expect(await counts(org.organizationId)).toEqual({ triggers: 0, revisions: 0 });
     });
 
     it('reports every body issue in one answer', async () => {
       const answer = await call(hub, 'POST', path, { token: ctx.key, body: { yaml: 7, extra: true } });
       expectProblem(answer, 400, 'invalid_request');
-      expect(answer.body.issues.map((issue: { pointer: string; code: string }) => [issue.code, issue.pointer])).toEqual([
-        ['request.unknown_field', '/extra'],
-        ['request.type', '/yaml'],
-      ]);
+      expect(answer.body.issues.map((issue: { pointer: string; code: string }) => [issue.code, issue.pointer])).toEqual(
+        [
+          ['request.unknown_field', '/extra'],
+          ['request.type', '/yaml'],
+        ],
+      );
     });
 
     it('answers 401 without a credential, and with a malformed, unknown, revoked or other kind of token', async () => {
       const revoked = await setUp(hub);
-      expect((await call(hub, 'POST', `/api/admin/v1/organizations/${revoked.org}/api-keys/${revoked.keyId}/revoke`, { token: hub.adminToken })).status).toBe(200);
+      expect(
+        (
+          await call(hub, 'POST', `/api/admin/v1/organizations/${revoked.org}/api-keys/${revoked.keyId}/revoke`, {
+            token: hub.adminToken,
+          })
+        ).status,
+      ).toBe(200);
       const enrollment = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
       const deleted = await setUp(hub);
       await hub.sql`delete from api_keys where id = ${deleted.keyId}`;
@@ -195,14 +218,25 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       for (const headers of attempts) {
         const answer = await call(hub, 'POST', path, { headers, body: { yaml: triggerYaml } });
         expectProblem(answer, 401, 'unauthorized');
-        expect(answer.body).toMatchObject({ title: 'Authentication required', type: expect.stringMatching(/\/problems\/unauthorized$/) });
+        expect(answer.body).toMatchObject({
+          title: 'Authentication required',
+          type: expect.stringMatching(/\/problems\/unauthorized$/),
+        });
       }
     });
   });
 
   it.each([
-    [VALIDATE, 'configuration:validate', ['configuration:install', 'projects:read', 'daemons:enroll', 'runs:dispatch', 'runs:read']],
-    [INSTALL, 'configuration:install', ['configuration:validate', 'projects:read', 'daemons:enroll', 'runs:dispatch', 'runs:read']],
+    [
+      VALIDATE,
+      'configuration:validate',
+      ['configuration:install', 'projects:read', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
+    ],
+    [
+      INSTALL,
+      'configuration:install',
+      ['configuration:validate', 'projects:read', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
+    ],
   ])('%s answers 403 naming %s to a key without it, and records nothing', async (path, requiredScope, scopes) => {
     const org = await organization({ scopes });
     const answer = await call(hub, 'POST', path, { token: org.key, body: { yaml: triggerYaml } });
@@ -216,7 +250,15 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       const org = await organization();
       const answer = await call(hub, 'POST', path, { token: org.key, body: { yaml: 'name: broken\non: [\n' } });
       expectProblem(answer, 422, 'invalid_trigger');
-      expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'yaml.syntax', pointer: expect.any(String), message: expect.any(String), line: 2, column: expect.any(Number) })]);
+      expect(answer.body.issues).toEqual([
+        expect.objectContaining({
+          code: 'yaml.syntax',
+          pointer: expect.any(String),
+          message: expect.any(String),
+          line: 2,
+          column: expect.any(Number),
+        }),
+      ]);
       expect(await counts(org.organizationId)).toEqual({ triggers: 0, revisions: 0 });
     });
 
@@ -225,7 +267,9 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       const yaml = triggerYaml.replace('enabled: true', 'enabled: "yes"');
       const answer = await call(hub, 'POST', path, { token: org.key, body: { yaml } });
       expectProblem(answer, 422, 'invalid_trigger');
-      expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'schema.type', pointer: '/enabled', ...positionOf(yaml, '"yes"') })]);
+      expect(answer.body.issues).toEqual([
+        expect.objectContaining({ code: 'schema.type', pointer: '/enabled', ...positionOf(yaml, '"yes"') }),
+      ]);
     });
 
     it('for an unknown daemon, suggesting the enrolled one', async () => {
@@ -233,7 +277,12 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       const answer = await call(hub, 'POST', path, { token: ctx.key, body: { yaml } });
       expectProblem(answer, 422, 'invalid_trigger');
       expect(answer.body.issues).toEqual([
-        expect.objectContaining({ code: 'resource.unknown_daemon', pointer: '/run/target/daemon', message: expect.stringContaining('build-box'), ...positionOf(yaml, 'build-bx') }),
+        expect.objectContaining({
+          code: 'resource.unknown_daemon',
+          pointer: '/run/target/daemon',
+          message: expect.stringContaining('build-box'),
+          ...positionOf(yaml, 'build-bx'),
+        }),
       ]);
     });
 
@@ -241,21 +290,39 @@ describe.each(databases)('triggers on the %s database', (kind) => {
       const org = await setUp(hub);
       const answer = await call(hub, 'POST', path, { token: org.key, body: { yaml: triggerYaml } });
       expectProblem(answer, 422, 'invalid_trigger');
-      expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_daemon', pointer: '/run/target/daemon', ...positionOf(triggerYaml, 'build-box') })]);
+      expect(answer.body.issues).toEqual([
+        expect.objectContaining({
+          code: 'resource.unknown_daemon',
+          pointer: '/run/target/daemon',
+          ...positionOf(triggerYaml, 'build-box'),
+        }),
+      ]);
     });
 
     it('for a provider the daemon does not advertise', async () => {
       const yaml = triggerYaml.replace('provider: codex', 'provider: gemini');
       const answer = await call(hub, 'POST', path, { token: ctx.key, body: { yaml } });
       expectProblem(answer, 422, 'invalid_trigger');
-      expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_runtime', pointer: '/run/agent/provider', ...positionOf(yaml, 'gemini') })]);
+      expect(answer.body.issues).toEqual([
+        expect.objectContaining({
+          code: 'resource.unknown_runtime',
+          pointer: '/run/agent/provider',
+          ...positionOf(yaml, 'gemini'),
+        }),
+      ]);
     });
 
     it('for a model the daemon does not list', async () => {
       const yaml = triggerYaml.replace('model: gpt-5', 'model: gpt-4');
       const answer = await call(hub, 'POST', path, { token: ctx.key, body: { yaml } });
       expectProblem(answer, 422, 'invalid_trigger');
-      expect(answer.body.issues).toEqual([expect.objectContaining({ code: 'resource.unknown_model', pointer: '/run/agent/model', ...positionOf(yaml, 'gpt-4') })]);
+      expect(answer.body.issues).toEqual([
+        expect.objectContaining({
+          code: 'resource.unknown_model',
+          pointer: '/run/agent/model',
+          ...positionOf(yaml, 'gpt-4'),
+        }),
+      ]);
     });
   });
 
@@ -269,8 +336,11 @@ describe.each(databases)('triggers on the %s database', (kind) => {
     const first = await call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: triggerYaml } });
     expect(first.body.version).toBe(1);
     expect((await call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: unknownDaemon } })).status).toBe(422);
-    expect((await call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: triggerYaml, extra: 1 } })).status).toBe(400);
-    const revisions = await hub.sql`select id, version, active from trigger_revisions where trigger_id = ${first.body.triggerId as string}`;
+    expect((await call(hub, 'POST', INSTALL, { token: org.key, body: { yaml: triggerYaml, extra: 1 } })).status).toBe(
+      400,
+    );
+    const revisions =
+      await hub.sql`select id, version, active from trigger_revisions where trigger_id = ${first.body.triggerId as string}`;
     expect(revisions).toEqual([{ id: first.body.revisionId, version: 1, active: true }]);
     const [trigger] = await hub.sql`select last_version from triggers where id = ${first.body.triggerId as string}`;
     expect(trigger?.last_version).toBe(1);
@@ -292,7 +362,7 @@ describe.each(databases)('triggers on the %s database', (kind) => {
     expectProblem(answer, 415, 'unsupported_media_type');
   });
 
-  it('updates the key\'s lastUsedAt on a successful validation', async () => {
+  it("updates the key's lastUsedAt on a successful validation", async () => {
     const org = await organization();
     await hub.sql`update api_keys set last_used_at = null where id = ${org.keyId}`;
     expect((await call(hub, 'POST', VALIDATE, { token: org.key, body: { yaml: triggerYaml } })).status).toBe(200);

@@ -28,7 +28,8 @@ const EXAMPLES = join(root, 'packages/schemas/examples');
 // Each diagnosis waits up to 40 s (a loaded machine); a test makes at most two.
 const TIMEOUT = 100_000;
 // Each example names its schema by a path in the package on its first line; here the setting or the hub's URL does.
-const example = (path: string) => readFileSync(join(EXAMPLES, path), 'utf8').replace(/^# yaml-language-server: \$schema=\S+\n/, '');
+const example = (path: string) =>
+  readFileSync(join(EXAMPLES, path), 'utf8').replace(/^# yaml-language-server: \$schema=\S+\n/, '');
 
 interface Diagnostic {
   range: { start: { line: number; character: number }; end: { line: number; character: number } };
@@ -51,7 +52,10 @@ const FILES: Record<Kind, { path: string; text: string }> = {
   'legacy-workflow': { path: '.hub/workflows/review.yml', text: example('bundle/.hub/workflows/review.yml') },
 };
 const PARTIAL = { path: 'testing.md', content: 'Run the tests.\n' };
-const REVIEW_PARTIAL = { path: '.hub/workflows/partials/review.md', content: readFileSync(join(EXAMPLES, 'bundle/.hub/workflows/partials/review.md'), 'utf8') };
+const REVIEW_PARTIAL = {
+  path: '.hub/workflows/partials/review.md',
+  content: readFileSync(join(EXAMPLES, 'bundle/.hub/workflows/partials/review.md'), 'utf8'),
+};
 
 /**
  * The compiler's issues in `text` as the document of `kind` (a bundle's other files as in the
@@ -66,7 +70,10 @@ function compilerIssues(kind: Kind, text: string): { codes: string[]; lines: num
     const result = compileTrigger({ yaml: text });
     issues = result.ok ? [] : result.issues;
   } else {
-    const files = (['legacy-hub', 'legacy-workflow'] as const).map((other) => ({ path: FILES[other].path, content: other === kind ? text : FILES[other].text }));
+    const files = (['legacy-hub', 'legacy-workflow'] as const).map((other) => ({
+      path: FILES[other].path,
+      content: other === kind ? text : FILES[other].text,
+    }));
     const result = compileBundle({ files: [...files, REVIEW_PARTIAL] });
     issues = result.ok ? [] : result.issues.filter((issue) => issue.file === FILES[kind].path);
   }
@@ -80,7 +87,10 @@ function lineFor(text: string, issue: Issue): number {
   if (issue.code !== 'schema.required') return line;
   const counter = new LineCounter();
   const document = parseDocument(text, { lineCounter: counter });
-  const segments = issue.pointer.split('/').slice(1, -1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = issue.pointer
+    .split('/')
+    .slice(1, -1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
   let node: unknown = document.contents;
   let keyAt: number | undefined;
   for (const segment of segments) {
@@ -108,17 +118,29 @@ interface Server {
 
 async function startServer(workspace: string, schemas: Record<string, string[]>): Promise<Server> {
   // No proxy from the environment: the schemas are fetched from the hub on 127.0.0.1.
-  const child = spawn(process.execPath, [SERVER, '--stdio'], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER, '--stdio'], {
+    cwd: workspace,
+    env: { PATH: process.env.PATH ?? '', HOME: workspace },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const connection = createMessageConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
   const latest = new Map<string, Diagnostic[]>();
-  connection.onNotification('textDocument/publishDiagnostics', (params: { uri: string; diagnostics: Diagnostic[] }) => void latest.set(params.uri, params.diagnostics));
+  connection.onNotification(
+    'textDocument/publishDiagnostics',
+    (params: { uri: string; diagnostics: Diagnostic[] }) => void latest.set(params.uri, params.diagnostics),
+  );
   connection.onNotification(() => undefined);
   // The settings it pulls: yaml, http, [yaml], editor. SchemaStore's catalog is off (no network).
   const settings = { validate: true, hover: true, completion: true, schemaStore: { enable: false }, schemas };
   connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) =>
-    params.items.map((item) => (item.section === 'yaml' ? settings : item.section === 'http' ? { proxy: '', proxyStrictSSL: false } : {})),
+    params.items.map((item) =>
+      item.section === 'yaml' ? settings : item.section === 'http' ? { proxy: '', proxyStrictSSL: false } : {},
+    ),
   );
   connection.onRequest(() => null);
   connection.listen();
@@ -127,7 +149,10 @@ async function startServer(workspace: string, schemas: Record<string, string[]>)
     processId: process.pid,
     rootUri: uri,
     workspaceFolders: [{ uri, name: 'repo' }],
-    capabilities: { workspace: { configuration: true, workspaceFolders: true }, textDocument: { publishDiagnostics: {} } },
+    capabilities: {
+      workspace: { configuration: true, workspaceFolders: true },
+      textDocument: { publishDiagnostics: {} },
+    },
   });
   await connection.sendNotification('initialized', {});
   await connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
@@ -158,7 +183,10 @@ describe('yaml-language-server with the schemas the hub serves', () => {
     const deadline = Date.now() + 60_000;
     let seen: Diagnostic[] = [];
     while (!seen.some((diagnostic) => fromSchema(diagnostic, url('trigger')))) {
-      if (Date.now() > deadline) throw new Error(`yaml-language-server never reported the schema's issue: ${JSON.stringify(seen)}\n${server.stderr()}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `yaml-language-server never reported the schema's issue: ${JSON.stringify(seen)}\n${server.stderr()}`,
+        );
       seen = await diagnose(FILES.trigger.path, probe);
     }
   }, 120_000);
@@ -177,7 +205,9 @@ describe('yaml-language-server with the schemas the hub serves', () => {
   /** Opens `text` at `path`, in a directory of its own (a fresh URI), and waits for its diagnostics. */
   async function diagnose(path: string, text: string): Promise<Diagnostic[]> {
     const uri = uriOf(`case-${++cases}/${path}`);
-    await server.connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } });
+    await server.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'yaml', version: 1, text },
+    });
     const deadline = Date.now() + 40_000;
     for (;;) {
       const current = server.latest.get(uri);
@@ -190,50 +220,149 @@ describe('yaml-language-server with the schemas the hub serves', () => {
     }
   }
 
-  it.each(Object.keys(FILES) as Kind[])('reports nothing on the %s example, matched by `yaml.schemas`, but an unknown key added to it', async (kind) => {
-    const { path, text } = FILES[kind];
-    expect(compilerIssues(kind, text).codes).toEqual([]);
-    expect(await diagnose(path, text)).toEqual([]);
-    // The same file with one more key: the schema was applied (an unmatched file reports nothing either).
-    const added = await diagnose(path, `${text}surplus: 1\n`);
-    const last = text.split('\n').length - 1;
-    expect(added.map((diagnostic) => [diagnostic.range.start.line, fromSchema(diagnostic, url(kind))])).toEqual([[last, true]]);
-    expect(compilerIssues(kind, `${text}surplus: 1\n`)).toEqual({ codes: ['schema.unknown_key'], lines: [last + 1] });
-  }, TIMEOUT);
+  it.each(Object.keys(FILES) as Kind[])(
+    'reports nothing on the %s example, matched by `yaml.schemas`, but an unknown key added to it',
+    async (kind) => {
+      const { path, text } = FILES[kind];
+      expect(compilerIssues(kind, text).codes).toEqual([]);
+      expect(await diagnose(path, text)).toEqual([]);
+      // The same file with one more key: the schema was applied (an unmatched file reports nothing either).
+      const added = await diagnose(path, `${text}surplus: 1\n`);
+      const last = text.split('\n').length - 1;
+      expect(added.map((diagnostic) => [diagnostic.range.start.line, fromSchema(diagnostic, url(kind))])).toEqual([
+        [last, true],
+      ]);
+      expect(compilerIssues(kind, `${text}surplus: 1\n`)).toEqual({ codes: ['schema.unknown_key'], lines: [last + 1] });
+    },
+    TIMEOUT,
+  );
 
   /** A broken document: the example with each `[from, to]` replaced (each must be there). */
   const BROKEN: { kind: Kind; name: string; edits: [string, string][]; codes: string[] }[] = [
-    { kind: 'configuration', name: 'an unknown key, and so a missing one', edits: [['    steps:\n', '    stpes:\n']], codes: ['schema.required', 'schema.unknown_key'] },
-    { kind: 'configuration', name: 'a wrong type', edits: [['from_users: [dev-lead, ci-bot]', 'from_users: dev-lead']], codes: ['schema.type'] },
-    { kind: 'configuration', name: 'a bad enum value', edits: [['kind: daemon', 'kind: deamon']], codes: ['schema.enum'] },
-    { kind: 'configuration', name: 'a missing required key', edits: [['agent: { provider: claude, mode: edit }', 'agent: { mode: edit }']], codes: ['schema.required'] },
-    { kind: 'trigger', name: 'a missing required key at the top', edits: [['name: nightly-triage\n', '']], codes: ['schema.required'] },
-    { kind: 'trigger', name: 'a wrong type (YAML 1.2: yes is a string)', edits: [['enabled: true', 'enabled: yes']], codes: ['schema.type'] },
-    { kind: 'trigger', name: 'a bad duration and a misspelled key', edits: [['max_runtime: 30m', 'max_runtime: 30 minutes'], ['model: gpt-5', 'modle: gpt-5']], codes: ['schema.duration', 'schema.unknown_key'] },
-    { kind: 'legacy-hub', name: 'a bad enum value and an unknown key', edits: [['kind: daemon', 'kind: deamon'], ['    mode: review', '    mood: review']], codes: ['schema.enum', 'schema.unknown_key'] },
-    { kind: 'legacy-hub', name: 'a missing required key', edits: [['    cwd: /srv/repo\n', '']], codes: ['schema.required'] },
-    { kind: 'legacy-workflow', name: 'a missing required key and a wrong type', edits: [['max_runtime: 1h\n', ''], ['required: true', 'required: "true"']], codes: ['schema.required', 'schema.type'] },
-    { kind: 'legacy-workflow', name: 'an empty list and a bad name', edits: [['    prompt:\n      - text: "Review pull request {{ inputs.pr }}. {{ prompt }}"\n      - include: partials/review.md\n', '    prompt: []\n'], ['id: review', 'id: Review_1']], codes: ['schema.name', 'schema.too_few'] },
-    { kind: 'configuration', name: 'several at once', edits: [['kind: daemon', 'kind: deamon'], ['    max_runtime: 2h\n', '    max_runtime: 2 hours\n'], ['mode: edit', 'mode: edit, effort: high']], codes: ['schema.duration', 'schema.enum', 'schema.unknown_key'] },
+    {
+      kind: 'configuration',
+      name: 'an unknown key, and so a missing one',
+      edits: [['    steps:\n', '    stpes:\n']],
+      codes: ['schema.required', 'schema.unknown_key'],
+    },
+    {
+      kind: 'configuration',
+      name: 'a wrong type',
+      edits: [['from_users: [dev-lead, ci-bot]', 'from_users: dev-lead']],
+      codes: ['schema.type'],
+    },
+    {
+      kind: 'configuration',
+      name: 'a bad enum value',
+      edits: [['kind: daemon', 'kind: deamon']],
+      codes: ['schema.enum'],
+    },
+    {
+      kind: 'configuration',
+      name: 'a missing required key',
+      edits: [['agent: { provider: claude, mode: edit }', 'agent: { mode: edit }']],
+      codes: ['schema.required'],
+    },
+    {
+      kind: 'trigger',
+      name: 'a missing required key at the top',
+      edits: [['name: nightly-triage\n', '']],
+      codes: ['schema.required'],
+    },
+    {
+      kind: 'trigger',
+      name: 'a wrong type (YAML 1.2: yes is a string)',
+      edits: [['enabled: true', 'enabled: yes']],
+      codes: ['schema.type'],
+    },
+    {
+      kind: 'trigger',
+      name: 'a bad duration and a misspelled key',
+      edits: [
+        ['max_runtime: 30m', 'max_runtime: 30 minutes'],
+        ['model: gpt-5', 'modle: gpt-5'],
+      ],
+      codes: ['schema.duration', 'schema.unknown_key'],
+    },
+    {
+      kind: 'legacy-hub',
+      name: 'a bad enum value and an unknown key',
+      edits: [
+        ['kind: daemon', 'kind: deamon'],
+        ['    mode: review', '    mood: review'],
+      ],
+      codes: ['schema.enum', 'schema.unknown_key'],
+    },
+    {
+      kind: 'legacy-hub',
+      name: 'a missing required key',
+      edits: [['    cwd: /srv/repo\n', '']],
+      codes: ['schema.required'],
+    },
+    {
+      kind: 'legacy-workflow',
+      name: 'a missing required key and a wrong type',
+      edits: [
+        ['max_runtime: 1h\n', ''],
+        ['required: true', 'required: "true"'],
+      ],
+      codes: ['schema.required', 'schema.type'],
+    },
+    {
+      kind: 'legacy-workflow',
+      name: 'an empty list and a bad name',
+      edits: [
+        [
+          '    prompt:\n      - text: "Review pull request {{ inputs.pr }}. {{ prompt }}"\n      - include: partials/review.md\n',
+          '    prompt: []\n',
+        ],
+        ['id: review', 'id: Review_1'],
+      ],
+      codes: ['schema.name', 'schema.too_few'],
+    },
+    {
+      kind: 'configuration',
+      name: 'several at once',
+      edits: [
+        ['kind: daemon', 'kind: deamon'],
+        ['    max_runtime: 2h\n', '    max_runtime: 2 hours\n'],
+        ['mode: edit', 'mode: edit, effort: high'],
+      ],
+      codes: ['schema.duration', 'schema.enum', 'schema.unknown_key'],
+    },
   ];
 
-  it.each(BROKEN)('$kind with $name: the same lines as the compiler', async ({ kind, edits, codes }) => {
-    let text = FILES[kind].text;
-    for (const [from, to] of edits) {
-      expect(text, from).toContain(from);
-      text = text.replace(from, to);
-    }
-    const compiled = compilerIssues(kind, text);
-    expect([...new Set(compiled.codes.filter((code) => code.startsWith('schema.')))].sort()).toEqual(codes);
-    const diagnostics = await diagnose(FILES[kind].path, text);
-    const schemaLines = lines(diagnostics.filter((diagnostic) => fromSchema(diagnostic, url(kind))).map((diagnostic) => diagnostic.range.start.line + 1));
-    expect(schemaLines, JSON.stringify(diagnostics, null, 1)).toEqual(compiled.lines);
-  }, TIMEOUT);
+  it.each(BROKEN)(
+    '$kind with $name: the same lines as the compiler',
+    async ({ kind, edits, codes }) => {
+      let text = FILES[kind].text;
+      for (const [from, to] of edits) {
+        expect(text, from).toContain(from);
+        text = text.replace(from, to);
+      }
+      const compiled = compilerIssues(kind, text);
+      expect([...new Set(compiled.codes.filter((code) => code.startsWith('schema.')))].sort()).toEqual(codes);
+      const diagnostics = await diagnose(FILES[kind].path, text);
+      const schemaLines = lines(
+        diagnostics
+          .filter((diagnostic) => fromSchema(diagnostic, url(kind)))
+          .map((diagnostic) => diagnostic.range.start.line + 1),
+      );
+      expect(schemaLines, JSON.stringify(diagnostics, null, 1)).toEqual(compiled.lines);
+    },
+    TIMEOUT,
+  );
 
-  it('takes the schema from the `# yaml-language-server: $schema=` line, on a file no setting matches', async () => {
-    const text = `# yaml-language-server: $schema=${url('trigger')}\n${FILES.trigger.text.replace('enabled: true', 'enabled: 1')}`;
-    const diagnostics = await diagnose('elsewhere/nightly.yml', text);
-    expect(compilerIssues('trigger', text)).toEqual({ codes: ['schema.type'], lines: [3] });
-    expect(diagnostics.map((diagnostic) => [diagnostic.range.start.line + 1, fromSchema(diagnostic, url('trigger'))])).toEqual([[3, true]]);
-  }, TIMEOUT);
+  it(
+    'takes the schema from the `# yaml-language-server: $schema=` line, on a file no setting matches',
+    async () => {
+      const text = `# yaml-language-server: $schema=${url('trigger')}\n${FILES.trigger.text.replace('enabled: true', 'enabled: 1')}`;
+      const diagnostics = await diagnose('elsewhere/nightly.yml', text);
+      expect(compilerIssues('trigger', text)).toEqual({ codes: ['schema.type'], lines: [3] });
+      expect(
+        diagnostics.map((diagnostic) => [diagnostic.range.start.line + 1, fromSchema(diagnostic, url('trigger'))]),
+      ).toEqual([[3, true]]);
+    },
+    TIMEOUT,
+  );
 });

@@ -68,7 +68,12 @@ const status: Command = {
     const file = await readCredentials(configDir(io.env));
     const active = file.active !== null && Object.hasOwn(file.credentials, file.active) ? file.active : null;
     const logins: Login[] = await Promise.all(
-      Object.entries(file.credentials).map(async ([origin, stored]) => ({ origin, active: origin === active, kind: stored.kind, check: await checkCredential(origin, stored.token) })),
+      Object.entries(file.credentials).map(async ([origin, stored]) => ({
+        origin,
+        active: origin === active,
+        kind: stored.kind,
+        check: await checkCredential(origin, stored.token),
+      })),
     );
     if (values.json) io.stdout.write(`${JSON.stringify({ active, logins: logins.map(toJson) }, null, 2)}\n`);
     else if (logins.length > 0) io.stdout.write(text(logins, io));
@@ -113,18 +118,31 @@ function toJson({ origin, active, kind, check }: Login) {
 
 function text(logins: Login[], io: Io): string {
   const blocks = logins.map(({ origin, active, kind, check }) => {
-    const lines = [`${origin}${active ? ' (active)' : ''}`, field('Credential', kind === 'cli' ? 'CLI credential (hub login)' : 'API key (hub login --with-token)')];
+    const lines = [
+      `${origin}${active ? ' (active)' : ''}`,
+      field('Credential', kind === 'cli' ? 'CLI credential (hub login)' : 'API key (hub login --with-token)'),
+    ];
     if (check.valid === true) {
       const { organization, scopes } = check.info;
-      lines.push(field('Organization', printable(`${organization.name} (${organization.slug})`)), field('Who', who(check.info)), field('Scopes', printable(scopes.join(' '))), field('Accepted', 'yes'));
+      lines.push(
+        field('Organization', printable(`${organization.name} (${organization.slug})`)),
+        field('Who', who(check.info)),
+        field('Scopes', printable(scopes.join(' '))),
+        field('Accepted', 'yes'),
+      );
     } else if (check.valid === false) {
-      lines.push(field('Accepted', 'no: revoked or unknown'), `  Run "hub login ${origin}" to log in again, or "hub logout ${origin}" to forget it.`);
+      lines.push(
+        field('Accepted', 'no: revoked or unknown'),
+        `  Run "hub login ${origin}" to log in again, or "hub logout ${origin}" to forget it.`,
+      );
     } else {
       lines.push(field('Accepted', `unknown: ${check.reason}`));
     }
     return lines.join('\n');
   });
-  const note = io.env.HUB_API_KEY ? ['HUB_API_KEY is set in this environment: commands use it instead of these logins.'] : [];
+  const note = io.env.HUB_API_KEY
+    ? ['HUB_API_KEY is set in this environment: commands use it instead of these logins.']
+    : [];
   return `${[...blocks, ...note].join('\n\n')}\n`;
 }
 

@@ -47,7 +47,12 @@ export const cancel: Command = {
   name: 'cancel',
   summary: 'Cancel a run',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { json: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { json: { type: 'boolean' }, 'api-key': { type: 'string' } },
+      2,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;

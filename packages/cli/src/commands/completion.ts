@@ -29,9 +29,16 @@ Options:
 ${exitCodes('the script was printed', 'never')}`;
 
 /** Every name completed after `hub <command>`, by command: its sub-commands, the shells, or the commands for `hub help`. */
-function table(commands: readonly Command[]): { names: string[]; summaries: Map<string, string>; after: Map<string, string[]> } {
+function table(commands: readonly Command[]): {
+  names: string[];
+  summaries: Map<string, string>;
+  after: Map<string, string[]>;
+} {
   const names = [...commands.map((command) => command.name), 'help'];
-  const summaries = new Map([...commands.map((command) => [command.name, command.summary] as const), ['help', 'Show the help of hub or of a command']]);
+  const summaries = new Map([
+    ...commands.map((command) => [command.name, command.summary] as const),
+    ['help', 'Show the help of hub or of a command'],
+  ]);
   const after = new Map<string, string[]>([['help', commands.map((command) => command.name)]]);
   for (const command of commands) if (command.subcommands !== undefined) after.set(command.name, command.subcommands);
   after.set('completion', [...SHELLS]);
@@ -87,8 +94,11 @@ fi
 function fish(commands: readonly Command[]): string {
   const { names, summaries, after } = table(commands);
   const quote = (text: string) => `'${text.replace(/[\\']/g, '\\$&')}'`;
-  const lines = names.map((name) => `complete -c hub -n __fish_use_subcommand -f -a ${name} -d ${quote(summaries.get(name) ?? '')}`);
-  for (const [name, words] of after) lines.push(`complete -c hub -n '__fish_seen_subcommand_from ${name}' -f -a ${quote(words.join(' '))}`);
+  const lines = names.map(
+    (name) => `complete -c hub -n __fish_use_subcommand -f -a ${name} -d ${quote(summaries.get(name) ?? '')}`,
+  );
+  for (const [name, words] of after)
+    lines.push(`complete -c hub -n '__fish_seen_subcommand_from ${name}' -f -a ${quote(words.join(' '))}`);
   return `# hub completion for fish: hub completion fish > ~/.config/fish/completions/hub.fish\n${lines.join('\n')}\n`;
 }
 
@@ -111,7 +121,8 @@ export const completion = {
       }
       const [shell] = positionals;
       if (shell === undefined) throw new UsageError('Name a shell: bash, zsh or fish.', COMMAND);
-      if (!(SHELLS as readonly string[]).includes(shell)) throw new UsageError(`Unknown shell "${shell}": give bash, zsh or fish.`, COMMAND);
+      if (!(SHELLS as readonly string[]).includes(shell))
+        throw new UsageError(`Unknown shell "${shell}": give bash, zsh or fish.`, COMMAND);
       io.stdout.write(SCRIPTS[shell as Shell](commands));
       return 0;
     },

@@ -56,9 +56,23 @@ export const connect: Command = {
   summary: 'Enroll this machine as a daemon of a hub, with the CLI credential',
   async run(args, io) {
     if (args.some((arg) => /^--[\w-]*token/i.test(arg))) {
-      throw new UsageError(`${COMMAND} takes no token: it requests one with the credential. To enroll with a token you were given, use "hub daemon enroll".`, COMMAND);
+      throw new UsageError(
+        `${COMMAND} takes no token: it requests one with the credential. To enroll with a token you were given, use "hub daemon enroll".`,
+        COMMAND,
+      );
     }
-    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, 'api-key': { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' }, json: { type: 'boolean' } }, 1);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      {
+        name: { type: 'string' },
+        'api-key': { type: 'string' },
+        replace: { type: 'boolean' },
+        config: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      1,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -70,12 +84,22 @@ export const connect: Command = {
     const credential = await resolveCredential(origin, values['api-key'], io);
 
     const answer = await hubRequest(origin, credential.token, 'POST', '/api/v1/daemons/enrollment-tokens', '{}');
-    if (answer.status !== 201) throw new CliError(`The hub did not issue an enrollment token: ${renderProblem(answer)}`);
+    if (answer.status !== 201)
+      throw new CliError(`The hub did not issue an enrollment token: ${renderProblem(answer)}`);
     const token = (answer.body as Unread<WireSchema<'EnrollmentToken'>> | undefined)?.token;
-    if (typeof token !== 'string' || !token.startsWith('hub_et_')) throw new CliError(`The hub at ${origin} answered with something other than an enrollment token.`);
-    if (!values.json) io.stdout.write(`Enrollment token issued by ${origin} (with ${describeSource(credential.source)}).\n`);
+    if (typeof token !== 'string' || !token.startsWith('hub_et_'))
+      throw new CliError(`The hub at ${origin} answered with something other than an enrollment token.`);
+    if (!values.json)
+      io.stdout.write(`Enrollment token issued by ${origin} (with ${describeSource(credential.source)}).\n`);
 
-    const enrollArgs = [origin, '--name', name, ...(values.replace ? ['--replace'] : []), ...(values.config === undefined ? [] : ['--config', values.config]), ...(values.json ? ['--json'] : [])];
+    const enrollArgs = [
+      origin,
+      '--name',
+      name,
+      ...(values.replace ? ['--replace'] : []),
+      ...(values.config === undefined ? [] : ['--config', values.config]),
+      ...(values.json ? ['--json'] : []),
+    ];
     return enroll.run(enrollArgs, withToken(io, token));
   },
 };

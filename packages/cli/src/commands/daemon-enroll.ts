@@ -19,8 +19,13 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The --name of `command`, checked against the hub's pattern before anything is sent. */
 export function daemonName(name: string | undefined, command: string): string {
-  if (name === undefined) throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', command);
-  if (!NAME.test(name)) throw new UsageError(`--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`, command);
+  if (name === undefined)
+    throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', command);
+  if (!NAME.test(name))
+    throw new UsageError(
+      `--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`,
+      command,
+    );
   return name;
 }
 const TOKEN_PREFIX = 'hub_et_';
@@ -82,9 +87,17 @@ export const enroll: Command = {
   summary: 'Enroll this machine with a hub, with an enrollment token',
   async run(args, io) {
     if (args.some((arg) => /^--[\w-]*token/i.test(arg))) {
-      throw new UsageError('The enrollment token is never an option (a command line is visible to other users): set HUB_ENROLLMENT_TOKEN or pipe it on standard input.', COMMAND);
+      throw new UsageError(
+        'The enrollment token is never an option (a command line is visible to other users): set HUB_ENROLLMENT_TOKEN or pipe it on standard input.',
+        COMMAND,
+      );
     }
-    const { values, positionals } = parseOptions(COMMAND, args, { name: { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' }, json: { type: 'boolean' } }, 1);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { name: { type: 'string' }, replace: { type: 'boolean' }, config: { type: 'string' }, json: { type: 'boolean' } },
+      1,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -98,7 +111,13 @@ export const enroll: Command = {
 
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: publicKey.export({ format: 'jwk' }).x as string } as const;
-    const enrollment: Enrollment = { token, name, publicKey: jwk, runtimes, ...(values.replace ? { replace: true } : {}) };
+    const enrollment: Enrollment = {
+      token,
+      name,
+      publicKey: jwk,
+      runtimes,
+      ...(values.replace ? { replace: true } : {}),
+    };
     let enrolled: WireSchema<'EnrolledDaemon'>;
     try {
       enrolled = await new HubClient(origin).enroll(enrollment);
@@ -115,7 +134,15 @@ export const enroll: Command = {
     });
     if (values.json) {
       const replaced = previous === undefined ? null : { name: previous.name, daemonId: previous.daemonId };
-      const report = { origin, daemonId: enrolled.daemonId, name: enrolled.name, runtimes, config: resolve(configFile), identityFile: resolve(identityPath(dir)), replaced };
+      const report = {
+        origin,
+        daemonId: enrolled.daemonId,
+        name: enrolled.name,
+        runtimes,
+        config: resolve(configFile),
+        identityFile: resolve(identityPath(dir)),
+        replaced,
+      };
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
     }
@@ -125,7 +152,11 @@ export const enroll: Command = {
         `Enrolled daemon ${enrolled.name} (id ${enrolled.daemonId}) with ${origin}.`,
         `Runtimes: ${runtimes.map(describeRuntime).join(', ')} (from ${configFile}).`,
         `Identity stored in ${identityPath(dir)}.`,
-        ...(previous === undefined ? [] : [`It replaces the identity stored for this hub before (daemon ${previous.name}, id ${previous.daemonId}), which stays enrolled at the hub until it is retired.`]),
+        ...(previous === undefined
+          ? []
+          : [
+              `It replaces the identity stored for this hub before (daemon ${previous.name}, id ${previous.daemonId}), which stays enrolled at the hub until it is retired.`,
+            ]),
         `Start it with: hub daemon run ${origin}${configOption}`,
         '',
       ].join('\n'),
@@ -141,9 +172,13 @@ async function enrollmentToken(io: Io): Promise<string> {
     if (io.stdin.isTTY) io.stderr.write('Enrollment token: ');
     token = (await firstLine(io.stdin))?.trim();
   }
-  if (!token) throw new CliError('No enrollment token: set HUB_ENROLLMENT_TOKEN or pipe the token on standard input.', 2);
+  if (!token)
+    throw new CliError('No enrollment token: set HUB_ENROLLMENT_TOKEN or pipe the token on standard input.', 2);
   if (!token.startsWith(TOKEN_PREFIX)) {
-    const hint = token.startsWith('hub_pk_') || token.startsWith('hub_cli_') ? ': that is a credential that issues enrollment tokens, not one' : '';
+    const hint =
+      token.startsWith('hub_pk_') || token.startsWith('hub_cli_')
+        ? ': that is a credential that issues enrollment tokens, not one'
+        : '';
     throw new CliError(`That is not an enrollment token (they start with ${TOKEN_PREFIX})${hint}.`, 2);
   }
   return token;
@@ -167,12 +202,20 @@ function enrollmentFailure(error: unknown, origin: string, name: string): Error 
   const request = error.problem.requestId === undefined ? '' : ` (request id ${error.problem.requestId})`;
   switch (error.status) {
     case 401:
-      return new CliError(`The hub refused the enrollment token: ${error.problem.detail ?? 'it is unknown, used, expired or revoked'}${request}`);
+      return new CliError(
+        `The hub refused the enrollment token: ${error.problem.detail ?? 'it is unknown, used, expired or revoked'}${request}`,
+      );
     case 409:
-      return new CliError(`An active daemon of the organization is already named "${name}". To retire it and enroll this machine in its place, run again with --replace (the token was not used up).${request}`);
+      return new CliError(
+        `An active daemon of the organization is already named "${name}". To retire it and enroll this machine in its place, run again with --replace (the token was not used up).${request}`,
+      );
     case 400: {
-      const issues = (error.problem.issues ?? []).map((issue) => `\n  ${issue.pointer || '/'}: ${issue.message}`).join('');
-      return new CliError(`The hub refused the enrollment request: ${error.problem.detail ?? error.message}${issues}${request}`);
+      const issues = (error.problem.issues ?? [])
+        .map((issue) => `\n  ${issue.pointer || '/'}: ${issue.message}`)
+        .join('');
+      return new CliError(
+        `The hub refused the enrollment request: ${error.problem.detail ?? error.message}${issues}${request}`,
+      );
     }
     default:
       return new CliError(`Enrollment with ${origin} failed: ${error.message}${request}`);
@@ -180,6 +223,9 @@ function enrollmentFailure(error: unknown, origin: string, name: string): Error 
 }
 
 function describeRuntime(runtime: Runtime): string {
-  const details = [runtime.modes && `modes ${runtime.modes.join(', ')}`, runtime.models && `models ${runtime.models.join(', ')}`].filter(Boolean);
+  const details = [
+    runtime.modes && `modes ${runtime.modes.join(', ')}`,
+    runtime.models && `models ${runtime.models.join(', ')}`,
+  ].filter(Boolean);
   return details.length === 0 ? runtime.provider : `${runtime.provider} (${details.join('; ')})`;
 }

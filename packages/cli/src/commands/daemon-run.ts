@@ -83,12 +83,25 @@ export const run: Command = {
     const configFile = configFilePath(values.config, dir);
     const config = await loadDaemonConfig(configFile);
     const identity = selectIdentity(await readIdentities(dir), explicitOrigin(positionals[0], io.env), dir);
-    const client = new HubClient(identity.origin, { daemonId: identity.daemonId, privateKey: privateKeyOf(identity, dir) });
+    const client = new HubClient(identity.origin, {
+      daemonId: identity.daemonId,
+      privateKey: privateKeyOf(identity, dir),
+    });
 
     const log = (message: string) => io.stderr.write(`${new Date().toISOString()} ${message}\n`);
     const providers = [...config.providers.keys()].join(', ');
-    log(`Daemon ${identity.name} (id ${identity.daemonId}) for ${identity.origin}: providers ${providers}; up to ${config.concurrency} at once.`);
-    const { refused } = await runDaemon({ client, config, configFile, signal: io.stopSignal(), log, env: io.env, output: io.stderr });
+    log(
+      `Daemon ${identity.name} (id ${identity.daemonId}) for ${identity.origin}: providers ${providers}; up to ${config.concurrency} at once.`,
+    );
+    const { refused } = await runDaemon({
+      client,
+      config,
+      configFile,
+      signal: io.stopSignal(),
+      log,
+      env: io.env,
+      output: io.stderr,
+    });
     if (refused !== undefined) throw new CliError(refusal(refused, identity));
     log('Stopped.');
     return 0;
@@ -99,7 +112,10 @@ function privateKeyOf(identity: DaemonIdentity, dir: string): KeyObject {
   try {
     return createPrivateKey(identity.privateKey);
   } catch (error) {
-    throw new CliError(`The private key stored for ${identity.origin} in ${identityPath(dir)} is unreadable (${(error as Error).message}); enroll again.`, 2);
+    throw new CliError(
+      `The private key stored for ${identity.origin} in ${identityPath(dir)} is unreadable (${(error as Error).message}); enroll again.`,
+      2,
+    );
   }
 }
 

@@ -82,22 +82,37 @@ export const deploy: Command = {
   name: 'deploy',
   summary: 'Install the hub files of a repository (triggers, or a project configuration)',
   async run(args, io) {
-    const options = { 'api-key': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' }, project: { type: 'string' }, dir: { type: 'string' } } as const;
+    const options = {
+      'api-key': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+      project: { type: 'string' },
+      dir: { type: 'string' },
+    } as const;
     const { values, positionals } = parseOptions(COMMAND, args, options, 1);
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
     const project = values.project;
-    if (project !== undefined && project.trim() === '') throw new UsageError('--project needs a project slug.', COMMAND);
+    if (project !== undefined && project.trim() === '')
+      throw new UsageError('--project needs a project slug.', COMMAND);
     const found = await discover(await findRoot(values.dir));
     const units = chooseUnits(found, project);
     for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
     const dryRun = values['dry-run'] === true;
-    const target = { origin, token, dryRun, io, ...(values.json ? { report: deployReport(origin, project, dryRun) } : {}) };
-    return project === undefined ? deployTriggers(units, target) : deployConfiguration(units[0] as Unit, project, target);
+    const target = {
+      origin,
+      token,
+      dryRun,
+      io,
+      ...(values.json ? { report: deployReport(origin, project, dryRun) } : {}),
+    };
+    return project === undefined
+      ? deployTriggers(units, target)
+      : deployConfiguration(units[0] as Unit, project, target);
   },
 };
 
@@ -108,18 +123,43 @@ function chooseUnits(found: Discovered, project: string | undefined): Unit[] {
     if (triggers.length > 0) return triggers;
     const other = configuration ?? bundle;
     if (other !== undefined) {
-      throw new UsageError(withNotes(`${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`, found.notes), COMMAND);
+      throw new UsageError(
+        withNotes(
+          `${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`,
+          found.notes,
+        ),
+        COMMAND,
+      );
     }
-    throw new CliError(withNotes(`Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`, found.notes), 2);
+    throw new CliError(
+      withNotes(
+        `Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`,
+        found.notes,
+      ),
+      2,
+    );
   }
   if (configuration !== undefined && bundle !== undefined) {
-    throw new CliError(`Both ${configuration.file} and ${bundle.file} are here, and a project has one configuration: remove the one you no longer use.`, 2);
+    throw new CliError(
+      `Both ${configuration.file} and ${bundle.file} are here, and a project has one configuration: remove the one you no longer use.`,
+      2,
+    );
   }
   const unit = configuration ?? bundle;
   if (unit === undefined) {
-    const hint = triggers.length > 0 ? ' The trigger files in .hub/triggers/ belong to the organization: deploy them without --project.' : '';
-    throw new CliError(withNotes(`Nothing to deploy to project ${project}: no .hub/config.yml or .hub/hub.yml in ${found.root}.${hint}`, found.notes), 2);
+    const hint =
+      triggers.length > 0
+        ? ' The trigger files in .hub/triggers/ belong to the organization: deploy them without --project.'
+        : '';
+    throw new CliError(
+      withNotes(
+        `Nothing to deploy to project ${project}: no .hub/config.yml or .hub/hub.yml in ${found.root}.${hint}`,
+        found.notes,
+      ),
+      2,
+    );
   }
-  if (triggers.length > 0) found.notes.push(`.hub/triggers/*.yml are not deployed with --project: run "${COMMAND}" without it for them.`);
+  if (triggers.length > 0)
+    found.notes.push(`.hub/triggers/*.yml are not deployed with --project: run "${COMMAND}" without it for them.`);
   return [unit];
 }

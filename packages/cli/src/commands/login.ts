@@ -79,7 +79,12 @@ export const login: Command = {
   name: 'login',
   summary: 'Log in to a hub in the browser and store the credential',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { 'no-browser': { type: 'boolean' }, 'with-token': { type: 'boolean' } }, 1);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { 'no-browser': { type: 'boolean' }, 'with-token': { type: 'boolean' } },
+      1,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -107,7 +112,11 @@ async function inBrowser(origin: string, io: Io, stop: AbortSignal, browse: bool
   io.stderr.write(instructions(origin, code));
   if (browse) {
     const failure = await openInBrowser(page);
-    io.stderr.write(failure === undefined ? 'Opening the page in your browser; if it does not show, open the URL above.\n' : `Could not open a browser (${failure}); open the URL above yourself.\n`);
+    io.stderr.write(
+      failure === undefined
+        ? 'Opening the page in your browser; if it does not show, open the URL above.\n'
+        : `Could not open a browser (${failure}); open the URL above yourself.\n`,
+    );
   }
   io.stderr.write(`Waiting for approval (the code expires in ${minutes(code.expiresInS)}; Ctrl-C to stop)...\n`);
   const token = await pollForCredential(endpoints, code, stop);
@@ -115,25 +124,49 @@ async function inBrowser(origin: string, io: Io, stop: AbortSignal, browse: bool
   const replaced = await credentialFor(dir, origin);
   await saveCredential(dir, origin, token, 'cli', { activate: true });
   const check = await checkCredential(origin, token);
-  io.stderr.write(check.valid === true ? `${loggedIn(origin, check.info)}\n` : `Logged in to ${origin}; the credential is stored and active.\n`);
+  io.stderr.write(
+    check.valid === true
+      ? `${loggedIn(origin, check.info)}\n`
+      : `Logged in to ${origin}; the credential is stored and active.\n`,
+  );
   // The CLI credential this one replaces would otherwise stay valid, unused, until someone
   // revokes it on the account page. Revoked only once the new one is stored.
-  if (replaced?.kind === 'cli' && replaced.token !== token) io.stderr.write(`The CLI credential stored for ${origin} before was replaced; ${await revoke(origin, replaced.token)}.\n`);
+  if (replaced?.kind === 'cli' && replaced.token !== token)
+    io.stderr.write(
+      `The CLI credential stored for ${origin} before was replaced; ${await revoke(origin, replaced.token)}.\n`,
+    );
   noteApiKey(io);
   return 0;
 }
 
 async function withToken(origin: string, io: Io): Promise<number> {
-  if (io.stdin.isTTY) throw new UsageError(`--with-token reads the credential from standard input: pipe it in, such as "${COMMAND} --with-token < key.txt".`, COMMAND);
+  if (io.stdin.isTTY)
+    throw new UsageError(
+      `--with-token reads the credential from standard input: pipe it in, such as "${COMMAND} --with-token < key.txt".`,
+      COMMAND,
+    );
   const token = await readAll(io);
-  if (token === '') throw new CliError('Standard input is empty: give an API key (hub_pk_...) or a CLI credential (hub_cli_...).', 2);
-  if (token.startsWith('hub_et_')) throw new CliError('That is an enrollment token (hub_et_...), which only enrolls a daemon ("hub daemon enroll"): give an API key (hub_pk_...) or a CLI credential (hub_cli_...).', 2);
+  if (token === '')
+    throw new CliError('Standard input is empty: give an API key (hub_pk_...) or a CLI credential (hub_cli_...).', 2);
+  if (token.startsWith('hub_et_'))
+    throw new CliError(
+      'That is an enrollment token (hub_et_...), which only enrolls a daemon ("hub daemon enroll"): give an API key (hub_pk_...) or a CLI credential (hub_cli_...).',
+      2,
+    );
   const kind = KINDS.find(([pattern]) => pattern.test(token))?.[1];
-  if (kind === undefined) throw new CliError('Standard input holds no API key (hub_pk_...) or CLI credential (hub_cli_...): give exactly one, alone.', 2);
+  if (kind === undefined)
+    throw new CliError(
+      'Standard input holds no API key (hub_pk_...) or CLI credential (hub_cli_...): give exactly one, alone.',
+      2,
+    );
 
   const check = await checkCredential(origin, token);
-  if (check.valid === false) throw new CliError(`The hub at ${origin} does not accept this credential (revoked or unknown); nothing was stored.`);
-  if (check.valid === null) throw new CliError(`Could not check the credential, so nothing was stored: ${check.reason}`);
+  if (check.valid === false)
+    throw new CliError(
+      `The hub at ${origin} does not accept this credential (revoked or unknown); nothing was stored.`,
+    );
+  if (check.valid === null)
+    throw new CliError(`Could not check the credential, so nothing was stored: ${check.reason}`);
   await saveCredential(configDir(io.env), origin, token, kind, { activate: true });
   io.stderr.write(`${loggedIn(origin, check.info)}\n`);
   noteApiKey(io);
@@ -154,7 +187,10 @@ function loggedIn(origin: string, info: CredentialInfo): string {
 }
 
 function noteApiKey(io: Io): void {
-  if (io.env.HUB_API_KEY) io.stderr.write('Note: HUB_API_KEY is set in this environment; commands use it instead of this login while it is.\n');
+  if (io.env.HUB_API_KEY)
+    io.stderr.write(
+      'Note: HUB_API_KEY is set in this environment; commands use it instead of this login while it is.\n',
+    );
 }
 
 function minutes(seconds: number): string {
@@ -168,7 +204,8 @@ async function readAll(io: Io): Promise<string> {
   for await (const chunk of io.stdin) {
     const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buffer.length;
-    if (size > MAX_INPUT_BYTES) throw new CliError(`Standard input is longer than any credential (over ${MAX_INPUT_BYTES} bytes).`, 2);
+    if (size > MAX_INPUT_BYTES)
+      throw new CliError(`Standard input is longer than any credential (over ${MAX_INPUT_BYTES} bytes).`, 2);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString('utf8').trim();

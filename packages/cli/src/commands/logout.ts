@@ -3,7 +3,13 @@
 // logging out does not disconnect a daemon.
 import { parseOptions, type Command } from '../command.js';
 import { configDir } from '../config-dir.js';
-import { activeOrigin, credentialFor, credentialsPath, removeCredential, type StoredCredential } from '../credentials.js';
+import {
+  activeOrigin,
+  credentialFor,
+  credentialsPath,
+  removeCredential,
+  type StoredCredential,
+} from '../credentials.js';
 import { CLIENT_ID } from '../device-flow.js';
 import { CliError } from '../errors.js';
 import { exitCodes } from '../help.js';
@@ -76,9 +82,16 @@ export const logout: Command = {
     }
     const dir = configDir(io.env);
     const origin = explicitOrigin(positionals[0], io.env) ?? (await activeOrigin(dir));
-    const { removed, revocation } = origin === undefined ? { removed: undefined, revocation: undefined } : await forget(dir, origin);
+    const { removed, revocation } =
+      origin === undefined ? { removed: undefined, revocation: undefined } : await forget(dir, origin);
     if (values.json) {
-      const report = { origin: origin ?? null, removed: removed?.kind ?? null, revoked: revocation?.revoked ?? null, note: revocation?.note ?? null, apiKeyInEnvironment: Boolean(io.env.HUB_API_KEY) };
+      const report = {
+        origin: origin ?? null,
+        removed: removed?.kind ?? null,
+        revoked: revocation?.revoked ?? null,
+        note: revocation?.note ?? null,
+        apiKeyInEnvironment: Boolean(io.env.HUB_API_KEY),
+      };
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       return 0;
     }
@@ -105,7 +118,10 @@ interface Revocation {
 }
 
 /** Removes the credential; a CLI credential is offered to the hub for revocation first. */
-async function forget(dir: string, origin: string): Promise<{ removed: StoredCredential | undefined; revocation?: Revocation }> {
+async function forget(
+  dir: string,
+  origin: string,
+): Promise<{ removed: StoredCredential | undefined; revocation?: Revocation }> {
   const stored = await credentialFor(dir, origin);
   const revocation = stored?.kind === 'cli' ? await revocationOf(origin, stored.token) : undefined;
   return { removed: await removeCredential(dir, origin), ...(revocation === undefined ? {} : { revocation }) };
@@ -128,6 +144,10 @@ async function revocationOf(origin: string, token: string): Promise<Revocation> 
   }
   // RFC 7009, section 2.2: 200 also for a token the hub had already revoked or never knew.
   if (answer.status === 200) return { revoked: true, note: 'the hub revoked it' };
-  const error = isObject(answer.body) && typeof answer.body.error === 'string' ? `, ${printable(answer.body.error)}` : '';
-  return { revoked: false, note: `it was not revoked (the hub answered HTTP ${answer.status}${error}): ${NOT_REVOKED}` };
+  const error =
+    isObject(answer.body) && typeof answer.body.error === 'string' ? `, ${printable(answer.body.error)}` : '';
+  return {
+    revoked: false,
+    note: `it was not revoked (the hub answered HTTP ${answer.status}${error}): ${NOT_REVOKED}`,
+  };
 }

@@ -80,7 +80,12 @@ export const logs: Command = {
   name: 'logs',
   summary: "Show a run's output; --follow shows it live",
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { follow: { type: 'boolean' }, json: { type: 'boolean' }, 'api-key': { type: 'string' } }, 2);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { follow: { type: 'boolean' }, json: { type: 'boolean' }, 'api-key': { type: 'string' } },
+      2,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -89,7 +94,13 @@ export const logs: Command = {
     const originArgument = positionals[1];
     const origin = await resolveOrigin(originArgument, io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
-    if (values.follow) return followToEnd({ origin, token, stop: io.stopSignal() }, runId, values.json ? new JsonLinesRunOutput(io, origin) : new RunOutput(io), originArgument);
+    if (values.follow)
+      return followToEnd(
+        { origin, token, stop: io.stopSignal() },
+        runId,
+        values.json ? new JsonLinesRunOutput(io, origin) : new RunOutput(io),
+        originArgument,
+      );
     if (values.json) {
       const report = await soFarAsJson({ origin, token, stop: new AbortController().signal }, runId);
       io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -97,18 +108,30 @@ export const logs: Command = {
     }
     const out = new RunOutput(io);
     const run = await showSoFar({ origin, token, stop: new AbortController().signal }, runId, out);
-    out.note(run.status === 'running' ? `${runStatusLine(run).trimEnd()} Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n` : runStatusLine(run));
+    out.note(
+      run.status === 'running'
+        ? `${runStatusLine(run).trimEnd()} Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n`
+        : runStatusLine(run),
+    );
     return 0;
   },
 };
 
 /** The run and each execution's output so far, read whole, for --json. */
-async function soFarAsJson(session: Session, runId: string): Promise<{ origin: string; run: Run; steps: { stepId: string; executionId: string; status: string; output: string }[] }> {
+async function soFarAsJson(
+  session: Session,
+  runId: string,
+): Promise<{
+  origin: string;
+  run: Run;
+  steps: { stepId: string; executionId: string; status: string; output: string }[];
+}> {
   const run = await fetchRun(session, runId);
   const steps = [];
   for (const { stepId, executionId, status } of run.executions) {
     const chunks: Uint8Array[] = [];
-    for await (const bytes of await openOutput(session, runId, executionId, { accept: 'text/plain', idleMs: IDLE_MS })) chunks.push(bytes);
+    for await (const bytes of await openOutput(session, runId, executionId, { accept: 'text/plain', idleMs: IDLE_MS }))
+      chunks.push(bytes);
     steps.push({ stepId, executionId, status, output: Buffer.concat(chunks).toString('utf8') });
   }
   return { origin: session.origin, run, steps };
@@ -119,8 +142,13 @@ async function showSoFar(session: Session, runId: string, out: RunOutput): Promi
   const run = await fetchRun(session, runId);
   for (const execution of run.executions) {
     out.note(stepHeader(execution));
-    for await (const bytes of await openOutput(session, runId, execution.executionId, { accept: 'text/plain', idleMs: IDLE_MS })) await out.agent(bytes);
-    if (execution.status !== 'spawning' && execution.status !== 'running') out.note(stepEnd(execution.stepId, execution));
+    for await (const bytes of await openOutput(session, runId, execution.executionId, {
+      accept: 'text/plain',
+      idleMs: IDLE_MS,
+    }))
+      await out.agent(bytes);
+    if (execution.status !== 'spawning' && execution.status !== 'running')
+      out.note(stepEnd(execution.stepId, execution));
   }
   return run;
 }

@@ -53,12 +53,21 @@ export const lsp: Command = {
   name: 'lsp',
   summary: 'Run the language server for editors (hub lsp --stdio)',
   async run(args, io) {
-    const { values } = parseOptions(COMMAND, args, { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' } }, 0);
+    const { values } = parseOptions(
+      COMMAND,
+      args,
+      { stdio: { type: 'boolean' }, clientProcessId: { type: 'string' } },
+      0,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
-    if (values.stdio !== true) throw new UsageError('Give --stdio: editors start the server with it and speak LSP on standard input and output.', COMMAND);
+    if (values.stdio !== true)
+      throw new UsageError(
+        'Give --stdio: editors start the server with it and speak LSP on standard input and output.',
+        COMMAND,
+      );
     const { serve } = await import('../lsp/server.js');
     return serve(io.stdin, io.stdout, io.env);
   },

@@ -43,7 +43,12 @@ export const projects: Command = {
   name: 'projects',
   summary: 'List the active projects of the organization',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { 'api-key': { type: 'string' }, json: { type: 'boolean' } }, 1);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { 'api-key': { type: 'string' }, json: { type: 'boolean' } },
+      1,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
@@ -69,10 +74,12 @@ async function allProjects(origin: string, token: string): Promise<Project[]> {
     const answer = await hubRequest(origin, token, 'GET', `/api/v1/projects${query}`);
     if (answer.status !== 200) throw new CliError(renderProblem(answer));
     const page = pageOf(answer.body);
-    if (page === undefined) throw new CliError(`The hub at ${origin} answered with something other than a project list.`);
+    if (page === undefined)
+      throw new CliError(`The hub at ${origin} answered with something other than a project list.`);
     list.push(...page.projects);
     cursor = page.nextCursor;
-    if (cursor !== undefined && seen.has(cursor)) throw new CliError(`The hub at ${origin} gave the same page cursor twice; the listing would never end.`);
+    if (cursor !== undefined && seen.has(cursor))
+      throw new CliError(`The hub at ${origin} gave the same page cursor twice; the listing would never end.`);
     if (cursor !== undefined) seen.add(cursor);
   } while (cursor !== undefined);
   return list;
@@ -82,7 +89,10 @@ function pageOf(body: unknown): { projects: Project[]; nextCursor: string | unde
   const answer = body as Unread<WireSchema<'ProjectList'>> | undefined;
   const list = answer?.projects;
   if (!Array.isArray(list)) return undefined;
-  const valid = list.every((item) => typeof item === 'object' && item !== null && ['id', 'slug', 'name'].every((key) => typeof item[key] === 'string'));
+  const valid = list.every(
+    (item) =>
+      typeof item === 'object' && item !== null && ['id', 'slug', 'name'].every((key) => typeof item[key] === 'string'),
+  );
   const next = answer?.nextCursor;
   if (!valid || (next !== undefined && next !== null && typeof next !== 'string')) return undefined;
   return { projects: list as Project[], nextCursor: typeof next === 'string' ? next : undefined };
@@ -90,7 +100,10 @@ function pageOf(body: unknown): { projects: Project[]; nextCursor: string | unde
 
 function table(list: Project[]): string {
   if (list.length === 0) return 'No active projects.\n';
-  const rows = [{ slug: 'SLUG', name: 'NAME', id: 'ID' }, ...list.map(({ slug, name, id }) => ({ slug: printable(slug), name: printable(name), id: printable(id) }))];
+  const rows = [
+    { slug: 'SLUG', name: 'NAME', id: 'ID' },
+    ...list.map(({ slug, name, id }) => ({ slug: printable(slug), name: printable(name), id: printable(id) })),
+  ];
   const slugWidth = Math.max(...rows.map((row) => row.slug.length));
   const nameWidth = Math.max(...rows.map((row) => row.name.length));
   return rows.map((row) => `${row.slug.padEnd(slugWidth)}  ${row.name.padEnd(nameWidth)}  ${row.id}\n`).join('');

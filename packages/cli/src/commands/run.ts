@@ -91,8 +91,10 @@ export const run: Command = {
       return 0;
     }
     const [trigger, originArgument] = positionals;
-    if (trigger === undefined) throw new UsageError('Give the trigger to run, such as "hub run fix-tests --project app".', COMMAND);
-    if (values.project === undefined) throw new UsageError('Give the project with --project SLUG ("hub projects" lists them).', COMMAND);
+    if (trigger === undefined)
+      throw new UsageError('Give the trigger to run, such as "hub run fix-tests --project app".', COMMAND);
+    if (values.project === undefined)
+      throw new UsageError('Give the project with --project SLUG ("hub projects" lists them).', COMMAND);
     const request: ManualRunRequest = {
       projectSlug: values.project,
       trigger,
@@ -108,7 +110,10 @@ export const run: Command = {
       io.stdout.write(`${JSON.stringify({ origin, replayed, ...dispatched }, null, 2)}\n`);
       return 0;
     }
-    if (replayed) io.stderr.write(`The delivery key ${printable(request.deliveryKey)} was used before: this is the run it started, not a new one.\n`);
+    if (replayed)
+      io.stderr.write(
+        `The delivery key ${printable(request.deliveryKey)} was used before: this is the run it started, not a new one.\n`,
+      );
     if (!values.follow) {
       io.stdout.write(`${runId}\n`);
       io.stderr.write(`Run ${runId} dispatched. Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n`);
@@ -121,14 +126,25 @@ export const run: Command = {
   },
 };
 
-async function dispatch(origin: string, token: string, request: ManualRunRequest, actorDefaulted: boolean): Promise<{ dispatched: Dispatched; replayed: boolean }> {
+async function dispatch(
+  origin: string,
+  token: string,
+  request: ManualRunRequest,
+  actorDefaulted: boolean,
+): Promise<{ dispatched: Dispatched; replayed: boolean }> {
   const answer = await hubRequest(origin, token, 'POST', '/api/v1/manual-runs', JSON.stringify(request));
   if (answer.status !== 200) {
     const forbidden = answer.status === 403 && isObject(answer.body) && answer.body.code === 'actor_forbidden';
-    const hint = forbidden && actorDefaulted ? `\nThe actor was your user name on this machine, ${printable(request.actor)}: give one the trigger allows (its filters.from_users) with --actor NAME.` : '';
+    const hint =
+      forbidden && actorDefaulted
+        ? `\nThe actor was your user name on this machine, ${printable(request.actor)}: give one the trigger allows (its filters.from_users) with --actor NAME.`
+        : '';
     throw new CliError(`${renderProblem(answer)}${hint}`);
   }
-  if (!isObject(answer.body) || typeof answer.body.triggerRunId !== 'string') throw new CliError(`The hub at ${origin} answered the dispatch without a run id (triggerRunId): is it older than this hub command?`);
+  if (!isObject(answer.body) || typeof answer.body.triggerRunId !== 'string')
+    throw new CliError(
+      `The hub at ${origin} answered the dispatch without a run id (triggerRunId): is it older than this hub command?`,
+    );
   return { dispatched: answer.body as Dispatched, replayed: answer.headers.get('idempotent-replayed') === 'true' };
 }
 

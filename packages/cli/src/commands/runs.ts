@@ -79,8 +79,10 @@ export const runs: Command = {
       io.stdout.write(help);
       return 0;
     }
-    if (values.status !== undefined && !(RUN_STATUSES as string[]).includes(values.status)) throw new UsageError(`--status is one of ${RUN_STATUSES.join(', ')}.`, COMMAND);
-    if (values.all && values.limit !== undefined) throw new UsageError('--all lists every run; leave out --limit.', COMMAND);
+    if (values.status !== undefined && !(RUN_STATUSES as string[]).includes(values.status))
+      throw new UsageError(`--status is one of ${RUN_STATUSES.join(', ')}.`, COMMAND);
+    if (values.all && values.limit !== undefined)
+      throw new UsageError('--all lists every run; leave out --limit.', COMMAND);
     const limit = values.all ? MAX_LIMIT : limitOf(values.limit);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
@@ -100,7 +102,10 @@ export const runs: Command = {
       return 0;
     }
     io.stdout.write(found.length === 0 ? 'No runs.\n' : runsTable(found, Date.now()));
-    if (cursor !== null) io.stderr.write(`More runs than these: ${suggest('hub runs', positionals[0])}${rerun(filters)} --all, or --limit N (up to ${MAX_LIMIT}).\n`);
+    if (cursor !== null)
+      io.stderr.write(
+        `More runs than these: ${suggest('hub runs', positionals[0])}${rerun(filters)} --all, or --limit N (up to ${MAX_LIMIT}).\n`,
+      );
     return 0;
   },
 };
@@ -108,7 +113,8 @@ export const runs: Command = {
 function limitOf(value: string | undefined): number {
   if (value === undefined) return DEFAULT_LIMIT;
   const limit = /^[0-9]+$/.test(value) ? Number(value) : NaN;
-  if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new UsageError(`--limit is a whole number from 1 to ${MAX_LIMIT}.`, COMMAND);
+  if (!(limit >= 1 && limit <= MAX_LIMIT))
+    throw new UsageError(`--limit is a whole number from 1 to ${MAX_LIMIT}.`, COMMAND);
   return limit;
 }
 
@@ -120,17 +126,30 @@ function rerun(filters: Filters): string {
     .join('');
 }
 
-async function fetchPage(session: Session, filters: Filters, limit: number, cursor: string | null): Promise<{ runs: Run[]; nextCursor: string | null }> {
-  const query = new URLSearchParams({ ...definedOnly(filters), limit: String(limit), ...(cursor === null ? {} : { cursor }) });
+async function fetchPage(
+  session: Session,
+  filters: Filters,
+  limit: number,
+  cursor: string | null,
+): Promise<{ runs: Run[]; nextCursor: string | null }> {
+  const query = new URLSearchParams({
+    ...definedOnly(filters),
+    limit: String(limit),
+    ...(cursor === null ? {} : { cursor }),
+  });
   const answer = await ask(session, 'GET', `/api/v1/runs?${query}`);
   if (answer.status !== 200) throw failure(answer);
   const body = answer.body;
   const list = isObject(body) && Array.isArray(body.runs) ? body.runs.map(readRun) : undefined;
-  const nextCursor = isObject(body) && (typeof body.nextCursor === 'string' || body.nextCursor === null) ? body.nextCursor : undefined;
-  if (list === undefined || list.some((run) => run === undefined) || nextCursor === undefined) throw new CliError(`The hub at ${session.origin} answered with something other than a list of runs.`);
+  const nextCursor =
+    isObject(body) && (typeof body.nextCursor === 'string' || body.nextCursor === null) ? body.nextCursor : undefined;
+  if (list === undefined || list.some((run) => run === undefined) || nextCursor === undefined)
+    throw new CliError(`The hub at ${session.origin} answered with something other than a list of runs.`);
   return { runs: list as Run[], nextCursor };
 }
 
 function definedOnly(filters: Filters): Record<string, string> {
-  return Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }

@@ -61,14 +61,21 @@ export const validate: Command = {
   name: 'validate',
   summary: 'Check the hub files of a repository offline (for pre-commit)',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { dir: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } }, Number.POSITIVE_INFINITY);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { dir: { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' } },
+      Number.POSITIVE_INFINITY,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
-    if (values.json === true && values.format !== undefined && values.format !== 'json') throw new UsageError(`--json and --format ${values.format} conflict: give one.`, COMMAND);
+    if (values.json === true && values.format !== undefined && values.format !== 'json')
+      throw new UsageError(`--json and --format ${values.format} conflict: give one.`, COMMAND);
     const format = values.json === true ? 'json' : (values.format ?? 'text');
-    if (format !== 'text' && format !== 'json' && format !== 'sarif') throw new UsageError(`--format ${format}: give text, json or sarif.`, COMMAND);
+    if (format !== 'text' && format !== 'json' && format !== 'sarif')
+      throw new UsageError(`--format ${format}: give text, json or sarif.`, COMMAND);
     let units: Unit[];
     let notes: string[];
     let root: string;
@@ -82,14 +89,26 @@ export const validate: Command = {
       units = [...found.triggers, found.configuration, found.bundle].filter((unit) => unit !== undefined);
       notes = found.notes;
       if (units.length === 0) {
-        throw new CliError(withNotes(`Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`, found.notes), 2);
+        throw new CliError(
+          withNotes(
+            `Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`,
+            found.notes,
+          ),
+          2,
+        );
       }
     }
     for (const note of notes) io.stderr.write(`note: ${note}\n`);
     // The compiler loads only here, so that the other commands start without it.
     const { checkUnits } = await import('../check.js');
     const report = checkUnits(units);
-    io.stdout.write(format === 'sarif' ? await sarif(report, units, root) : format === 'json' ? jsonReport(report) : textReport(report));
+    io.stdout.write(
+      format === 'sarif'
+        ? await sarif(report, units, root)
+        : format === 'json'
+          ? jsonReport(report)
+          : textReport(report),
+    );
     return report.valid ? 0 : 1;
   },
 };

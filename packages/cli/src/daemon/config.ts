@@ -22,7 +22,10 @@ export async function loadDaemonConfig(file: string): Promise<DaemonConfig> {
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new CliError(`No daemon config at ${file}. Create it (or pass --config FILE), for example:\n\n${EXAMPLE_CONFIG}`, 2);
+      throw new CliError(
+        `No daemon config at ${file}. Create it (or pass --config FILE), for example:\n\n${EXAMPLE_CONFIG}`,
+        2,
+      );
     }
     throw new CliError(`Cannot read the daemon config ${file}: ${(error as Error).message}`, 2);
   }
@@ -35,7 +38,9 @@ export function formatConfigIssues(file: string, issues: ConfigIssue[]): string 
   return issues
     .map((issue) => {
       const where = issue.line === undefined ? file : `${file}:${issue.line}:${issue.column}`;
-      return issue.path.length === 0 ? `  ${where}: ${issue.message}` : `  ${where}: ${formatPath(issue.path)}: ${issue.message}`;
+      return issue.path.length === 0
+        ? `  ${where}: ${issue.message}`
+        : `  ${where}: ${formatPath(issue.path)}: ${issue.message}`;
     })
     .join('\n');
 }

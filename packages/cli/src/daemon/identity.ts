@@ -90,7 +90,8 @@ async function readDaemonsFile(path: string): Promise<DaemonsFile> {
     // Not JSON.parse's message: in Node it may quote the text, which holds private keys.
     throw new CliError(`${path} is not valid JSON; fix or remove it.`, 2);
   }
-  if (!isDaemonsFile(parsed)) throw new CliError(`${path} is not a daemons file of this CLI (version 1); fix or remove it.`, 2);
+  if (!isDaemonsFile(parsed))
+    throw new CliError(`${path} is not a daemons file of this CLI (version 1); fix or remove it.`, 2);
   return parsed;
 }
 

@@ -21,7 +21,15 @@ export function textReport(report: Report): string {
 
 /** `{ valid, files: [{ path, kind, valid }], issues: [{ file, line?, column?, pointer, code, message, severity }] }`. */
 export function jsonReport(report: Report): string {
-  const issues = report.issues.map(({ file, line, column, pointer, code, message, severity }) => ({ file, line, column, pointer, code, message, severity }));
+  const issues = report.issues.map(({ file, line, column, pointer, code, message, severity }) => ({
+    file,
+    line,
+    column,
+    pointer,
+    code,
+    message,
+    severity,
+  }));
   return `${JSON.stringify({ valid: report.valid, files: report.files, issues }, null, 2)}\n`;
 }
 

@@ -28,7 +28,11 @@ export function sarifReport(report: Report, context: SarifContext): string {
   const artifactIndex = (path: string): number => {
     let index = indexes.get(path);
     if (index === undefined) {
-      index = artifacts.push({ location: { uri: fileUri(path), uriBaseId: SRCROOT }, sourceLanguage: path.endsWith('.md') ? 'markdown' : 'yaml' }) - 1;
+      index =
+        artifacts.push({
+          location: { uri: fileUri(path), uriBaseId: SRCROOT },
+          sourceLanguage: path.endsWith('.md') ? 'markdown' : 'yaml',
+        }) - 1;
       indexes.set(path, index);
     }
     return index;
@@ -62,8 +66,17 @@ export function sarifReport(report: Report, context: SarifContext): string {
       ruleIndex: index,
       level: finding.severity,
       message: { text: finding.message },
-      locations: [{ physicalLocation: { artifactLocation: { uri: fileUri(finding.file), uriBaseId: SRCROOT, index: artifactIndex(finding.file) }, ...(region === undefined ? {} : { region }) } }],
-      partialFingerprints: { [FINGERPRINT]: `${createHash('sha256').update(key).digest('hex').slice(0, 32)}:${occurrence}` },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: fileUri(finding.file), uriBaseId: SRCROOT, index: artifactIndex(finding.file) },
+            ...(region === undefined ? {} : { region }),
+          },
+        },
+      ],
+      partialFingerprints: {
+        [FINGERPRINT]: `${createHash('sha256').update(key).digest('hex').slice(0, 32)}:${occurrence}`,
+      },
       properties: { pointer: finding.pointer },
     };
   });
@@ -135,7 +148,10 @@ interface Lines {
 function regionOf(finding: Finding, lines: Lines | undefined): Region | undefined {
   if (finding.line === undefined) return undefined;
   if (finding.column === undefined) return { startLine: finding.line };
-  return { startLine: finding.line, startColumn: lines === undefined ? finding.column : utf16Column(lines, finding.line, finding.column) };
+  return {
+    startLine: finding.line,
+    startColumn: lines === undefined ? finding.column : utf16Column(lines, finding.line, finding.column),
+  };
 }
 
 /**

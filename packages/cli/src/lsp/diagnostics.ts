@@ -38,11 +38,16 @@ export function diagnose(key: string, files: Files, includes: IncludeCache, reso
 /** The hub's resource issues of each unit that is valid offline (the hub resolves resources only for those). */
 function resourceFindings(key: string, units: Unit[], findings: Finding[], resources: HubResources): Finding[] {
   const failed = new Set(findings.filter((finding) => finding.severity === 'error').map((finding) => finding.file));
-  return units.flatMap((unit) => (filesOf(unit).some((file) => failed.has(file.path)) ? [] : (resources.issues(key, unit) ?? [])));
+  return units.flatMap((unit) =>
+    filesOf(unit).some((file) => failed.has(file.path)) ? [] : (resources.issues(key, unit) ?? []),
+  );
 }
 
 function toDiagnostic(finding: Finding, text: string, starts: number[], placed: boolean): Diagnostic {
-  const range = placed && finding.line !== undefined ? tokenRange(text, finding.line, finding.column ?? 1, starts) : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  const range =
+    placed && finding.line !== undefined
+      ? tokenRange(text, finding.line, finding.column ?? 1, starts)
+      : { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   return {
     range,
     severity: finding.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Error,
@@ -58,5 +63,7 @@ function textsOf(units: Unit[], root: string): Map<string, string> {
 }
 
 function absolute(root: string, file: string): string {
-  return join(root, ...file.split('/')).split('/').join(sep);
+  return join(root, ...file.split('/'))
+    .split('/')
+    .join(sep);
 }

@@ -20,7 +20,8 @@ export function contextFor(path: string, text: string, files: Files): FeatureCon
   const base = legacy ? join(place.hubDir, 'workflows') : join(place.hubDir, 'partials');
   // Walked only when asked for (an include's completion or hover), not on every keystroke's completion.
   let partials: string[] | undefined;
-  const listed = (): string[] => (partials ??= legacy ? files.tree(join(base, 'partials')).map((file) => `partials/${file}`) : files.tree(base));
+  const listed = (): string[] =>
+    (partials ??= legacy ? files.tree(join(base, 'partials')).map((file) => `partials/${file}`) : files.tree(base));
   const context: FeatureContext = {
     kind: place.kind,
     text,
@@ -28,7 +29,10 @@ export function contextFor(path: string, text: string, files: Files): FeatureCon
       return listed();
     },
     // Also a partial that is a symbolic link (the names walked list files only, as discovery's), when its path is one the hub accepts.
-    readPartial: (partial) => (listed().includes(partial) || (checkPath(partial).ok && files.isFile(join(base, ...partial.split('/')))) ? files.read(join(base, ...partial.split('/'))) : undefined),
+    readPartial: (partial) =>
+      listed().includes(partial) || (checkPath(partial).ok && files.isFile(join(base, ...partial.split('/'))))
+        ? files.read(join(base, ...partial.split('/')))
+        : undefined,
   };
   if (place.kind === 'legacy-workflow') {
     const hubYaml = files.read(join(dirname(base), 'hub.yml'));

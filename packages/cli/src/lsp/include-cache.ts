@@ -40,7 +40,11 @@ export function keepsIncludes(before: string, after: string): boolean {
   const shorter = Math.min(before.length, after.length);
   while (start < shorter && before.charCodeAt(start) === after.charCodeAt(start)) start += 1;
   let end = 0;
-  while (end < shorter - start && before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)) end += 1;
+  while (
+    end < shorter - start &&
+    before.charCodeAt(before.length - 1 - end) === after.charCodeAt(after.length - 1 - end)
+  )
+    end += 1;
   const removed = before.slice(start, before.length - end);
   const typed = after.slice(start, after.length - end);
   if (!SAFE.test(removed) || !SAFE.test(typed)) return false;
@@ -52,7 +56,8 @@ export function keepsIncludes(before: string, after: string): boolean {
     if (key === null || key[3] === 'include' || start - lineStart < key[0].length) return false;
     // A value on the line in both (else the key's value is the lines below it), plain, starting no indicator.
     const value = line.slice(key[0].length).trim();
-    if (value === '' || value.startsWith('-') || value.startsWith('?') || /[:&*!{}[\]"'#|>%@`\t]/.test(value)) return false;
+    if (value === '' || value.startsWith('-') || value.startsWith('?') || /[:&*!{}[\]"'#|>%@`\t]/.test(value))
+      return false;
   }
   return includeLinesSimple(after);
 }

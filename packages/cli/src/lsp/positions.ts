@@ -8,7 +8,12 @@ import { lineStarts } from '../line-starts.js';
 function lineAt(text: string, starts: number[], line: number): string {
   const start = starts[line] ?? text.length;
   const next = starts[line + 1];
-  const end = next === undefined ? text.length : text.charCodeAt(next - 1) === 10 && text.charCodeAt(next - 2) === 13 ? next - 2 : next - 1;
+  const end =
+    next === undefined
+      ? text.length
+      : text.charCodeAt(next - 1) === 10 && text.charCodeAt(next - 2) === 13
+        ? next - 2
+        : next - 1;
   return text.slice(start, Math.max(start, end));
 }
 
@@ -60,7 +65,8 @@ function tokenEnd(line: string, at: number): number {
   while (end < line.length) {
     const c = line[end];
     const next = line[end + 1];
-    if (c === ':' && (next === undefined || next === ' ' || (flow && (next === ',' || next === ']' || next === '}')))) break;
+    if (c === ':' && (next === undefined || next === ' ' || (flow && (next === ',' || next === ']' || next === '}'))))
+      break;
     if (c === '#' && end > at && line[end - 1] === ' ') break;
     if (flow && (c === ',' || c === ']' || c === '}' || c === '[' || c === '{') && end > at) break;
     end += 1;

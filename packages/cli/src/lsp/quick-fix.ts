@@ -19,7 +19,13 @@ export function quickFixes(uri: string, text: string, diagnostics: Diagnostic[])
     // An issue without a position (shown at the file's start) covers no token to replace.
     if (suggestion === undefined || isEmpty(diagnostic.range)) continue;
     const edit: TextEdit = { range: diagnostic.range, newText: replacement(tokenText(text, diagnostic), suggestion) };
-    actions.push({ title: `Change to ${suggestion}`, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: { changes: { [uri]: [edit] } } });
+    actions.push({
+      title: `Change to ${suggestion}`,
+      kind: CodeActionKind.QuickFix,
+      diagnostics: [diagnostic],
+      isPreferred: true,
+      edit: { changes: { [uri]: [edit] } },
+    });
   }
   return actions;
 }

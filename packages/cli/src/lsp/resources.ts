@@ -62,15 +62,18 @@ export class HubResources {
       const answer = await hubRequest(login.origin, login.token, 'POST', validate, body, this.stop.signal);
       // 200: valid; 422: its issues. Anything else (a refused credential, a hub away) says nothing about the files.
       if (answer.status === 401 || answer.status === 403) this.refused = true;
-      if (answer.status !== 200 && answer.status !== 422) return this.log(`the hub at ${login.origin} answered ${answer.status}; resources are not checked`);
+      if (answer.status !== 200 && answer.status !== 422)
+        return this.log(`the hub at ${login.origin} answered ${answer.status}; resources are not checked`);
       this.remember(body, answer.status === 200 ? [] : resourceIssues(unit, answer.body));
       this.checked(key);
     } catch (error) {
-      if (!this.stop.signal.aborted) this.log(`resources are not checked: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.stop.signal.aborted)
+        this.log(`resources are not checked: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       const next = this.asking.get(at)?.next;
       this.asking.delete(at);
-      if (next !== undefined && !this.answers.has(next.body) && !this.stop.signal.aborted) void this.ask(key, next.unit, next.body, next.validate);
+      if (next !== undefined && !this.answers.has(next.body) && !this.stop.signal.aborted)
+        void this.ask(key, next.unit, next.body, next.validate);
     }
   }
 

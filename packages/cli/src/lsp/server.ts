@@ -59,7 +59,11 @@ export function serve(input: Readable, output: Writable, env: Record<string, str
       initialize() {},
       exit: end,
     };
-    const connection = createConnection((logger) => createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), quiet(logger)), watchDog);
+    const connection = createConnection(
+      (logger) =>
+        createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), quiet(logger)),
+      watchDog,
+    );
     input.on('end', () => end(shutdown ? 0 : 1));
     const server = new Server(connection, env);
     server.listen();
@@ -80,7 +84,12 @@ function quiet(logger: Logger): Logger {
         // The editor is gone: there is no one to tell.
       }
     };
-  return { error: safely((m) => logger.error(m)), warn: safely((m) => logger.warn(m)), info: safely((m) => logger.info(m)), log: safely((m) => logger.log(m)) };
+  return {
+    error: safely((m) => logger.error(m)),
+    warn: safely((m) => logger.warn(m)),
+    info: safely((m) => logger.info(m)),
+    log: safely((m) => logger.log(m)),
+  };
 }
 
 class Server {
@@ -105,8 +114,14 @@ class Server {
     const { connection, documents } = this;
     connection.onInitialize((params) => this.initialize(params));
     connection.onInitialized(() => {
-      if (this.watch) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }] }).catch(() => undefined);
-      for (const { folder, root } of this.roots) for (const hubDir of hubDirsOf(folder, root)) for (const key of unitKeys(hubDir)) this.schedule(key, 0);
+      if (this.watch)
+        void connection.client
+          .register(DidChangeWatchedFilesNotification.type, {
+            watchers: [{ globPattern: '**/.hub/**' }, { globPattern: '**/.hub' }],
+          })
+          .catch(() => undefined);
+      for (const { folder, root } of this.roots)
+        for (const hubDir of hubDirsOf(folder, root)) for (const key of unitKeys(hubDir)) this.schedule(key, 0);
     });
     documents.onDidChangeContent(({ document }) => this.changed(document.uri, document.getText(), DEBOUNCE_MS));
     documents.onDidClose(({ document }) => this.changed(document.uri, undefined, 0));
@@ -119,8 +134,14 @@ class Server {
         return document === undefined ? [] : quickFixes(textDocument.uri, document.getText(), context.diagnostics);
       }),
     );
-    connection.onCompletion(({ textDocument, position }) => this.guard('completion', [], () => this.withContext(textDocument.uri, [], (context) => complete(context, position))));
-    connection.onHover(({ textDocument, position }) => this.guard('hover', null, () => this.withContext(textDocument.uri, null, (context) => hover(context, position))));
+    connection.onCompletion(({ textDocument, position }) =>
+      this.guard('completion', [], () =>
+        this.withContext(textDocument.uri, [], (context) => complete(context, position)),
+      ),
+    );
+    connection.onHover(({ textDocument, position }) =>
+      this.guard('hover', null, () => this.withContext(textDocument.uri, null, (context) => hover(context, position))),
+    );
     documents.listen(connection);
     connection.listen();
   }
@@ -141,8 +162,16 @@ class Server {
     this.watch = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     // A configuration is validated for a project: the editor may name one ({ "project": "slug" }); triggers need none.
     const options: unknown = params.initializationOptions;
-    const project = typeof options === 'object' && options !== null && 'project' in options && typeof options.project === 'string' ? options.project : undefined;
-    this.resources = new HubResources(this.env, project, (key) => this.schedule(key, 0), (message) => quiet(this.connection.console).info(`hub lsp: ${message}`));
+    const project =
+      typeof options === 'object' && options !== null && 'project' in options && typeof options.project === 'string'
+        ? options.project
+        : undefined;
+    this.resources = new HubResources(
+      this.env,
+      project,
+      (key) => this.schedule(key, 0),
+      (message) => quiet(this.connection.console).info(`hub lsp: ${message}`),
+    );
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -187,7 +216,17 @@ class Server {
     const note = unreadNote(path);
     if (note === undefined) return;
     const end = { line: 0, character: text === undefined ? 0 : /^[^\r\n]*/.exec(text)![0].length };
-    const diagnostics: Diagnostic[] = text === undefined ? [] : [{ range: { start: { line: 0, character: 0 }, end }, severity: DiagnosticSeverity.Warning, source: 'hub', message: note }];
+    const diagnostics: Diagnostic[] =
+      text === undefined
+        ? []
+        : [
+            {
+              range: { start: { line: 0, character: 0 }, end },
+              severity: DiagnosticSeverity.Warning,
+              source: 'hub',
+              message: note,
+            },
+          ];
     try {
       void this.connection.sendDiagnostics({ uri, diagnostics }).catch(() => undefined);
     } catch {
@@ -250,7 +289,9 @@ class Server {
   }
 
   private log(what: string, error: unknown): void {
-    quiet(this.connection.console).error(`hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    quiet(this.connection.console).error(
+      `hub lsp: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   }
 }
 

@@ -6,7 +6,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
 import { closest } from '../command.js';
-import { HUB_DIRECTORIES, HUB_FILES, MAX_PARTIAL_DEPTH, MAX_PARTIAL_NAMES, type FileEntry, type Unit } from '../discovery.js';
+import {
+  HUB_DIRECTORIES,
+  HUB_FILES,
+  MAX_PARTIAL_DEPTH,
+  MAX_PARTIAL_NAMES,
+  type FileEntry,
+  type Unit,
+} from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
 import { IncludeCache } from './include-cache.js';
 
@@ -26,11 +33,13 @@ export function placeOf(path: string): Place | undefined {
   const hubDir = parts.slice(0, at + 1).join(sep);
   const rest = parts.slice(at + 1);
   const direct = (dir: string) => rest.length === 2 && rest[0] === dir && rest[1]?.endsWith('.yml') === true;
-  if (rest.length === 1 && rest[0] === 'config.yml') return { hubDir, kind: 'configuration', unit: `configuration:${hubDir}` };
+  if (rest.length === 1 && rest[0] === 'config.yml')
+    return { hubDir, kind: 'configuration', unit: `configuration:${hubDir}` };
   if (rest.length === 1 && rest[0] === 'hub.yml') return { hubDir, kind: 'legacy-hub', unit: `bundle:${hubDir}` };
   if (direct('triggers')) return { hubDir, kind: 'trigger', unit: `triggers:${hubDir}` };
   if (rest[0] === 'partials' && rest.length > 1) return { hubDir, kind: 'partial', unit: `configuration:${hubDir}` };
-  if (rest[0] === 'workflows' && rest[1] === 'partials' && rest.length > 2) return { hubDir, kind: 'partial', unit: `bundle:${hubDir}` };
+  if (rest[0] === 'workflows' && rest[1] === 'partials' && rest.length > 2)
+    return { hubDir, kind: 'partial', unit: `bundle:${hubDir}` };
   if (direct('workflows')) return { hubDir, kind: 'legacy-workflow', unit: `bundle:${hubDir}` };
   return undefined;
 }
@@ -53,7 +62,8 @@ export function unreadNote(path: string): string | undefined {
   else if (rest.length === 2 && rest[0] === 'workflows') why = 'workflow files end in .yml';
   else if (rest.length === 1 && name === 'config.yaml') why = 'the configuration is .hub/config.yml';
   else if (rest.length === 1 && name === 'hub.yaml') why = 'the legacy bundle is .hub/hub.yml';
-  if (why !== undefined) return `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
+  if (why !== undefined)
+    return `This file is not read (by hub validate, hub deploy or the hub): ${why}; rename it to ${renamed}.`;
   return nearMiss(parts.slice(0, at + 1).join(sep), rest);
 }
 
@@ -72,9 +82,14 @@ function nearMiss(hubDir: string, rest: string[]): string | undefined {
   } catch {
     present = new Set();
   }
-  const meant = closest(name, known.filter((candidate) => !present.has(candidate)));
+  const meant = closest(
+    name,
+    known.filter((candidate) => !present.has(candidate)),
+  );
   const slash = directory ? '/' : '';
-  return meant === undefined ? undefined : `.hub/${name}${slash} is not read (by hub validate, hub deploy or the hub): did you mean .hub/${meant}${slash}?`;
+  return meant === undefined
+    ? undefined
+    : `.hub/${name}${slash} is not read (by hub validate, hub deploy or the hub): did you mean .hub/${meant}${slash}?`;
 }
 
 /** Directory levels below a workspace folder searched for repositories, and directories looked into at most. */
@@ -106,7 +121,13 @@ export function hubDirsOf(folder: string, root: string): string[] {
     }
     if (entries.some((entry) => entry.name === '.git')) continue;
     for (const entry of entries) {
-      if (entry.isDirectory() && depth + 1 < SEARCH_DEPTH && !entry.name.startsWith('.') && entry.name !== 'node_modules') pending.push([join(dir, entry.name), depth + 1]);
+      if (
+        entry.isDirectory() &&
+        depth + 1 < SEARCH_DEPTH &&
+        !entry.name.startsWith('.') &&
+        entry.name !== 'node_modules'
+      )
+        pending.push([join(dir, entry.name), depth + 1]);
     }
   }
   return found.sort();
@@ -145,7 +166,8 @@ export class Files {
     const names = new Set<string>();
     try {
       // A symbolic link to a file counts, as discovery reads it (it stats what a name points to).
-      for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile() || (entry.isSymbolicLink() && this.isFile(join(dir, entry.name)))) names.add(entry.name);
+      for (const entry of readdirSync(dir, { withFileTypes: true }))
+        if (entry.isFile() || (entry.isSymbolicLink() && this.isFile(join(dir, entry.name)))) names.add(entry.name);
     } catch {
       // A missing directory has no files.
     }
@@ -218,7 +240,11 @@ export function unitsOf(key: string, files: Files, includes = new IncludeCache()
   if (kind === 'configuration') {
     const yaml = files.read(join(hubDir, 'config.yml'));
     if (yaml === undefined) return { root, units: [] };
-    const partials = referenced(files, join(hubDir, 'partials'), includes.get(join(hubDir, 'config.yml'), yaml, 'configuration'));
+    const partials = referenced(
+      files,
+      join(hubDir, 'partials'),
+      includes.get(join(hubDir, 'config.yml'), yaml, 'configuration'),
+    );
     // Every partial's name, for the compiler's "did you mean" of an include that names none (as discovery gives it).
     const partialNames = files.tree(join(hubDir, 'partials'), MAX_PARTIAL_NAMES);
     return { root, units: [{ kind: 'configuration', file: `${dir}config.yml`, dir, yaml, partials, partialNames }] };
@@ -234,9 +260,15 @@ export function unitsOf(key: string, files: Files, includes = new IncludeCache()
     entries.push({ path: `.hub/workflows/${name}`, content });
     for (const include of includes.get(join(workflows, name), content, 'workflow')) included.add(include);
   }
-  const partials = referenced(files, workflows, [...included].filter((include) => include.startsWith('partials/')));
+  const partials = referenced(
+    files,
+    workflows,
+    [...included].filter((include) => include.startsWith('partials/')),
+  );
   entries.push(...partials.map((partial) => ({ path: `.hub/workflows/${partial.path}`, content: partial.content })));
-  const partialNames = files.tree(join(workflows, 'partials'), MAX_PARTIAL_NAMES).map((name) => `.hub/workflows/partials/${name}`);
+  const partialNames = files
+    .tree(join(workflows, 'partials'), MAX_PARTIAL_NAMES)
+    .map((name) => `.hub/workflows/partials/${name}`);
   return { root, units: [{ kind: 'bundle', file: `${dir}hub.yml`, dir, files: entries, partialNames }] };
 }
 

@@ -17,8 +17,14 @@ export interface Finished {
 }
 
 /** Runs `hub args` to completion, with `input` on standard input (closed right after). */
-export async function hub(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<Finished> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: environment(options.env ?? {}), stdio: ['pipe', 'pipe', 'pipe'] });
+export async function hub(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<Finished> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: environment(options.env ?? {}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const output = collect(child);
   child.stdin?.end(options.input ?? '');
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -35,7 +41,10 @@ export interface Running {
 
 /** Starts `hub args` and leaves it running. */
 export function start(args: string[], options: { env?: Record<string, string> } = {}): Running {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: environment(options.env ?? {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: environment(options.env ?? {}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = collect(child);
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return {

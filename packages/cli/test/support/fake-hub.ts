@@ -95,13 +95,18 @@ export class FakeHub {
     const refusal = this.checkSignature(req, raw);
     if (refusal !== undefined) {
       this.refusals.push(refusal);
-      return this.send(res, { status: 401, body: { title: 'Unauthorized', status: 401, detail: refusal, code: 'unauthorized' } });
+      return this.send(res, {
+        status: 401,
+        body: { title: 'Unauthorized', status: 401, detail: refusal, code: 'unauthorized' },
+      });
     }
-    if (path === '/api/v1/daemon/heartbeat' && req.method === 'POST') return this.send(res, { status: 200, body: { serverTime: new Date().toISOString() } });
+    if (path === '/api/v1/daemon/heartbeat' && req.method === 'POST')
+      return this.send(res, { status: 200, body: { serverTime: new Date().toISOString() } });
     const next = /^\/api\/v1\/daemon\/assignments\/next\?wait=(\d+)&capacity=([01])$/.exec(path);
     if (next !== null && req.method === 'GET') {
       const answer = await this.nextAssignment(Math.min(Number(next[1]) * 1_000, this.maxWaitMs), next[2] === '1');
-      recorded.delivered = (answer.body as { assignment?: { executionId: string } } | undefined)?.assignment?.executionId;
+      recorded.delivered = (answer.body as { assignment?: { executionId: string } } | undefined)?.assignment
+        ?.executionId;
       return this.send(res, answer);
     }
     const status = /^\/api\/v1\/daemon\/executions\/([^/]+)\/status$/.exec(path);
@@ -112,9 +117,13 @@ export class FakeHub {
       return this.send(res, answer);
     }
     const output = /^\/api\/v1\/daemon\/executions\/([^/]+)\/output$/.exec(path);
-    if (output !== null && req.method === 'POST') return this.send(res, this.appendOutput(decodeURIComponent(output[1] as string), body ?? {}));
+    if (output !== null && req.method === 'POST')
+      return this.send(res, this.appendOutput(decodeURIComponent(output[1] as string), body ?? {}));
     if (path === '/api/v1/daemon/offline' && req.method === 'POST') return this.send(res, { status: 204 });
-    this.send(res, { status: 404, body: { title: 'Not Found', status: 404, detail: `No route ${req.method} ${path}`, code: 'not_found' } });
+    this.send(res, {
+      status: 404,
+      body: { title: 'Not Found', status: 404, detail: `No route ${req.method} ${path}`, code: 'not_found' },
+    });
   }
 
   private enroll(body: Record<string, unknown>): Answer {
@@ -132,7 +141,8 @@ export class FakeHub {
     const timestamp = header('Hub-Timestamp');
     const nonce = header('Hub-Nonce');
     const signature = header('Hub-Signature');
-    if (daemonId === undefined || timestamp === undefined || nonce === undefined || signature === undefined) return 'missing signature headers';
+    if (daemonId === undefined || timestamp === undefined || nonce === undefined || signature === undefined)
+      return 'missing signature headers';
     const key = this.keys.get(daemonId);
     if (key === undefined) return 'unknown daemon';
     if (this.retired) return 'retired daemon';
@@ -142,7 +152,11 @@ export class FakeHub {
     this.nonces.add(nonce);
     const digest = createHash('sha256').update(body).digest('base64url');
     const message = `${req.method}\n${req.url}\n${timestamp}\n${nonce}\n${digest}`;
-    if (!/^[A-Za-z0-9_-]+$/.test(signature) || !verify(null, Buffer.from(message), key, Buffer.from(signature, 'base64url'))) return 'bad signature';
+    if (
+      !/^[A-Za-z0-9_-]+$/.test(signature) ||
+      !verify(null, Buffer.from(message), key, Buffer.from(signature, 'base64url'))
+    )
+      return 'bad signature';
     return undefined;
   }
 
@@ -179,7 +193,10 @@ export class FakeHub {
   private send(res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
     const problem = answer.status >= 400;
-    res.writeHead(answer.status, answer.body === undefined ? {} : { 'content-type': problem ? 'application/problem+json' : 'application/json' });
+    res.writeHead(
+      answer.status,
+      answer.body === undefined ? {} : { 'content-type': problem ? 'application/problem+json' : 'application/json' },
+    );
     res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
   }
 }

@@ -2,7 +2,12 @@
 // vscode-jsonrpc as an editor would, its published diagnostics kept per URI.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import type { Diagnostic, InitializeResult, PublishDiagnosticsParams } from 'vscode-languageserver';
 import { MAIN } from './cli.js';
 
@@ -45,13 +50,20 @@ export interface StartOptions {
 
 /** Starts `hub lsp --stdio` in `root` (after `raw` bytes, if given) and initializes it with `root` (or `folders`) as the workspace folders. */
 export async function startLsp(root: string, options: StartOptions = {}): Promise<LspClient> {
-  const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: root, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'lsp', '--stdio'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: root, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   // Bytes no editor should send, before the first real message.
   if (options.raw !== undefined) child.stdin?.write(options.raw);
-  const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+  const connection = createMessageConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
   const published: PublishDiagnosticsParams[] = [];
   const latest = new Map<string, Diagnostic[]>();
   connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
@@ -69,7 +81,8 @@ export async function startLsp(root: string, options: StartOptions = {}): Promis
   const initialized = await connection.sendRequest<InitializeResult>('initialize', {
     processId: null,
     rootUri: folders === null ? null : uriOf(folders[0] ?? root),
-    workspaceFolders: folders === null ? null : folders.map((folder, index) => ({ uri: uriOf(folder), name: `folder-${index}` })),
+    workspaceFolders:
+      folders === null ? null : folders.map((folder, index) => ({ uri: uriOf(folder), name: `folder-${index}` })),
     capabilities: options.capabilities ?? {},
     ...(options.initializationOptions === undefined ? {} : { initializationOptions: options.initializationOptions }),
   });
@@ -87,14 +100,24 @@ export async function startLsp(root: string, options: StartOptions = {}): Promis
       for (;;) {
         const current = latest.get(uri);
         if (current !== undefined && test(current)) return current;
-        if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri} within ${ms} ms; latest: ${JSON.stringify(current)}\nstderr: ${stderr}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `no matching diagnostics for ${uri} within ${ms} ms; latest: ${JSON.stringify(current)}\nstderr: ${stderr}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
     stderr: () => stderr,
     exited,
-    open: (uri, text) => connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } }),
-    change: (uri, version, text) => connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text }] }),
+    open: (uri, text) =>
+      connection.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'yaml', version: 1, text },
+      }),
+    change: (uri, version, text) =>
+      connection.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text }],
+      }),
     close: (uri) => connection.sendNotification('textDocument/didClose', { textDocument: { uri } }),
     async stop() {
       await connection.sendRequest('shutdown');

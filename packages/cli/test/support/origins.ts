@@ -27,10 +27,16 @@ export async function recordingListener(): Promise<Listener> {
     let body = '';
     for await (const chunk of req) body += chunk;
     calls.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
-    res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Not found', status: 404, code: 'not_found' }));
+    res
+      .writeHead(404, { 'content-type': 'application/problem+json' })
+      .end(JSON.stringify({ title: 'Not found', status: 404, code: 'not_found' }));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, calls, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -31,11 +31,20 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
     proxy.requests.push(recorded);
     try {
       await proxy.before?.(recorded);
-      const headers = Object.fromEntries(FORWARDED.flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [])));
-      const answer = await fetch(`${target}${recorded.path}`, { method: recorded.method, headers, body: recorded.method === 'GET' ? undefined : recorded.body });
+      const headers = Object.fromEntries(
+        FORWARDED.flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [])),
+      );
+      const answer = await fetch(`${target}${recorded.path}`, {
+        method: recorded.method,
+        headers,
+        body: recorded.method === 'GET' ? undefined : recorded.body,
+      });
       recorded.status = answer.status;
       const body = Buffer.from(await answer.arrayBuffer());
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream', 'x-request-id': answer.headers.get('x-request-id') ?? '' });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/octet-stream',
+        'x-request-id': answer.headers.get('x-request-id') ?? '',
+      });
       res.end(body);
     } catch (error) {
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: ${(error as Error).message}`);

@@ -15,11 +15,20 @@ export function writeTree(root: string, files: Record<string, string | Buffer>):
 
 /** Runs `hub args` with `cwd` as the working directory; only the given environment (and PATH, HOME). */
 export function hubIn(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  return exec(process.execPath, [MAIN, ...args], cwd, { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env });
+  return exec(process.execPath, [MAIN, ...args], cwd, {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/nonexistent',
+    ...env,
+  });
 }
 
 /** Runs `command args` to completion in `cwd` with exactly `env`, collecting what it prints. */
-export async function exec(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<Finished> {
+export async function exec(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<Finished> {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

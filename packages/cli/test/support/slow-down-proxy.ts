@@ -33,29 +33,38 @@ export async function slowDownProxy(target: string): Promise<SlowDownProxy> {
   const proxy: SlowDownProxy = { origin: '', polls: [], repliedAt: undefined, arrivals: [], close: async () => {} };
   const forward = async (method: string, path: string, headers: Record<string, string>, body: string | undefined) => {
     const answer = await fetch(`${target}${path}`, { method, headers, body, redirect: 'manual' });
-    return { status: answer.status, type: answer.headers.get('content-type') ?? 'application/octet-stream', text: await answer.text() };
+    return {
+      status: answer.status,
+      type: answer.headers.get('content-type') ?? 'application/octet-stream',
+      text: await answer.text(),
+    };
   };
   const server = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
     const path = req.url ?? '/';
     const method = req.method ?? 'GET';
-    const headers = Object.fromEntries(FORWARDED.flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [])));
+    const headers = Object.fromEntries(
+      FORWARDED.flatMap((name) => (typeof req.headers[name] === 'string' ? [[name, req.headers[name]]] : [])),
+    );
     const isPoll = method === 'POST' && path === '/oauth/token';
     if (isPoll && proxy.repliedAt !== undefined) proxy.arrivals.push(Date.now());
     let answer = await forward(method, path, headers, method === 'GET' ? undefined : body);
     if (isPoll) {
-      const record = (replay: boolean) => proxy.polls.push({ at: Date.now(), replay, status: answer.status, error: errorOf(answer.text) });
+      const record = (replay: boolean) =>
+        proxy.polls.push({ at: Date.now(), replay, status: answer.status, error: errorOf(answer.text) });
       record(false);
       if (!proxy.polls.some((poll) => poll.replay)) {
         answer = await forward(method, path, headers, body);
         record(true);
       }
     }
-    const text = path === '/.well-known/oauth-authorization-server' ? answer.text.split(target).join(proxy.origin) : answer.text;
+    const text =
+      path === '/.well-known/oauth-authorization-server' ? answer.text.split(target).join(proxy.origin) : answer.text;
     res.writeHead(answer.status, { 'content-type': answer.type });
     res.end(text, () => {
-      if (isPoll && proxy.repliedAt === undefined && proxy.polls.some((poll) => poll.replay)) proxy.repliedAt = Date.now();
+      if (isPoll && proxy.repliedAt === undefined && proxy.polls.some((poll) => poll.replay))
+        proxy.repliedAt = Date.now();
     });
   });
   server.listen(0, '127.0.0.1');

@@ -26,22 +26,36 @@ export function compileBundle(input: BundleInput, options?: CompileOptions): Com
     return failed(issues, limits);
   }
   if (list.files.length > limits.maxBundleFiles) {
-    issues.add('limit.file_count', `The bundle holds ${list.files.length} files; the limit is ${limits.maxBundleFiles}.`, '/files');
+    issues.add(
+      'limit.file_count',
+      `The bundle holds ${list.files.length} files; the limit is ${limits.maxBundleFiles}.`,
+      '/files',
+    );
     return failed(issues, limits);
   }
   for (const file of list.files) {
     if (file.content.length <= limits.maxFileLength) continue;
     const length = codePointLength(file.content);
     if (length > limits.maxFileLength) {
-      issues.add('limit.file_length', `The file is ${length} characters long; the limit is ${limits.maxFileLength}.`, `${file.pointer}/content`, {
-        file: file.path,
-      });
+      issues.add(
+        'limit.file_length',
+        `The file is ${length} characters long; the limit is ${limits.maxFileLength}.`,
+        `${file.pointer}/content`,
+        {
+          file: file.path,
+        },
+      );
     }
   }
   // Paths as given: a hub file refused for its path or content is not also "missing".
-  const layout = classifyBundle(intakeFiles(list.files, limits, issues, 'bundle.duplicate'), issues, list.files.map((file) => file.path));
+  const layout = classifyBundle(
+    intakeFiles(list.files, limits, issues, 'bundle.duplicate'),
+    issues,
+    list.files.map((file) => file.path),
+  );
   checkPartials(layout.partials, limits, issues, '/files');
-  if (issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
+  if (issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode'))
+    return failed(issues, limits);
 
   const hub = layout.hub === undefined ? undefined : parseYaml(layout.hub.content, layout.hub.path, limits, issues);
   if (hub !== undefined) validateDocument('legacy-hub', hub, issues);

@@ -16,7 +16,10 @@ export interface ConfigurationInput {
 }
 
 /** Compiles a configuration (shape A). Never throws. */
-export function compileConfiguration(input: ConfigurationInput, options?: CompileOptions): CompileResult<CompiledConfiguration> {
+export function compileConfiguration(
+  input: ConfigurationInput,
+  options?: CompileOptions,
+): CompileResult<CompiledConfiguration> {
   const limits = resolveLimits(options);
   const issues = new IssueCollector();
   const given: unknown = input;
@@ -24,19 +27,25 @@ export function compileConfiguration(input: ConfigurationInput, options?: Compil
     issues.add('input.invalid', 'The input must be { yaml: string, partials?: { path, content }[] }.', '/yaml');
     return failed(issues, limits);
   }
-  const list = given.partials === undefined ? { ok: true as const, files: [] } : readFileList(given.partials, '/partials');
+  const list =
+    given.partials === undefined ? { ok: true as const, files: [] } : readFileList(given.partials, '/partials');
   if (!list.ok) {
     issues.add('input.invalid', 'Each partial must be { path: string, content: string }.', list.pointer);
     return failed(issues, limits);
   }
   if (list.files.length > limits.maxPartials) {
-    issues.add('limit.partial_count', `The request carries ${list.files.length} partials; the limit is ${limits.maxPartials}.`, '/partials');
+    issues.add(
+      'limit.partial_count',
+      `The request carries ${list.files.length} partials; the limit is ${limits.maxPartials}.`,
+      '/partials',
+    );
     return failed(issues, limits);
   }
   const textOk = checkYamlText(given.yaml, '/yaml', limits, issues);
   const partials = intakeFiles(list.files, limits, issues, 'partial.duplicate');
   checkPartials(partials, limits, issues, '/partials');
-  if (!textOk || issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode')) return failed(issues, limits);
+  if (!textOk || issues.has((code) => code.startsWith('limit.') || code === 'text.malformed_unicode'))
+    return failed(issues, limits);
 
   const parsed = parseYaml(given.yaml, undefined, limits, issues);
   if (parsed === undefined) return failed(issues, limits);

@@ -20,7 +20,10 @@ export function finishDraft(
   return { ok: true, value: buildModel(draft, shape), warnings: warnings.finish(limits.maxIssues) };
 }
 
-export function failed(issues: IssueCollector, limits: Limits): { ok: false; issues: ReturnType<IssueCollector['finish']> } {
+export function failed(
+  issues: IssueCollector,
+  limits: Limits,
+): { ok: false; issues: ReturnType<IssueCollector['finish']> } {
   return { ok: false, issues: issues.finish(limits.maxIssues) };
 }
 
@@ -29,7 +32,11 @@ export function checkYamlText(yaml: string, pointer: string, limits: Limits, iss
   if (yaml.length > limits.maxYamlLength) {
     const length = codePointLength(yaml);
     if (length > limits.maxYamlLength) {
-      issues.add('limit.yaml_length', `The YAML is ${length} characters long; the limit is ${limits.maxYamlLength}.`, pointer);
+      issues.add(
+        'limit.yaml_length',
+        `The YAML is ${length} characters long; the limit is ${limits.maxYamlLength}.`,
+        pointer,
+      );
       return false;
     }
   }

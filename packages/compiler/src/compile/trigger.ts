@@ -47,7 +47,14 @@ export function compileTrigger(input: TriggerInput, options?: CompileOptions): C
   };
   const draft: Draft = {
     containers: { environments: target },
-    environments: [{ node: target, name: named(TRIGGER_ENVIRONMENT, target), daemon: field(target, 'daemon'), cwd: field(target, 'cwd') }],
+    environments: [
+      {
+        node: target,
+        name: named(TRIGGER_ENVIRONMENT, target),
+        daemon: field(target, 'daemon'),
+        cwd: field(target, 'cwd'),
+      },
+    ],
     agents: new Map(),
     triggers: [
       {

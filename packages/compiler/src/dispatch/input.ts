@@ -2,8 +2,7 @@ import type { Issue } from '../issues/issue.js';
 import type { DeclaredInput } from '../model/types.js';
 
 export type ManualInputResult =
-  | { ok: true; inputs: Record<string, string>; prompt: string }
-  | { ok: false; issues: Issue[] };
+  { ok: true; inputs: Record<string, string>; prompt: string } | { ok: false; issues: Issue[] };
 
 const KEY = /^([a-z][a-z0-9_]*)=/;
 
@@ -31,7 +30,11 @@ export function parseManualInput(input: string | undefined, declaredInputs: Decl
     const value = Object.hasOwn(given, declaration.name) ? given[declaration.name] : declaration.default;
     if (value === undefined) {
       if (declaration.required) {
-        issues.push({ pointer: '/input', code: 'input.required', message: `The input "${declaration.name}" is required: start the input with ${declaration.name}=<value>.` });
+        issues.push({
+          pointer: '/input',
+          code: 'input.required',
+          message: `The input "${declaration.name}" is required: start the input with ${declaration.name}=<value>.`,
+        });
       }
       continue;
     }

@@ -6,7 +6,8 @@ export const issueCodes = {
   'input.invalid': 'The compiler was called with something other than the documented input shape.',
   'text.malformed_unicode':
     'A text is not well-formed Unicode: a document or file has a lone surrogate, or a quoted string decodes to one ("\\uD800").',
-  'text.nul_character': 'A quoted string decodes to the NUL character ("\\0", "\\u0000"), or a partial holds one: the hub cannot store it.',
+  'text.nul_character':
+    'A quoted string decodes to the NUL character ("\\0", "\\u0000"), or a partial holds one: the hub cannot store it.',
   'yaml.syntax': 'The YAML cannot be parsed.',
   'yaml.multiple_documents': 'A file holds more than one YAML document.',
   'yaml.duplicate_key': 'A mapping has the same key twice.',

@@ -45,13 +45,15 @@ export class IssueCollector {
     // Sorted first, stable, so that duplicates (same file, offset, pointer and code) are
     // neighbours and the first one added is kept: no key string or set per issue, which counts
     // with 100,000 issues.
-    const sorted = this.pending.slice().sort(
-      (a, b) =>
-        compareText(a.where.file ?? '', b.where.file ?? '') ||
-        sortOffset(a.where) - sortOffset(b.where) ||
-        compareText(a.pointer, b.pointer) ||
-        compareText(a.code, b.code),
-    );
+    const sorted = this.pending
+      .slice()
+      .sort(
+        (a, b) =>
+          compareText(a.where.file ?? '', b.where.file ?? '') ||
+          sortOffset(a.where) - sortOffset(b.where) ||
+          compareText(a.pointer, b.pointer) ||
+          compareText(a.code, b.code),
+      );
     const kept: Issue[] = [];
     let unique = 0;
     let previous: Pending | undefined;
@@ -72,7 +74,12 @@ export class IssueCollector {
 }
 
 function isDuplicate(a: Pending, b: Pending): boolean {
-  return (a.where.file ?? '') === (b.where.file ?? '') && a.pointer === b.pointer && a.code === b.code && sortOffset(a.where) === sortOffset(b.where);
+  return (
+    (a.where.file ?? '') === (b.where.file ?? '') &&
+    a.pointer === b.pointer &&
+    a.code === b.code &&
+    sortOffset(a.where) === sortOffset(b.where)
+  );
 }
 
 /** Offsets order issues within a file as positions do; a known line and column stand in for one. */

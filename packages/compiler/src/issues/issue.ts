@@ -15,9 +15,7 @@ export interface Issue {
   column?: number;
 }
 
-export type CompileResult<T> =
-  | { ok: true; value: T; warnings: Issue[] }
-  | { ok: false; issues: Issue[] };
+export type CompileResult<T> = { ok: true; value: T; warnings: Issue[] } | { ok: false; issues: Issue[] };
 
 export function escapePointerSegment(segment: string | number): string {
   if (typeof segment === 'number') return String(segment);

@@ -14,7 +14,8 @@ export function suggest(input: string, candidates: Iterable<string>): string | u
   for (const candidate of candidates) {
     if (++compared > MAX_CANDIDATES) break;
     if (candidate === input || candidate.length > MAX_LENGTH) continue;
-    const distance = candidate.toLowerCase() === lower ? 0.5 : editDistance(input, candidate, Math.min(threshold, bestDistance));
+    const distance =
+      candidate.toLowerCase() === lower ? 0.5 : editDistance(input, candidate, Math.min(threshold, bestDistance));
     if (distance <= threshold && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -47,7 +48,8 @@ function editDistance(a: string, b: string, cap: number): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
       row[j] = value;
       if (value < rowMin) rowMin = value;
     }

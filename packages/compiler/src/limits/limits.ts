@@ -69,7 +69,8 @@ export function resolveLimits(options: CompileOptions | undefined): Limits {
   const given = isRecord(options) && isRecord(options.limits) ? options.limits : {};
   for (const key of Object.keys(defaultLimits) as (keyof Limits)[]) {
     const value = given[key];
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) limits[key] = Math.min(value, CEILINGS[key] ?? value);
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0)
+      limits[key] = Math.min(value, CEILINGS[key] ?? value);
   }
   return limits;
 }

@@ -27,9 +27,10 @@ export function buildModel(draft: Draft, shape: CompiledConfiguration['shape']):
 
 function buildTrigger(draft: Draft, trigger: DraftTrigger): CompiledTrigger {
   const maxRuntimeMs = parseDuration(trigger.maxRuntime.value) as number;
-  const events = isRecord(trigger.on.value) && Object.hasOwn(trigger.on.value, 'manual.run')
-    ? [{ kind: 'manual.run' as const, inputs: declaredInputs(field(trigger.on, 'manual.run', 'inputs')) }]
-    : [];
+  const events =
+    isRecord(trigger.on.value) && Object.hasOwn(trigger.on.value, 'manual.run')
+      ? [{ kind: 'manual.run' as const, inputs: declaredInputs(field(trigger.on, 'manual.run', 'inputs')) }]
+      : [];
   const users = field(trigger.filters, 'from_users').value;
   return {
     name: trigger.name.value as string,

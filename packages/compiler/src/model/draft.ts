@@ -54,7 +54,8 @@ export interface PartialEntry {
 }
 
 /** Where an include leads: the key of the partial it names, or why it cannot lead anywhere. */
-export type IncludeTarget = { ok: true; path: string } | { ok: false; code: 'include.outside_partials'; message: string };
+export type IncludeTarget =
+  { ok: true; path: string } | { ok: false; code: 'include.outside_partials'; message: string };
 
 /** The documents of any shape, laid out alike so that one set of rules checks them all. */
 export interface Draft {

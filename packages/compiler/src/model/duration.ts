@@ -19,7 +19,12 @@ const cache = new Map<string, number | undefined>();
 function compute(text: string): number | undefined {
   const match = DURATION.exec(text);
   if (match === null) return undefined;
-  const [d, h, m, s] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as [number, number, number, number];
+  const [d, h, m, s] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const ms = (((d * 24 + h) * 60 + m) * 60 + s) * 1000;
   if (ms === 0) return undefined;
   return Number.isSafeInteger(ms) ? ms : Infinity;

@@ -16,7 +16,11 @@ export interface BundleLayout {
  * Sorts a legacy bundle's files into the hub file, the direct workflows and the partials, and
  * reports every file that has no place in a bundle, saying why.
  */
-export function classifyBundle(files: PartialEntry[], issues: IssueCollector, given: string[] = files.map((file) => file.path)): BundleLayout {
+export function classifyBundle(
+  files: PartialEntry[],
+  issues: IssueCollector,
+  given: string[] = files.map((file) => file.path),
+): BundleLayout {
   const layout: BundleLayout = { hub: undefined, workflows: [], partials: [] };
   for (const file of files) {
     const pointer = `${file.pointer}/path`;

@@ -56,6 +56,9 @@ function noncanonical(message: string): PathCheck {
 }
 
 function show(path: string): string {
-  const visible = path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const visible = path.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return visible.length > 80 ? `${visible.slice(0, 77)}...` : visible;
 }

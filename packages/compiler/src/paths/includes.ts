@@ -26,9 +26,14 @@ export function promptIncludes(yaml: string, shape: IncludeShape): string[] {
     return value;
   };
   const field = (value: unknown, key: string): unknown =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, key)
+      ? (value as Record<string, unknown>)[key]
+      : undefined;
 
-  const steps = shape === 'configuration' ? items(field(parsed.value, 'triggers')).flatMap((trigger) => items(field(trigger, 'steps'))) : items(field(parsed.value, 'steps'));
+  const steps =
+    shape === 'configuration'
+      ? items(field(parsed.value, 'triggers')).flatMap((trigger) => items(field(trigger, 'steps')))
+      : items(field(parsed.value, 'steps'));
   const found = new Set<string>();
   for (const step of steps) {
     for (const item of items(field(step, 'prompt'))) {

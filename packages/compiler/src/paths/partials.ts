@@ -45,11 +45,16 @@ export function intakeFiles(
     const source = new SourceText(file.content);
     const lone = findLoneSurrogate(file.content);
     if (lone >= 0) {
-      issues.add('text.malformed_unicode', 'The content is not well-formed Unicode: it has a lone surrogate.', `${file.pointer}/content`, {
-        file: file.path,
-        source,
-        offset: lone,
-      });
+      issues.add(
+        'text.malformed_unicode',
+        'The content is not well-formed Unicode: it has a lone surrogate.',
+        `${file.pointer}/content`,
+        {
+          file: file.path,
+          source,
+          offset: lone,
+        },
+      );
       continue;
     }
     kept.push({ path: file.path, pointer: file.pointer, content: file.content, source });
@@ -61,16 +66,26 @@ export function intakeFiles(
  * Byte limits of prompt partials (specification section 8), each with the measured size, and
  * what the hub cannot store: partials are not YAML, so nothing else refuses a NUL in them.
  */
-export function checkPartials(partials: PartialEntry[], limits: Limits, issues: IssueCollector, listPointer: string): void {
+export function checkPartials(
+  partials: PartialEntry[],
+  limits: Limits,
+  issues: IssueCollector,
+  listPointer: string,
+): void {
   let total = 0;
   for (const partial of partials) {
     const nul = partial.content.indexOf('\u0000');
     if (nul >= 0) {
-      issues.add('text.nul_character', 'The content holds the NUL character (U+0000); remove it: the hub stores text, which cannot hold NUL.', `${partial.pointer}/content`, {
-        file: partial.path,
-        source: partial.source,
-        offset: nul,
-      });
+      issues.add(
+        'text.nul_character',
+        'The content holds the NUL character (U+0000); remove it: the hub stores text, which cannot hold NUL.',
+        `${partial.pointer}/content`,
+        {
+          file: partial.path,
+          source: partial.source,
+          offset: nul,
+        },
+      );
     }
     const bytes = utf8Length(partial.content);
     total += bytes;

@@ -29,7 +29,15 @@ export function resolveResources(
   const daemons = new Map(
     (Array.isArray(catalog?.daemons) ? catalog.daemons : [])
       .filter((daemon) => typeof daemon?.name === 'string')
-      .map((daemon) => [daemon.name, { ...daemon, runtimes: Array.isArray(daemon.runtimes) ? daemon.runtimes.filter((r) => typeof r?.provider === 'string') : [] }]),
+      .map((daemon) => [
+        daemon.name,
+        {
+          ...daemon,
+          runtimes: Array.isArray(daemon.runtimes)
+            ? daemon.runtimes.filter((r) => typeof r?.provider === 'string')
+            : [],
+        },
+      ]),
   );
   const environments = new Map((value?.environments ?? []).map((environment) => [environment.name, environment]));
   const names = [...daemons.keys()];
@@ -37,7 +45,8 @@ export function resolveResources(
     if (daemons.has(environment.daemon)) continue;
     add(
       'resource.unknown_daemon',
-      () => `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
+      () =>
+        `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
       environment.daemonSource,
     );
   }
@@ -56,14 +65,24 @@ export function resolveResources(
         );
         continue;
       }
-      if (agent.mode !== undefined && Array.isArray(runtime.modes) && runtime.modes.length > 0 && !runtime.modes.includes(agent.mode)) {
+      if (
+        agent.mode !== undefined &&
+        Array.isArray(runtime.modes) &&
+        runtime.modes.length > 0 &&
+        !runtime.modes.includes(agent.mode)
+      ) {
         add(
           'resource.unknown_mode',
           `The daemon "${daemon.name}" runs ${agent.provider} in the modes ${listSome(runtime.modes)}, not "${agent.mode}".`,
           agent.sources.mode ?? agent.sources.provider,
         );
       }
-      if (agent.model !== undefined && Array.isArray(runtime.models) && runtime.models.length > 0 && !runtime.models.includes(agent.model)) {
+      if (
+        agent.model !== undefined &&
+        Array.isArray(runtime.models) &&
+        runtime.models.length > 0 &&
+        !runtime.models.includes(agent.model)
+      ) {
         add(
           'resource.unknown_model',
           `The daemon "${daemon.name}" runs ${agent.provider} with the models ${listSome(runtime.models)}, not "${agent.model}".`,

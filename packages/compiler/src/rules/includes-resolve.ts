@@ -4,9 +4,14 @@ import { checkPath, foldPath } from '../paths/check-path.js';
 import { reportAt, type RuleContext } from './context.js';
 
 function everythingRead({ draft, issues }: RuleContext): boolean {
-  const docs = new Set([...draft.triggers.map((trigger) => trigger.node.doc), ...draft.environments.map((environment) => environment.node.doc)]);
+  const docs = new Set([
+    ...draft.triggers.map((trigger) => trigger.node.doc),
+    ...draft.environments.map((environment) => environment.node.doc),
+  ]);
   for (const doc of docs) if (doc.rejected.size > 0 || doc.flagged.size > 0) return false;
-  return !issues.has((code) => code.startsWith('path.') || code.startsWith('bundle.') || code === 'include.outside_partials');
+  return !issues.has(
+    (code) => code.startsWith('path.') || code.startsWith('bundle.') || code === 'include.outside_partials',
+  );
 }
 
 /**
@@ -47,7 +52,10 @@ export function includesResolve(context: RuleContext): void {
         // the suggestion as the include would write it (a quick fix puts it in place of the include).
         const message = () => {
           const known = [...byPath.keys(), ...draft.partialNames].map((path) => draft.includeOf(path));
-          const hint = folded !== undefined ? `; did you mean "${draft.includeOf(folded.path)}"?` : didYouMean(checked.path, known) || '.';
+          const hint =
+            folded !== undefined
+              ? `; did you mean "${draft.includeOf(folded.path)}"?`
+              : didYouMean(checked.path, known) || '.';
           return `No partial "${checked.path}" in ${draft.includeDir}${hint}`;
         };
         reportAt(issues, 'partial.missing', message, part.field);
@@ -59,8 +67,13 @@ export function includesResolve(context: RuleContext): void {
   if (!everythingRead(context)) return;
   for (const entry of byPath.values()) {
     if (used.has(entry)) continue;
-    issues.add('partial.extra', `The partial "${entry.path}" is not included by any prompt; remove it from the request.`, entry.pointer, {
-      file: entry.path,
-    });
+    issues.add(
+      'partial.extra',
+      `The partial "${entry.path}" is not included by any prompt; remove it from the request.`,
+      entry.pointer,
+      {
+        file: entry.path,
+      },
+    );
   }
 }

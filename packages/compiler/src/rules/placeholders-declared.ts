@@ -17,7 +17,10 @@ export function placeholdersDeclared(context: RuleContext): void {
     const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`)];
     const unknown = (name: string) => () => {
       const hint = didYouMean(name, allowed) || '.';
-      const list = inputs.length > 0 ? `{{ prompt }} and {{ inputs.<name> }} for ${listSome(inputs)}` : '{{ prompt }} (this trigger declares no inputs)';
+      const list =
+        inputs.length > 0
+          ? `{{ prompt }} and {{ inputs.<name> }} for ${listSome(inputs)}`
+          : '{{ prompt }} (this trigger declares no inputs)';
       return `Unknown placeholder {{ ${name} }}${hint} Placeholders here: ${list}.`;
     };
     for (const step of trigger.steps) {
@@ -34,7 +37,8 @@ export function placeholdersDeclared(context: RuleContext): void {
             const found = written.indexOf(match[0], from);
             if (found >= 0) from = found + match[0].length;
             if (allowed.includes(name)) continue;
-            if (found < 0 || !range) reportAt(context.issues, 'template.unknown_placeholder', unknown(name), part.field);
+            if (found < 0 || !range)
+              reportAt(context.issues, 'template.unknown_placeholder', unknown(name), part.field);
             else {
               context.issues.add('template.unknown_placeholder', unknown(name), part.field.pointer, {
                 file: part.field.doc.file,

@@ -10,7 +10,9 @@ export function stepAgentExists(context: RuleContext): void {
       const name = step.agent.value;
       if (typeof name !== 'string' || context.draft.agents.has(name)) continue;
       const message = () => {
-        const hint = didYouMean(name, names) || (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${listSome(names)}.`);
+        const hint =
+          didYouMean(name, names) ||
+          (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${listSome(names)}.`);
         return `No agent is named "${name}"${hint}`;
       };
       reportAt(context.issues, 'step.unknown_agent', message, step.agent);

@@ -12,7 +12,8 @@ export function stepEnvironmentExists(context: RuleContext): void {
       const name = step.environment.value;
       if (typeof name !== 'string' || known.has(name)) continue;
       const message = () => {
-        const hint = didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${listSome(names)}.`);
+        const hint =
+          didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${listSome(names)}.`);
         return `No environment is named "${name}"${hint}`;
       };
       reportAt(context.issues, 'step.unknown_environment', message, step.environment);

@@ -1,7 +1,15 @@
 import { CST } from 'yaml';
 import type { Limits } from '../limits/limits.js';
 import type { SourceText } from './text.js';
-import { corePlain, DataWalk, GIVE_UP, giveUp, type CollectionSpans, type FastDocument, type ScalarNode } from './walk.js';
+import {
+  corePlain,
+  DataWalk,
+  GIVE_UP,
+  giveUp,
+  type CollectionSpans,
+  type FastDocument,
+  type ScalarNode,
+} from './walk.js';
 
 export type { FastDocument, Locator, NodeSpan } from './walk.js';
 export { unstorable } from './walk.js';
@@ -16,12 +24,9 @@ export { unstorable } from './walk.js';
  * that every message and position stays yaml's own. See docs/decisions.md (compiler, fast path).
  */
 
-
-
 type Token = CST.Token;
 type Item = CST.CollectionItem;
 type SourceToken = CST.SourceToken;
-
 
 /** Reads a document's tokens, or returns undefined when the composer must do it. */
 export function readFast(tokens: Token[], source: SourceText, limits: Limits): FastDocument | undefined {
@@ -47,7 +52,6 @@ interface Props {
   hasComment: boolean;
   end: number;
 }
-
 
 /** A scalar as the composer makes it, with its range[2]. */
 interface Scalar extends ScalarNode {
@@ -115,7 +119,12 @@ class Reader extends DataWalk {
       }
       const type = token.type;
       if (type === 'space') {
-        if (flow === undefined && (indicator !== 'doc-start' || next?.type !== 'flow-collection') && token.source.includes('\t')) tab = token;
+        if (
+          flow === undefined &&
+          (indicator !== 'doc-start' || next?.type !== 'flow-collection') &&
+          token.source.includes('\t')
+        )
+          tab = token;
         hasSpace = true;
       } else if (type === 'comment') {
         if (!hasSpace) giveUp();
@@ -142,7 +151,11 @@ class Reader extends DataWalk {
     }
     const last = tokens[tokens.length - 1];
     const end = last ? last.offset + last.source.length : offset;
-    if (tab !== null && ((atNewline && tab.indent <= parentIndent) || next?.type === 'block-map' || next?.type === 'block-seq')) giveUp();
+    if (
+      tab !== null &&
+      ((atNewline && tab.indent <= parentIndent) || next?.type === 'block-map' || next?.type === 'block-seq')
+    )
+      giveUp();
     return { found, comma, hasNewline, hasComment, end };
   }
 
@@ -165,11 +178,32 @@ class Reader extends DataWalk {
     if (token.type === 'scalar' && !token.source.includes('\n')) {
       const source = token.source;
       const first = source[0];
-      if (first === '\t' || first === ',' || first === '%' || first === '|' || first === '>' || first === '@' || first === '`') giveUp();
+      if (
+        first === '\t' ||
+        first === ',' ||
+        first === '%' ||
+        first === '|' ||
+        first === '>' ||
+        first === '@' ||
+        first === '`'
+      )
+        giveUp();
       const valueEnd = token.offset + source.length;
-      return { value: corePlain(source), plain: true, start: token.offset, valueEnd, end: valueEnd + this.checkEnd(token.end, true) };
+      return {
+        value: corePlain(source),
+        plain: true,
+        start: token.offset,
+        valueEnd,
+        end: valueEnd + this.checkEnd(token.end, true),
+      };
     }
-    if (token.type !== 'scalar' && token.type !== 'single-quoted-scalar' && token.type !== 'double-quoted-scalar' && token.type !== 'block-scalar') giveUp();
+    if (
+      token.type !== 'scalar' &&
+      token.type !== 'single-quoted-scalar' &&
+      token.type !== 'double-quoted-scalar' &&
+      token.type !== 'block-scalar'
+    )
+      giveUp();
     const resolved = CST.resolveAsScalar(token, true, giveUp);
     if (resolved === null) giveUp();
     const [start, valueEnd, end] = resolved.range;
@@ -203,11 +237,14 @@ class Reader extends DataWalk {
       }
       case 'block-map':
       case 'block-seq':
-      case 'flow-collection':
-      {
+      case 'flow-collection': {
         if (depth > this.limits.maxDepth) giveUp();
         const value =
-          token.type === 'block-map' ? this.blockMap(token, depth) : token.type === 'block-seq' ? this.blockSeq(token, depth) : this.flowCollection(token, depth);
+          token.type === 'block-map'
+            ? this.blockMap(token, depth)
+            : token.type === 'block-seq'
+              ? this.blockSeq(token, depth)
+              : this.flowCollection(token, depth);
         // Set after the items, which set it for themselves.
         this.start = token.offset;
         return value;
@@ -344,7 +381,6 @@ class Reader extends DataWalk {
     if (key.type !== 'scalar' && key.type !== 'single-quoted-scalar' && key.type !== 'double-quoted-scalar') giveUp();
     return this.scalar(key);
   }
-
 }
 
 /** yaml's emptyScalarPosition, for an empty node after `before` (with pos = before.length). */
@@ -380,6 +416,3 @@ function containsNewline(key: Token): boolean {
       return true;
   }
 }
-
-
-

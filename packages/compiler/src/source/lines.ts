@@ -1,7 +1,15 @@
 import { CST } from 'yaml';
 import type { Limits } from '../limits/limits.js';
 import type { SourceText } from './text.js';
-import { corePlain, DataWalk, GIVE_UP, giveUp, type CollectionSpans, type FastDocument, type ScalarNode } from './walk.js';
+import {
+  corePlain,
+  DataWalk,
+  GIVE_UP,
+  giveUp,
+  type CollectionSpans,
+  type FastDocument,
+  type ScalarNode,
+} from './walk.js';
 
 /**
  * The fastest reading: plain data and positions straight from the text, line by line, for the
@@ -229,7 +237,8 @@ class LineReader extends DataWalk {
     if (next >= 0) {
       const nextIndent = this.indentAt(next);
       if (nextIndent > indent) return this.blockNode(next, nextIndent, depth + 1);
-      if (inMap && nextIndent === indent && this.isSeqItem(next + indent)) return this.blockSeq(indent, next + indent, depth + 1);
+      if (inMap && nextIndent === indent && this.isSeqItem(next + indent))
+        return this.blockSeq(indent, next + indent, depth + 1);
     }
     this.start = at;
     this.kid = undefined;
@@ -333,7 +342,12 @@ class LineReader extends DataWalk {
       i++;
     }
     const source = text.slice(at, i + 1);
-    const token = { type: quote === 34 ? 'double-quoted-scalar' : 'single-quoted-scalar', offset: at, indent: 0, source } as CST.FlowScalar;
+    const token = {
+      type: quote === 34 ? 'double-quoted-scalar' : 'single-quoted-scalar',
+      offset: at,
+      indent: 0,
+      source,
+    } as CST.FlowScalar;
     const resolved = CST.resolveAsScalar(token, true, giveUp);
     if (resolved === null) giveUp();
     this.checkStorable(resolved.value, 'value', at);
@@ -422,7 +436,11 @@ class LineReader extends DataWalk {
     const first = text.charCodeAt(at);
     // In a flow collection a plain scalar may start with "-" only before a character that is
     // neither a space nor a flow indicator ("[-]" is an error to yaml).
-    if (INDICATORS.has(first) && !(first === DASH && text.charCodeAt(at + 1) > SPACE && !FLOW_INDICATORS.has(text.charCodeAt(at + 1)))) giveUp();
+    if (
+      INDICATORS.has(first) &&
+      !(first === DASH && text.charCodeAt(at + 1) > SPACE && !FLOW_INDICATORS.has(text.charCodeAt(at + 1)))
+    )
+      giveUp();
     let i = at;
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -471,7 +489,13 @@ class LineReader extends DataWalk {
       { type: 'block-scalar-header', offset: at, indent: keyIndent, source: text.slice(at, headerEnd) },
       { type: 'newline', offset: headerEnd, indent: keyIndent, source: crlf ? '\r\n' : '\n' },
     ] as CST.SourceToken[];
-    const token: CST.BlockScalar = { type: 'block-scalar', offset: at, indent: keyIndent, props, source: text.slice(contentStart, lastContentEnd + 1) };
+    const token: CST.BlockScalar = {
+      type: 'block-scalar',
+      offset: at,
+      indent: keyIndent,
+      props,
+      source: text.slice(contentStart, lastContentEnd + 1),
+    };
     const resolved = CST.resolveAsScalar(token, true, giveUp);
     if (resolved === null) giveUp();
     this.setScalar(at, resolved.range[1]);

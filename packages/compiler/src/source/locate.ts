@@ -1,4 +1,15 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Alias,
+  type Document,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { splitPointer } from '../issues/issue.js';
 import type { Where } from '../issues/collect.js';
 import type { Locator, NodeSpan } from './cst.js';

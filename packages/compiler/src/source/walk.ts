@@ -117,7 +117,11 @@ export class DataWalk {
       spans.kids.push(this.kid);
     };
     if (typeof key.value !== 'string') {
-      this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(key.value)}.`, key.start);
+      this.fail(
+        'yaml.non_string_key',
+        `Mapping keys must be plain strings; this one is ${describeKey(key.value)}.`,
+        key.start,
+      );
       read();
       keys.push(undefined);
       record();
@@ -132,7 +136,11 @@ export class DataWalk {
     }
     this.path.push(name);
     if (name === '<<' && key.plain) {
-      this.fail('yaml.merge_key', 'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.', key.start);
+      this.fail(
+        'yaml.merge_key',
+        'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.',
+        key.start,
+      );
       read();
       this.path.pop();
       keys.push(name);
@@ -143,14 +151,19 @@ export class DataWalk {
     if (first === undefined) seen.set(name, key.start);
     else {
       const { line, column } = this.source.position(first);
-      this.fail('yaml.duplicate_key', `The key "${name}" is already defined at line ${line}, column ${column}.`, key.start);
+      this.fail(
+        'yaml.duplicate_key',
+        `The key "${name}" is already defined at line ${line}, column ${column}.`,
+        key.start,
+      );
     }
     // A skipped value is walked without its key on the path; a kept one with it.
     const value = read();
     this.path.pop();
     keys.push(name);
     record();
-    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    if (name === '__proto__')
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
     else out[name] = value;
   }
 
@@ -185,10 +198,16 @@ export function unstorable(text: string, what: 'key' | 'value'): [IssueCode, str
   if (!nul && text.isWellFormed()) return [];
   const found: [IssueCode, string][] = [];
   if (nul) {
-    found.push(['text.nul_character', `The ${what} holds the NUL character (U+0000, written as an escape such as \\0 or \\u0000); remove it: the hub stores text, which cannot hold NUL.`]);
+    found.push([
+      'text.nul_character',
+      `The ${what} holds the NUL character (U+0000, written as an escape such as \\0 or \\u0000); remove it: the hub stores text, which cannot hold NUL.`,
+    ]);
   }
   if (!text.isWellFormed()) {
-    found.push(['text.malformed_unicode', `The ${what} holds a lone surrogate (an escape such as \\uD800 without its pair); remove it or escape the whole character (\\U0001F600): the hub stores well-formed Unicode only.`]);
+    found.push([
+      'text.malformed_unicode',
+      `The ${what} holds a lone surrogate (an escape such as \\uD800 without its pair); remove it or escape the whole character (\\U0001F600): the hub stores well-formed Unicode only.`,
+    ]);
   }
   return found;
 }

@@ -80,7 +80,10 @@ export function parseYaml(
   const control = source.text.search(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/);
   if (control >= 0) {
     const code = source.text.charCodeAt(control).toString(16).toUpperCase().padStart(4, '0');
-    const advice = code === '0000' ? 'remove it: the hub cannot store it, escaped or not' : 'write it escaped in a double-quoted string';
+    const advice =
+      code === '0000'
+        ? 'remove it: the hub cannot store it, escaped or not'
+        : 'write it escaped in a double-quoted string';
     issues.add('yaml.syntax', `The control character U+${code} may not appear in YAML; ${advice}.`, '', where(control));
     return undefined;
   }
@@ -203,7 +206,11 @@ function findTooDeep(tokens: CST.Token[], maxDepth: number): number | undefined 
  * reports where it noticed the problem; for a quote or a bracket never closed, the place to fix
  * is where it opened, and for a badly indented line, the first character after the indentation.
  */
-function syntaxPlace(text: string, tokens: CST.Token[], error: { code: string; message: string; pos: [number, number] }): { offset: number; message?: string } {
+function syntaxPlace(
+  text: string,
+  tokens: CST.Token[],
+  error: { code: string; message: string; pos: [number, number] },
+): { offset: number; message?: string } {
   const at = error.pos[0];
   const unclosedQuote = error.code === 'MISSING_CHAR' && /quote/i.test(error.message);
   const unclosedFlow = /end with a [\]}]/.test(error.message);
@@ -223,7 +230,8 @@ function syntaxPlace(text: string, tokens: CST.Token[], error: { code: string; m
   return { offset: firstOnLine(text, at) ?? at };
 }
 
-const OVER_INDENTED = 'This line is indented deeper than the line above it, so YAML reads it as part of the value there: indent a key as its siblings are.';
+const OVER_INDENTED =
+  'This line is indented deeper than the line above it, so YAML reads it as part of the value there: indent a key as its siblings are.';
 
 /**
  * A key indented deeper than its siblings continues the scalar before it ("provider: claude" then
@@ -251,7 +259,8 @@ function firstOnLine(text: string, offset: number): number | undefined {
 }
 
 function isUnclosedQuote(token: CST.Token): boolean {
-  if (token.type === 'double-quoted-scalar') return token.source.length < 2 || !/(?:^|[^\\])(?:\\\\)*"$/.test(token.source);
+  if (token.type === 'double-quoted-scalar')
+    return token.source.length < 2 || !/(?:^|[^\\])(?:\\\\)*"$/.test(token.source);
   if (token.type === 'single-quoted-scalar') return token.source.length < 2 || !token.source.endsWith("'");
   return false;
 }
@@ -288,7 +297,11 @@ class Walker {
   toValue(node: ParsedNode | Node | null, depth: number, viaAlias: boolean): unknown {
     if (node === null) return null;
     if (viaAlias && ++this.expanded > this.limits.maxAliasExpansion) {
-      this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`, node);
+      this.abort(
+        'limit.alias_expansion',
+        `Aliases expand to more than ${this.limits.maxAliasExpansion} nodes; is this an alias bomb?`,
+        node,
+      );
     }
     if (isAlias(node)) {
       const target = this.aliases.get(node) ?? this.anchors.get(node.source);
@@ -306,13 +319,22 @@ class Walker {
     if (!viaAlias && node.anchor !== undefined) this.anchors.set(node.anchor, node);
     if (!viaAlias && node.tag !== undefined && !coreTags.has(node.tag)) {
       const tag = node.tag.replace(/^tag:yaml\.org,2002:/, '!!');
-      this.fail('yaml.tag', `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`, node, tagOffset(this.source.text, offsetOf(node)));
+      this.fail(
+        'yaml.tag',
+        `The tag ${tag} is not allowed; only the YAML 1.2 core schema's tags are.`,
+        node,
+        tagOffset(this.source.text, offsetOf(node)),
+      );
     }
     if (isScalar(node)) {
       if (viaAlias && typeof node.value === 'string') {
         this.expandedChars += node.value.length;
         if (this.expandedChars > this.limits.maxYamlLength) {
-          this.abort('limit.alias_expansion', `Aliases expand to more than ${this.limits.maxYamlLength} characters of text; is this an alias bomb?`, node);
+          this.abort(
+            'limit.alias_expansion',
+            `Aliases expand to more than ${this.limits.maxYamlLength} characters of text; is this an alias bomb?`,
+            node,
+          );
         }
       } else if (typeof node.value === 'string') {
         for (const [code, message] of unstorable(node.value, 'value')) this.fail(code, message, node);
@@ -335,15 +357,25 @@ class Walker {
     return null;
   }
 
-  private mapToValue(pairs: { key: unknown; value: unknown }[], depth: number, viaAlias: boolean): Record<string, unknown> {
+  private mapToValue(
+    pairs: { key: unknown; value: unknown }[],
+    depth: number,
+    viaAlias: boolean,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const seen = viaAlias ? undefined : new Map<string, Node>();
     for (const pair of pairs) {
       const keyNode = pair.key as Node | null;
-      if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.anchor !== undefined) this.anchors.set(keyNode.anchor, keyNode);
+      if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.anchor !== undefined)
+        this.anchors.set(keyNode.anchor, keyNode);
       const key = isScalar(keyNode) && typeof keyNode.value === 'string' ? keyNode.value : undefined;
       if (key === undefined) {
-        if (!viaAlias) this.fail('yaml.non_string_key', `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`, keyNode);
+        if (!viaAlias)
+          this.fail(
+            'yaml.non_string_key',
+            `Mapping keys must be plain strings; this one is ${describeKey(keyNode)}.`,
+            keyNode,
+          );
         this.skip(pair.value as Node | null, depth, viaAlias);
         continue;
       }
@@ -355,8 +387,19 @@ class Walker {
         continue;
       }
       this.path.push(key);
-      if (!viaAlias && keyNode !== null && !isAlias(keyNode) && keyNode.tag !== undefined && !coreTags.has(keyNode.tag)) {
-        this.fail('yaml.tag', `The tag ${keyNode.tag.replace(/^tag:yaml\.org,2002:/, '!!')} is not allowed; only the YAML 1.2 core schema's tags are.`, keyNode, tagOffset(this.source.text, offsetOf(keyNode)));
+      if (
+        !viaAlias &&
+        keyNode !== null &&
+        !isAlias(keyNode) &&
+        keyNode.tag !== undefined &&
+        !coreTags.has(keyNode.tag)
+      ) {
+        this.fail(
+          'yaml.tag',
+          `The tag ${keyNode.tag.replace(/^tag:yaml\.org,2002:/, '!!')} is not allowed; only the YAML 1.2 core schema's tags are.`,
+          keyNode,
+          tagOffset(this.source.text, offsetOf(keyNode)),
+        );
       }
       if (seen !== undefined && keyNode !== null && this.checkKey(key, keyNode, seen)) {
         this.skip(pair.value as Node | null, depth, viaAlias);
@@ -365,7 +408,8 @@ class Walker {
       }
       const value = this.toValue(pair.value as Node | null, depth + 1, viaAlias);
       this.path.pop();
-      if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       else out[key] = value;
     }
     return out;
@@ -379,7 +423,11 @@ class Walker {
   /** Reports a merge key or a duplicate; true when the pair is to be left out of the value. */
   private checkKey(key: string, keyNode: Node, seen: Map<string, Node>): boolean {
     if (key === '<<' && isScalar(keyNode) && keyNode.type === 'PLAIN') {
-      this.fail('yaml.merge_key', 'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.', keyNode);
+      this.fail(
+        'yaml.merge_key',
+        'Merge keys (<<) are not allowed; write the keys out or use an alias for the whole value.',
+        keyNode,
+      );
       return true;
     }
     const first = seen.get(key);

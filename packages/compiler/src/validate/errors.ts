@@ -67,13 +67,23 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
-      issues.add('schema.required', `The key "${missing}" is required here.`, joinPointer(path, missing), locate(parsed, path));
+      issues.add(
+        'schema.required',
+        `The key "${missing}" is required here.`,
+        joinPointer(path, missing),
+        locate(parsed, path),
+      );
       return;
     }
     case 'additionalProperties': {
       const key = String(params.additionalProperty);
       const allowed = known.length > 0 ? ` Allowed keys: ${known.join(', ')}.` : '';
-      at('schema.unknown_key', () => `Unknown key "${key}"${didYouMean(key, known) || '.'}${allowed}`, joinPointer(path, key), true);
+      at(
+        'schema.unknown_key',
+        () => `Unknown key "${key}"${didYouMean(key, known) || '.'}${allowed}`,
+        joinPointer(path, key),
+        true,
+      );
       return;
     }
     case 'type':
@@ -82,14 +92,20 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const value = String(error.data);
-      at('schema.enum', () => `"${value}" is not allowed${didYouMean(value, allowed) || '.'} Allowed: ${listSome(allowed)}.`);
+      at(
+        'schema.enum',
+        () => `"${value}" is not allowed${didYouMean(value, allowed) || '.'} Allowed: ${listSome(allowed)}.`,
+      );
       return;
     }
     case 'pattern': {
       const pattern = String(params.pattern);
       const value = String(error.data);
       if (/\[dhms\]/.test(pattern)) {
-        at('schema.duration', `"${value}" is not a duration: write <integer><unit> parts with units d, h, m, s in that order, above zero (90m, 1h30m).`);
+        at(
+          'schema.duration',
+          `"${value}" is not a duration: write <integer><unit> parts with units d, h, m, s in that order, above zero (90m, 1h30m).`,
+        );
       } else if (NAME_RULES[pattern] !== undefined) {
         at('schema.name', `"${value}" is not a valid name: ${NAME_RULES[pattern]}.`);
       } else {
@@ -110,7 +126,11 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
     case 'uniqueItems':
       // ajv names the pair (i, j) in either order; the later item is the repeat.
       const [first, repeat] = [Number(params.i), Number(params.j)].sort((a, b) => a - b) as [number, number];
-      at('schema.not_unique', `Item ${repeat} repeats item ${first}; each value may appear once.`, joinPointer(path, repeat));
+      at(
+        'schema.not_unique',
+        `Item ${repeat} repeats item ${first}; each value may appear once.`,
+        joinPointer(path, repeat),
+      );
       return;
     default:
       at('schema.type', `The value does not match the schema (${error.keyword}).`);

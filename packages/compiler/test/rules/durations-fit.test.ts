@@ -7,7 +7,11 @@ describe('durationsFit', () => {
   });
 
   it('reports a duration too long for exact milliseconds', () => {
-    expect(found(configurationWith({ maxRuntime: '104249992d' }))).toEqual([['duration.too_long', '/triggers/0/max_runtime']]);
-    expect(found(configurationWith({ maxRuntime: `${'9'.repeat(30)}s` }))).toEqual([['duration.too_long', '/triggers/0/max_runtime']]);
+    expect(found(configurationWith({ maxRuntime: '104249992d' }))).toEqual([
+      ['duration.too_long', '/triggers/0/max_runtime'],
+    ]);
+    expect(found(configurationWith({ maxRuntime: `${'9'.repeat(30)}s` }))).toEqual([
+      ['duration.too_long', '/triggers/0/max_runtime'],
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { configurationWith, found } from '../support/documents.js';
 
-const withStep = (lines: string, trigger = '2h') => configurationWith({ maxRuntime: trigger }).replace('        agent:', `${lines}        agent:`);
+const withStep = (lines: string, trigger = '2h') =>
+  configurationWith({ maxRuntime: trigger }).replace('        agent:', `${lines}        agent:`);
 
 describe('idleTimeoutWithinMaxRuntime', () => {
   it('accepts an idle_timeout up to the step max_runtime', () => {
@@ -16,6 +17,8 @@ describe('idleTimeoutWithinMaxRuntime', () => {
 
   it("compares with the trigger's max_runtime when the step has none", () => {
     expect(found(withStep('        idle_timeout: 2h\n'))).toEqual([]);
-    expect(found(withStep('        idle_timeout: 3h\n'))).toEqual([['step.idle_timeout_exceeds_max_runtime', '/triggers/0/steps/0/idle_timeout']]);
+    expect(found(withStep('        idle_timeout: 3h\n'))).toEqual([
+      ['step.idle_timeout_exceeds_max_runtime', '/triggers/0/steps/0/idle_timeout'],
+    ]);
   });
 });

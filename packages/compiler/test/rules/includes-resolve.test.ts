@@ -3,7 +3,10 @@ import { compileBundle, compileConfiguration, type CompileOptions } from '../../
 import { configurationWith, found, foundInBundle, legacyHub, legacyWorkflow } from '../support/documents.js';
 
 const including = (path: string) =>
-  configurationWith().replace('          - text: "Fix it. {{ prompt }}"', `          - text: "Fix it. {{ prompt }}"\n          - include: ${JSON.stringify(path)}`);
+  configurationWith().replace(
+    '          - text: "Fix it. {{ prompt }}"',
+    `          - text: "Fix it. {{ prompt }}"\n          - include: ${JSON.stringify(path)}`,
+  );
 
 describe('includesResolve', () => {
   it('matches an include with its partial', () => {
@@ -28,7 +31,9 @@ describe('includesResolve', () => {
     agent: reviewer
     prompt:
       - include: ${path}`;
-    expect(foundInBundle(legacyHub, { review: legacyWorkflow('review', steps('partials/r.md')) }, { 'r.md': 'x' })).toEqual([]);
+    expect(
+      foundInBundle(legacyHub, { review: legacyWorkflow('review', steps('partials/r.md')) }, { 'r.md': 'x' }),
+    ).toEqual([]);
     expect(foundInBundle(legacyHub, { review: legacyWorkflow('review', steps('r.md')) })).toEqual([
       ['include.outside_partials', '/steps/0/prompt/0/include', '.hub/workflows/review.yml'],
     ]);
@@ -38,7 +43,9 @@ describe('includesResolve', () => {
     const missing = (include: string, partials: { path: string; content: string }[], options?: CompileOptions) => {
       const result = compileConfiguration({ yaml: including(include), partials }, options);
       const issues = result.ok ? [] : result.issues.filter((issue) => issue.code === 'partial.missing');
-      expect(issues.map((issue) => [issue.pointer, issue.line, issue.column])).toEqual([['/triggers/0/steps/0/prompt/1/include', 17, 22]]);
+      expect(issues.map((issue) => [issue.pointer, issue.line, issue.column])).toEqual([
+        ['/triggers/0/steps/0/prompt/1/include', 17, 22],
+      ]);
       return issues[0]?.message ?? '';
     };
 
@@ -63,11 +70,14 @@ describe('includesResolve', () => {
     });
 
     it('in a legacy bundle, suggests among partialNames under .hub/workflows/partials/, as an include names it', () => {
-      const workflow = legacyWorkflow('review', `  - id: review
+      const workflow = legacyWorkflow(
+        'review',
+        `  - id: review
     environment: build
     agent: reviewer
     prompt:
-      - include: partials/revew.md`);
+      - include: partials/revew.md`,
+      );
       const files = [
         { path: '.hub/hub.yml', content: legacyHub },
         { path: '.hub/workflows/review.yml', content: workflow },

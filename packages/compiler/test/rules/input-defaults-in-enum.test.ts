@@ -4,7 +4,12 @@ import { configurationWith, found } from '../support/documents.js';
 const withInput = (input: string) => configurationWith({ on: `{ manual.run: { inputs: { level: ${input} } } }` });
 
 describe('inputDefaultsInEnum', () => {
-  it.each(['{ default: low, enum: [low, high] }', '{ default: 2, enum: [1, 2] }', '{ enum: [low] }', '{ default: anything }'])('accepts %s', (input) => {
+  it.each([
+    '{ default: low, enum: [low, high] }',
+    '{ default: 2, enum: [1, 2] }',
+    '{ enum: [low] }',
+    '{ default: anything }',
+  ])('accepts %s', (input) => {
     expect(found(withInput(input))).toEqual([]);
   });
 

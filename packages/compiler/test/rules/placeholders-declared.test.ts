@@ -3,10 +3,19 @@ import { compileConfiguration } from '../../src/index.js';
 import { configurationWith, found } from '../support/documents.js';
 
 const withText = (text: string) =>
-  configurationWith({ on: '{ manual.run: { inputs: { branch: {} } } }' }).replace('"Fix it. {{ prompt }}"', JSON.stringify(text));
+  configurationWith({ on: '{ manual.run: { inputs: { branch: {} } } }' }).replace(
+    '"Fix it. {{ prompt }}"',
+    JSON.stringify(text),
+  );
 
 describe('placeholdersDeclared', () => {
-  it.each(['{{ prompt }}', '{{prompt}}', '{{ inputs.branch }}', '{{#each x}} is not a placeholder', 'plain { braces }'])('accepts %j', (text) => {
+  it.each([
+    '{{ prompt }}',
+    '{{prompt}}',
+    '{{ inputs.branch }}',
+    '{{#each x}} is not a placeholder',
+    'plain { braces }',
+  ])('accepts %j', (text) => {
     expect(found(withText(text))).toEqual([]);
   });
 
@@ -20,10 +29,19 @@ describe('placeholdersDeclared', () => {
   });
 
   it('checks partials too, at their own positions', () => {
-    const yaml = withText('{{ prompt }}').replace('          - text: "{{ prompt }}"', '          - text: "{{ prompt }}"\n          - include: p.md');
+    const yaml = withText('{{ prompt }}').replace(
+      '          - text: "{{ prompt }}"',
+      '          - text: "{{ prompt }}"\n          - include: p.md',
+    );
     const result = compileConfiguration({ yaml, partials: [{ path: 'p.md', content: 'line one\n  {{ nope }}\n' }] });
     expect(result.ok ? [] : result.issues).toEqual([
-      expect.objectContaining({ code: 'template.unknown_placeholder', file: 'p.md', pointer: '/partials/0/content', line: 2, column: 3 }),
+      expect.objectContaining({
+        code: 'template.unknown_placeholder',
+        file: 'p.md',
+        pointer: '/partials/0/content',
+        line: 2,
+        column: 3,
+      }),
     ]);
   });
 });

@@ -8,6 +8,8 @@ describe('stepAgentExists', () => {
 
   it('reports a name the hub file does not define', () => {
     const workflow = legacyWorkflow('review').replace('agent: reviewer', 'agent: reviwer');
-    expect(foundInBundle(legacyHub, { review: workflow })).toEqual([['step.unknown_agent', '/steps/0/agent', '.hub/workflows/review.yml']]);
+    expect(foundInBundle(legacyHub, { review: workflow })).toEqual([
+      ['step.unknown_agent', '/steps/0/agent', '.hub/workflows/review.yml'],
+    ]);
   });
 });

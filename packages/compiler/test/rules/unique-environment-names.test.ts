@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { configurationWith, found } from '../support/documents.js';
 
-const twice = configurationWith().replace('triggers:', '  - name: laptop\n    kind: daemon\n    daemon: other\n    cwd: /x\ntriggers:');
+const twice = configurationWith().replace(
+  'triggers:',
+  '  - name: laptop\n    kind: daemon\n    daemon: other\n    cwd: /x\ntriggers:',
+);
 
 describe('uniqueEnvironmentNames', () => {
   it('accepts distinct names', () => {

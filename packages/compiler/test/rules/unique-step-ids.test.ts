@@ -14,6 +14,8 @@ describe('uniqueStepIds', () => {
   });
 
   it('reports a repeated id within a trigger', () => {
-    expect(found(configurationWith({ steps: step('a') + step('b') + step('a') }))).toEqual([['step.duplicate_id', '/triggers/0/steps/2/id']]);
+    expect(found(configurationWith({ steps: step('a') + step('b') + step('a') }))).toEqual([
+      ['step.duplicate_id', '/triggers/0/steps/2/id'],
+    ]);
   });
 });

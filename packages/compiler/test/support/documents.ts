@@ -6,13 +6,17 @@ const examples = fileURLToPath(new URL('../../../schemas/examples/', import.meta
 
 export const exampleConfiguration = readFileSync(`${examples}configuration.yml`, 'utf8');
 export const exampleTrigger = readFileSync(`${examples}trigger.yml`, 'utf8');
-export const exampleBundle = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map((path) => ({
-  path,
-  content: readFileSync(`${examples}bundle/${path}`, 'utf8'),
-}));
+export const exampleBundle = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map(
+  (path) => ({
+    path,
+    content: readFileSync(`${examples}bundle/${path}`, 'utf8'),
+  }),
+);
 
 /** A valid configuration whose one trigger has the given steps and `on` (YAML, indented for the list). */
-export function configurationWith(options: { steps?: string; on?: string; maxRuntime?: string; extra?: string } = {}): string {
+export function configurationWith(
+  options: { steps?: string; on?: string; maxRuntime?: string; extra?: string } = {},
+): string {
   const steps =
     options.steps ??
     `      - id: fix
@@ -36,14 +40,22 @@ ${steps}
 }
 
 /** code and pointer of each issue (or warning, with `warnings`) of a configuration. */
-export function found(yaml: string, partials: { path: string; content: string }[] = [], warnings = false): [string, string][] {
+export function found(
+  yaml: string,
+  partials: { path: string; content: string }[] = [],
+  warnings = false,
+): [string, string][] {
   const result = compileConfiguration({ yaml, partials });
   const list: Issue[] = result.ok ? (warnings ? result.warnings : []) : result.issues;
   return list.map((issue) => [issue.code, issue.pointer]);
 }
 
 /** code and pointer of each issue of a legacy bundle made of a hub file and workflows. */
-export function foundInBundle(hub: string, workflows: Record<string, string>, partials: Record<string, string> = {}): [string, string, string | undefined][] {
+export function foundInBundle(
+  hub: string,
+  workflows: Record<string, string>,
+  partials: Record<string, string> = {},
+): [string, string, string | undefined][] {
   const files = [
     { path: '.hub/hub.yml', content: hub },
     ...Object.entries(workflows).map(([name, content]) => ({ path: `.hub/workflows/${name}.yml`, content })),
@@ -59,11 +71,14 @@ agents:
   reviewer: { provider: claude, mode: review }
 `;
 
-export function legacyWorkflow(name: string, steps = `  - id: review
+export function legacyWorkflow(
+  name: string,
+  steps = `  - id: review
     environment: build
     agent: reviewer
     prompt:
-      - text: "Review. {{ prompt }}"`): string {
+      - text: "Review. {{ prompt }}"`,
+): string {
   return `name: ${name}
 on: { manual.run: {} }
 max_runtime: 1h

@@ -6,7 +6,12 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Fault = { kind: 'none' } | { kind: 'refuse' } | { kind: 'drop-answer' } | { kind: 'delay'; ms: number } | { kind: 'answer'; status: number; body: unknown };
+export type Fault =
+  | { kind: 'none' }
+  | { kind: 'refuse' }
+  | { kind: 'drop-answer' }
+  | { kind: 'delay'; ms: number }
+  | { kind: 'answer'; status: number; body: unknown };
 
 export interface Exchange {
   method: string;
@@ -71,7 +76,12 @@ export async function faultyProxy(target: string): Promise<FaultyProxy> {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
     try {
-      const answer = await fetch(`${target}${exchange.path}`, { method: exchange.method, headers: forwarded(req.headers), body: exchange.method === 'GET' ? undefined : exchange.body, signal: gone.signal });
+      const answer = await fetch(`${target}${exchange.path}`, {
+        method: exchange.method,
+        headers: forwarded(req.headers),
+        body: exchange.method === 'GET' ? undefined : exchange.body,
+        signal: gone.signal,
+      });
       const body = Buffer.from(await answer.arrayBuffer());
       if (fault.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
       if (fault.kind === 'drop-answer') {
@@ -101,5 +111,7 @@ export async function faultyProxy(target: string): Promise<FaultyProxy> {
 }
 
 function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(FORWARDED.flatMap((name) => (typeof headers[name] === 'string' ? [[name, headers[name]]] : [])));
+  return Object.fromEntries(
+    FORWARDED.flatMap((name) => (typeof headers[name] === 'string' ? [[name, headers[name]]] : [])),
+  );
 }

@@ -72,7 +72,10 @@ export async function twoHubs() {
   const dir = mkdtempSync(join(tmpdir(), 'hub-follow-'));
   writeFileSync(join(dir, 'agent.mjs'), AGENT);
   const identity = await enroll(one, ctx.key);
-  const install = await call(two, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(dir) } });
+  const install = await call(two, 'POST', '/api/v1/configurations/install', {
+    token: ctx.key,
+    body: { projectSlug: ctx.project, yaml: configuration(dir) },
+  });
   if (install.status !== 201) throw new Error(`install: ${install.status} ${install.text}`);
   const daemons: FollowDaemon[] = [];
   let deliveries = 0;
@@ -90,20 +93,34 @@ export async function twoHubs() {
     stopOne: () => one.stop(),
     /** The first hub again, on the same database, data directory, admin token and URL. */
     async startOne(): Promise<void> {
-      one = await startHub({ databaseUrl: database.url, dataDir: one.dataDir, env: { ...env, HUB_ADMIN_TOKEN: one.adminToken } });
+      one = await startHub({
+        databaseUrl: database.url,
+        dataDir: one.dataDir,
+        env: { ...env, HUB_ADMIN_TOKEN: one.adminToken },
+      });
     },
 
     /** Runs the reference daemon with the enrolled identity (the same each time) against the first hub, once connected. */
     async daemon(): Promise<FollowDaemon> {
       const daemon = startDaemon(new HubClient(one.url, identity), dir);
       daemons.push(daemon);
-      await until('the daemon connected', () => daemon.logs.includes('Connected; waiting for assignments.'), () => daemon.logs.join('\n'));
+      await until(
+        'the daemon connected',
+        () => daemon.logs.includes('Connected; waiting for assignments.'),
+        () => daemon.logs.join('\n'),
+      );
       return daemon;
     },
 
     /** Dispatches `talk` on the second hub with `input` ("lines=40 every=20 gates=1"); the run's id. */
     async dispatch(input: string): Promise<string> {
-      const body = { projectSlug: ctx.project, trigger: 'talk', actor: 'dev-lead', deliveryKey: `follow-${Date.now()}-${++deliveries}`, input };
+      const body = {
+        projectSlug: ctx.project,
+        trigger: 'talk',
+        actor: 'dev-lead',
+        deliveryKey: `follow-${Date.now()}-${++deliveries}`,
+        input,
+      };
       const answer = await call(two, 'POST', '/api/v1/manual-runs', { token: ctx.key, body });
       if (answer.status !== 200) throw new Error(`dispatch: ${answer.status} ${answer.text}`);
       return answer.body.triggerRunId as string;
@@ -119,7 +136,11 @@ export async function twoHubs() {
     /** The id of the run's execution, once the hub has one. */
     async execution(runId: string, logs: () => string): Promise<string> {
       let run: Run | undefined;
-      await until(`an execution of run ${runId}`, async () => (run = await hubs.run(runId)).executions[0] !== undefined, () => `${JSON.stringify(run)}\n${logs()}`);
+      await until(
+        `an execution of run ${runId}`,
+        async () => (run = await hubs.run(runId)).executions[0] !== undefined,
+        () => `${JSON.stringify(run)}\n${logs()}`,
+      );
       return run!.executions[0]!.executionId;
     },
 
@@ -158,7 +179,12 @@ async function enroll(hub: RunningHub, key: string): Promise<{ daemonId: string;
   if (token.status !== 201) throw new Error(`enrollment token: ${token.status} ${token.text}`);
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const jwk = { kty: 'OKP', crv: 'Ed25519', x: publicKey.export({ format: 'jwk' }).x as string } as const;
-  const { daemonId } = await new HubClient(hub.url).enroll({ token: token.body.token as string, name: 'dev-box', publicKey: jwk, runtimes: [{ provider: 'node' }] });
+  const { daemonId } = await new HubClient(hub.url).enroll({
+    token: token.body.token as string,
+    name: 'dev-box',
+    publicKey: jwk,
+    runtimes: [{ provider: 'node' }],
+  });
   return { daemonId, privateKey };
 }
 
@@ -183,7 +209,10 @@ function startDaemon(client: HubClient, dir: string): FollowDaemon {
   const stop = new AbortController();
   const done = runDaemon({
     client,
-    config: { concurrency: 1, providers: new Map([['node', { command: [process.execPath, join(dir, 'agent.mjs')], env: { AGENT_DIR: dir } }]]) },
+    config: {
+      concurrency: 1,
+      providers: new Map([['node', { command: [process.execPath, join(dir, 'agent.mjs')], env: { AGENT_DIR: dir } }]]),
+    },
     configFile: join(dir, 'daemon.yml'),
     signal: stop.signal,
     log: (message) => logs.push(message),
@@ -193,7 +222,9 @@ function startDaemon(client: HubClient, dir: string): FollowDaemon {
     logs,
     printed: (executionId) => printed.get(executionId) ?? 0,
     whenPrinted: (executionId, n) =>
-      (printed.get(executionId) ?? 0) >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ executionId, n, resolve })),
+      (printed.get(executionId) ?? 0) >= n
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ executionId, n, resolve })),
     stop: () => {
       stop.abort('received SIGTERM');
       return done;
@@ -252,14 +283,17 @@ function follow(origin: string, token: string, executionId: string, options: Fol
       try {
         const response = await fetch(url, { headers, signal: AbortSignal.any([deadline, drop.signal]) });
         if (response.status !== 200 || !/^text\/event-stream/.test(response.headers.get('content-type') ?? '')) {
-          throw new Unexpected(`GET ${url} (Last-Event-ID ${lastEventId ?? 'none'}): ${response.status} ${response.headers.get('content-type')}\n${await response.text()}`);
+          throw new Unexpected(
+            `GET ${url} (Last-Event-ID ${lastEventId ?? 'none'}): ${response.status} ${response.headers.get('content-type')}\n${await response.text()}`,
+          );
         }
         const parser = new EventStreamParser();
         const decoder = new TextDecoder();
         for await (const bytes of response.body as AsyncIterable<Uint8Array>) {
           for (const event of parser.push(decoder.decode(bytes, { stream: true }))) {
             if (event.type === 'end') return JSON.parse(event.data) as EndEvent;
-            if (event.type !== 'output') throw new Unexpected(`GET ${url}: an unexpected ${event.type} event: ${event.data}`);
+            if (event.type !== 'output')
+              throw new Unexpected(`GET ${url}: an unexpected ${event.type} event: ${event.data}`);
             events.push({ id: event.id, ...(JSON.parse(event.data) as Omit<OutputEvent, 'id'>) });
             lastEventId = event.id;
             if (connections.length === 1 && events.length === options.dropAfter) {
@@ -275,7 +309,9 @@ function follow(origin: string, token: string, executionId: string, options: Fol
       }
       await sleep(RECONNECT_MS, deadline);
     }
-    throw new Error(`no end event from ${url} within ${FOLLOW_DEADLINE_MS / 1_000} s; ${events.length} output events came over ${connections.length} connections`);
+    throw new Error(
+      `no end event from ${url} within ${FOLLOW_DEADLINE_MS / 1_000} s; ${events.length} output events came over ${connections.length} connections`,
+    );
   };
   return { events, connections, ended: read() };
 }
@@ -305,7 +341,8 @@ class EventStreamParser {
     for (const part of parts) {
       const field = part.endsWith('\r') ? part.slice(0, -1) : part;
       if (field === '') {
-        if (this.data.length > 0) events.push({ type: this.type || 'message', data: this.data.join('\n'), id: this.id });
+        if (this.data.length > 0)
+          events.push({ type: this.type || 'message', data: this.data.join('\n'), id: this.id });
         this.type = '';
         this.data = [];
       } else if (!field.startsWith(':')) {

@@ -76,15 +76,27 @@ export async function rig() {
     hub,
     key: ctx.key,
     /** Enrolls a new dev-box (retiring the one before) and runs it against `origin` (the hub, or a proxy in front of it), once connected. */
-    async daemon(origin: string, options: { concurrency?: number; outputLimits?: OutputLimits } = {}): Promise<RunningDaemon> {
+    async daemon(
+      origin: string,
+      options: { concurrency?: number; outputLimits?: OutputLimits } = {},
+    ): Promise<RunningDaemon> {
       const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: ctx.key });
       const { publicKey, privateKey } = generateKeyPairSync('ed25519');
       const jwk = { kty: 'OKP', crv: 'Ed25519', x: publicKey.export({ format: 'jwk' }).x as string } as const;
       const runtimes = [{ provider: 'node' }];
-      const { daemonId } = await new HubClient(hub.url).enroll({ token: token.body.token as string, name: 'dev-box', publicKey: jwk, runtimes, replace: true });
+      const { daemonId } = await new HubClient(hub.url).enroll({
+        token: token.body.token as string,
+        name: 'dev-box',
+        publicKey: jwk,
+        runtimes,
+        replace: true,
+      });
       // The configuration names dev-box: it installs once one is enrolled.
       if (!installed) {
-        const answer = await call(hub, 'POST', '/api/v1/configurations/install', { token: ctx.key, body: { projectSlug: ctx.project, yaml: configuration(dir) } });
+        const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
+          token: ctx.key,
+          body: { projectSlug: ctx.project, yaml: configuration(dir) },
+        });
         if (answer.status !== 201) throw new Error(`install: ${answer.status} ${answer.text}`);
         installed = true;
       }
@@ -92,7 +104,12 @@ export async function rig() {
       const stop = new AbortController();
       const done = runDaemon({
         client: new HubClient(origin, { daemonId, privateKey }),
-        config: { concurrency: options.concurrency ?? 1, providers: new Map([['node', { command: [process.execPath, join(dir, 'agent.mjs')], env: { GATE_DIR: dir } }]]) },
+        config: {
+          concurrency: options.concurrency ?? 1,
+          providers: new Map([
+            ['node', { command: [process.execPath, join(dir, 'agent.mjs')], env: { GATE_DIR: dir } }],
+          ]),
+        },
         configFile: join(dir, 'daemon.yml'),
         signal: stop.signal,
         log: (message) => logs.push(message),
@@ -107,13 +124,23 @@ export async function rig() {
         },
       };
       running.push(daemon);
-      await until('the daemon connected', () => logs.includes('Connected; waiting for assignments.'), () => logs.join('\n'));
+      await until(
+        'the daemon connected',
+        () => logs.includes('Connected; waiting for assignments.'),
+        () => logs.join('\n'),
+      );
       return daemon;
     },
 
     /** Dispatches `talk` with `input` ("lines=40 gates=10"), as the hub answers it. */
     async tryDispatch(input: string): Promise<Answer> {
-      const body = { projectSlug: ctx.project, trigger: 'talk', actor: 'dev-lead', deliveryKey: `rig-${Date.now()}-${++deliveries}`, input };
+      const body = {
+        projectSlug: ctx.project,
+        trigger: 'talk',
+        actor: 'dev-lead',
+        deliveryKey: `rig-${Date.now()}-${++deliveries}`,
+        input,
+      };
       return call(hub, 'POST', '/api/v1/manual-runs', { token: ctx.key, body });
     },
 
@@ -131,7 +158,11 @@ export async function rig() {
     /** The run, once `done` holds for it. */
     async runOnce(runId: string, done: (run: Run) => boolean, logs: () => string = () => ''): Promise<Run> {
       let run: Run | undefined;
-      await until(`run ${runId}`, async () => done((run = await rigged.run(runId))), () => `${JSON.stringify(run)}\n${logs()}`);
+      await until(
+        `run ${runId}`,
+        async () => done((run = await rigged.run(runId))),
+        () => `${JSON.stringify(run)}\n${logs()}`,
+      );
       return run as Run;
     },
 
@@ -157,7 +188,11 @@ export async function rig() {
 }
 
 /** Waits until `condition` holds, checking every 50 ms; fails after 30 s with `context`. */
-export async function until(what: string, condition: () => boolean | Promise<boolean>, context: () => string = () => ''): Promise<void> {
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  context: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);

@@ -18,12 +18,27 @@ export function AccountPage({ session, password, organization, cliLogins, cliNot
           <label for="current-password">Current password</label>
           <input id="current-password" name="current" type="password" autocomplete="current-password" required />
           <label for="new-password">New password</label>
-          <input id="new-password" name="password" type="password" autocomplete="new-password" required minLength={12} aria-describedby="new-password-hint" />
+          <input
+            id="new-password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={12}
+            aria-describedby="new-password-hint"
+          />
           <small id="new-password-hint" class="muted">
             At least 12 characters. Your other sessions end; this one stays.
           </small>
           <label for="repeat-password">New password again</label>
-          <input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required minLength={12} />
+          <input
+            id="repeat-password"
+            name="repeat"
+            type="password"
+            autocomplete="new-password"
+            required
+            minLength={12}
+          />
           <button type="submit">Change password</button>
         </form>
       </section>
@@ -33,7 +48,15 @@ export function AccountPage({ session, password, organization, cliLogins, cliNot
         <Notice message={values.message} />
         <form class="stack" method="post" action="/account/organizations">
           <label for="organization-slug">Slug</label>
-          <input id="organization-slug" name="slug" required maxLength={63} pattern="[a-z0-9][a-z0-9\-]{0,62}" aria-describedby="organization-slug-hint" value={values.slug} />
+          <input
+            id="organization-slug"
+            name="slug"
+            required
+            maxLength={63}
+            pattern="[a-z0-9][a-z0-9\-]{0,62}"
+            aria-describedby="organization-slug-hint"
+            value={values.slug}
+          />
           <small id="organization-slug-hint" class="muted">
             Lowercase letters, digits and hyphens; it names the organization in the API.
           </small>

@@ -24,7 +24,8 @@ const WHAT: Record<string, string> = {
   'run.cancelled': 'Run cancelled',
 };
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 
 /** The organization's events, newest first, each with who caused it. */
 export function AuditPage({ session, events, olderHref, paged }: AuditPageProps) {
@@ -44,7 +45,11 @@ export function AuditPage({ session, events, olderHref, paged }: AuditPageProps)
         Events of <strong>{current.name}</strong>, newest first, each with the key or person that caused it.
       </p>
       {events.length === 0 ? (
-        <p class="empty">{paged ? 'No older events.' : 'No events yet: create an API key on the API keys page, and what it does appears here.'}</p>
+        <p class="empty">
+          {paged
+            ? 'No older events.'
+            : 'No events yet: create an API key on the API keys page, and what it does appears here.'}
+        </p>
       ) : (
         <AuditTable events={events} />
       )}

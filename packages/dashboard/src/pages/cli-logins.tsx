@@ -9,8 +9,8 @@ export function CliLogins({ logins, notice }: { logins: CliCredentialRow[]; noti
     <section aria-labelledby="cli-logins">
       <h2 id="cli-logins">CLI logins</h2>
       <p>
-        Run <code>hub login</code> in a terminal and approve the code it shows: that terminal then acts for one of your organizations. Revoking a login makes the
-        hub refuse it at once.
+        Run <code>hub login</code> in a terminal and approve the code it shows: that terminal then acts for one of your
+        organizations. Revoking a login makes the hub refuse it at once.
       </p>
       <Notice message={notice?.text} kind={notice?.kind} />
       {logins.length === 0 ? <p class="empty">No CLI logins yet.</p> : <CliLoginTable logins={logins} />}
@@ -38,7 +38,9 @@ function CliLoginTable({ logins }: { logins: CliCredentialRow[] }) {
         {logins.map((login) => (
           <tr key={login.id}>
             <td data-label="Organization">{login.organization.name}</td>
-            <td data-label="Host" class="host">{login.host ?? <span class="muted">no host name sent</span>}</td>
+            <td data-label="Host" class="host">
+              {login.host ?? <span class="muted">no host name sent</span>}
+            </td>
             <td data-label="Prefix">
               <code>{login.prefix}</code>
             </td>

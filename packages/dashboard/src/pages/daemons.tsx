@@ -21,9 +21,12 @@ export function DaemonsPage({ session, daemons, retired, page, more }: DaemonsPa
     <Layout title="Daemons" session={session} section="/daemons">
       <h1>Daemons</h1>
       <p class="muted">
-        Machines that run the agents of <strong>{current.name}</strong>. A daemon is online while it keeps in touch with the hub (a heartbeat or a wait for work, at least every 30 seconds by default).
+        Machines that run the agents of <strong>{current.name}</strong>. A daemon is online while it keeps in touch with
+        the hub (a heartbeat or a wait for work, at least every 30 seconds by default).
       </p>
-      <p>{retired ? <a href="/daemons">Hide retired daemons</a> : <a href="/daemons?retired=1">Show retired daemons</a>}</p>
+      <p>
+        {retired ? <a href="/daemons">Hide retired daemons</a> : <a href="/daemons?retired=1">Show retired daemons</a>}
+      </p>
       {daemons.length === 0 ? (
         <p class="empty">
           No daemons yet: run <code>hub connect</code> on a machine to enroll one.
@@ -119,8 +122,8 @@ export function RetireDaemonPage({ session, daemon }: RetireDaemonPageProps) {
     <Layout title="Retire daemon" session={session} section="/daemons">
       <h1>Retire this daemon?</h1>
       <p>
-        <code>{daemon.name}</code> stops being able to reach the hub at once: every request it signs gets 401, and no new run is assigned to it. Its name can
-        be enrolled again, by a new daemon. This cannot be undone.
+        <code>{daemon.name}</code> stops being able to reach the hub at once: every request it signs gets 401, and no
+        new run is assigned to it. Its name can be enrolled again, by a new daemon. This cannot be undone.
       </p>
       <form class="actions" method="post" action={`/daemons/${encodeURIComponent(daemon.id)}/retire`}>
         <button type="submit" class="danger">

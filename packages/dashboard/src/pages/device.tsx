@@ -49,8 +49,8 @@ export function DeviceConfirmPage({ session, request }: DeviceConfirmPageProps) 
         <h1>Approve this CLI login?</h1>
         {/* RFC 8628, section 5.4: a code can be phished; only the person who started the login should approve it. */}
         <p class="notice warning" role="status">
-          Approve only a login you started yourself, in your own terminal, just now. If someone sent you this link or code, deny it: approving would let them act
-          for your organization.
+          Approve only a login you started yourself, in your own terminal, just now. If someone sent you this link or
+          code, deny it: approving would let them act for your organization.
         </p>
         <dl class="facts">
           <dt>Code</dt>
@@ -113,7 +113,11 @@ function OrganizationChoice({ session }: { session: SessionView }) {
       <label for="organization-choice">Organization</label>
       <select id="organization-choice" name="organization" aria-describedby="organization-choice-hint">
         {session.organizations.map((organization) => (
-          <option key={organization.organizationId} value={organization.organizationId} selected={organization.organizationId === session.current?.organizationId}>
+          <option
+            key={organization.organizationId}
+            value={organization.organizationId}
+            selected={organization.organizationId === session.current?.organizationId}
+          >
             {organization.name}
           </option>
         ))}

@@ -2,7 +2,14 @@ import { h } from 'preact';
 import { KeyCreatedPage } from './key-created.js';
 import { KeysPage } from './keys.js';
 import { MessagePage } from './message.js';
-import type { KeyCreatedPageProps, KeysPageProps, MessagePageProps, RevokeKeyPageProps, SetupPageProps, SignInPageProps } from './props.js';
+import type {
+  KeyCreatedPageProps,
+  KeysPageProps,
+  MessagePageProps,
+  RevokeKeyPageProps,
+  SetupPageProps,
+  SignInPageProps,
+} from './props.js';
 import { renderPage } from './render.js';
 import { RevokeKeyPage } from './revoke.js';
 import { SetupPage } from './setup.js';

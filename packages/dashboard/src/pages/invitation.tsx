@@ -8,7 +8,8 @@ export function InvitationCreatedPage({ session, link, role, expiresAt }: Invita
     <Layout title="Invitation created" session={session} section="/members">
       <h1>Invitation created</h1>
       <p>
-        Whoever opens this link can join <strong>{session.current?.name}</strong> as {role === 'owner' ? 'an owner' : 'a member'}, once, until{' '}
+        Whoever opens this link can join <strong>{session.current?.name}</strong> as{' '}
+        {role === 'owner' ? 'an owner' : 'a member'}, once, until{' '}
         <time datetime={expiresAt.toISOString()}>{formatTime(expiresAt)}</time>.
       </p>
       <p class="notice warning" role="status">
@@ -32,22 +33,30 @@ export function InvitationCreatedPage({ session, link, role, expiresAt }: Invita
 }
 
 /** An open invitation: accept it into the signed-in account, or create an account with it. */
-export function InvitationPage({ token, organizationName, role, expiresAt, session, values, message }: InvitationPageProps) {
+export function InvitationPage({
+  token,
+  organizationName,
+  role,
+  expiresAt,
+  session,
+  values,
+  message,
+}: InvitationPageProps) {
   const action = `/invitations/${encodeURIComponent(token)}`;
   return (
     <Layout title="Invitation" session={session}>
       <div class="narrow">
         <h1>Join {organizationName}</h1>
         <p>
-          You are invited to join <strong>{organizationName}</strong> as {role === 'owner' ? 'an owner' : 'a member'}. The invitation works once, until{' '}
-          <time datetime={expiresAt.toISOString()}>{formatTime(expiresAt)}</time>.
+          You are invited to join <strong>{organizationName}</strong> as {role === 'owner' ? 'an owner' : 'a member'}.
+          The invitation works once, until <time datetime={expiresAt.toISOString()}>{formatTime(expiresAt)}</time>.
         </p>
         <Notice message={message} />
         {session ? (
           <form class="stack" method="post" action={action}>
             <p>
-              You are signed in as <strong>{session.account.name}</strong> ({session.account.email}). To join with another account, sign out first and open this
-              link again.
+              You are signed in as <strong>{session.account.name}</strong> ({session.account.email}). To join with
+              another account, sign out first and open this link again.
             </p>
             <button type="submit">Join as {session.account.name}</button>
           </form>
@@ -57,9 +66,25 @@ export function InvitationPage({ token, organizationName, role, expiresAt, sessi
               <label for="name">Your name</label>
               <input id="name" name="name" autocomplete="name" required maxLength={200} value={values.name} />
               <label for="email">E-mail</label>
-              <input id="email" name="email" type="email" autocomplete="username" required maxLength={254} value={values.email} />
+              <input
+                id="email"
+                name="email"
+                type="email"
+                autocomplete="username"
+                required
+                maxLength={254}
+                value={values.email}
+              />
               <label for="password">Password</label>
-              <input id="password" name="password" type="password" autocomplete="new-password" required minLength={12} aria-describedby="password-hint" />
+              <input
+                id="password"
+                name="password"
+                type="password"
+                autocomplete="new-password"
+                required
+                minLength={12}
+                aria-describedby="password-hint"
+              />
               <small id="password-hint" class="muted">
                 At least 12 characters.
               </small>

@@ -10,8 +10,8 @@ export function KeyCreatedPage({ session, name, prefix, secret }: KeyCreatedPage
         <strong>{name}</strong> (<code>{prefix}</code>) is ready.
       </p>
       <p class="notice warning" role="status">
-        Copy the key now: this is the only time the hub shows it. The hub keeps only its prefix, so a lost key cannot be shown again; revoke it and create
-        another.
+        Copy the key now: this is the only time the hub shows it. The hub keeps only its prefix, so a lost key cannot be
+        shown again; revoke it and create another.
       </p>
       <div class="secret">
         <label for="secret">API key</label>

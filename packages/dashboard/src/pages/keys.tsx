@@ -20,11 +20,20 @@ export function KeysPage({ session, keys, scopes, pages = { page: 1, more: false
     <Layout title="API keys" session={session} section="/keys">
       <h1>API keys</h1>
       <p class="muted">
-        Keys of <strong>{current.name}</strong>. The hub keeps only each key's prefix; a key's secret is shown once, when it is created.
+        Keys of <strong>{current.name}</strong>. The hub keeps only each key's prefix; a key's secret is shown once,
+        when it is created.
       </p>
-      {keys.length === 0 && pages.page === 1 ? <p class="empty">No API keys yet: create one to use the API.</p> : <KeyTable keys={keys} owner={owner} />}
+      {keys.length === 0 && pages.page === 1 ? (
+        <p class="empty">No API keys yet: create one to use the API.</p>
+      ) : (
+        <KeyTable keys={keys} owner={owner} />
+      )}
       <Pager path="/keys" pages={pages} label="Pages of API keys" />
-      {owner ? <CreateKeyForm values={form ?? { name: '', scopes: [] }} scopes={scopes} /> : <p class="muted">Only owners create and revoke keys.</p>}
+      {owner ? (
+        <CreateKeyForm values={form ?? { name: '', scopes: [] }} scopes={scopes} />
+      ) : (
+        <p class="muted">Only owners create and revoke keys.</p>
+      )}
     </Layout>
   );
 }
@@ -95,7 +104,14 @@ function CreateKeyForm({ values, scopes }: { values: KeyFormValues; scopes: read
       <Notice message={values.message} />
       <form class="stack" method="post" action="/keys">
         <label for="key-name">Name</label>
-        <input id="key-name" name="name" required maxLength={200} value={values.name} aria-describedby="key-name-hint" />
+        <input
+          id="key-name"
+          name="name"
+          required
+          maxLength={200}
+          value={values.name}
+          aria-describedby="key-name-hint"
+        />
         <small id="key-name-hint" class="muted">
           What the key is for, for people: "CI deploys", "laptop".
         </small>

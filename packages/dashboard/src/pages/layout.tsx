@@ -5,7 +5,17 @@ export const STYLESHEET = '/assets/dashboard.css';
 export const SCRIPT = '/assets/dashboard.js';
 
 /** The frame of every page: head, the hub's band (with the account's menu when signed in), `main`. */
-export function Layout({ title, session, section, children }: { title: string; session?: SessionView | undefined; section?: string | undefined; children: ComponentChildren }) {
+export function Layout({
+  title,
+  session,
+  section,
+  children,
+}: {
+  title: string;
+  session?: SessionView | undefined;
+  section?: string | undefined;
+  children: ComponentChildren;
+}) {
   return (
     <html lang="en">
       <head>

@@ -11,7 +11,9 @@ export function MembersPage({ session, members, page, next, notice }: MembersPag
     return (
       <Layout title="Members" session={session} section="/members">
         <h1>Members</h1>
-        <p class="empty">You belong to no organization yet: ask an owner for an invitation, or create one on your account's page.</p>
+        <p class="empty">
+          You belong to no organization yet: ask an owner for an invitation, or create one on your account's page.
+        </p>
       </Layout>
     );
   }
@@ -24,7 +26,9 @@ export function MembersPage({ session, members, page, next, notice }: MembersPag
       </p>
       <Notice message={notice?.text} kind={notice?.kind} />
       {members.length === 0 ? (
-        <p class="empty">{page > 1 ? 'No members on this page: go back to the first page.' : 'No members yet: invite someone below.'}</p>
+        <p class="empty">
+          {page > 1 ? 'No members on this page: go back to the first page.' : 'No members yet: invite someone below.'}
+        </p>
       ) : (
         <MemberTable members={members} owner={owner} self={session.account.id} />
       )}
@@ -126,7 +130,8 @@ export function RemoveMemberPage({ session, member }: RemoveMemberPageProps) {
     <Layout title="Remove member" session={session} section="/members">
       <h1>Remove this member?</h1>
       <p>
-        <strong>{member.name}</strong> ({member.email}) loses access to {session.current?.name} at once. An owner can invite them again.
+        <strong>{member.name}</strong> ({member.email}) loses access to {session.current?.name} at once. An owner can
+        invite them again.
       </p>
       <form class="actions" method="post" action={`/members/${encodeURIComponent(member.accountId)}/remove`}>
         <button type="submit" class="danger">

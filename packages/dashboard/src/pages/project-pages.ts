@@ -2,7 +2,12 @@ import { h } from 'preact';
 import { ProjectPage } from './project.js';
 import { ProjectChangePage } from './project-change.js';
 import { ProjectsPage } from './projects.js';
-import type { ProjectChangePageProps, ProjectPageProps, ProjectsPageProps, RevisionPageProps } from './projects-props.js';
+import type {
+  ProjectChangePageProps,
+  ProjectPageProps,
+  ProjectsPageProps,
+  RevisionPageProps,
+} from './projects-props.js';
 import { renderPage } from './render.js';
 import { RevisionPage } from './revision.js';
 

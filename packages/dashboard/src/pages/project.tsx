@@ -20,7 +20,11 @@ export function ProjectPage({ session, project, active, revisions, pages }: Proj
       <p class="muted">
         <code>{project.slug}</code> · <ProjectStatus project={project} />
       </p>
-      {project.active ? null : <p class="notice warning">This project is deactivated: API keys do not see it, and no configuration can be installed to it.</p>}
+      {project.active ? null : (
+        <p class="notice warning">
+          This project is deactivated: API keys do not see it, and no configuration can be installed to it.
+        </p>
+      )}
       <h2>Active configuration</h2>
       {active ? (
         <ActiveRevision slug={project.slug} revision={active} />
@@ -38,7 +42,10 @@ export function ProjectPage({ session, project, active, revisions, pages }: Proj
       ) : null}
       {owner ? (
         <p class="actions project-actions">
-          <a class={`button ${project.active ? 'danger' : 'secondary'}`} href={`${projectPath(project.slug)}/${project.active ? 'deactivate' : 'reactivate'}`}>
+          <a
+            class={`button ${project.active ? 'danger' : 'secondary'}`}
+            href={`${projectPath(project.slug)}/${project.active ? 'deactivate' : 'reactivate'}`}
+          >
             {project.active ? 'Deactivate project' : 'Reactivate project'}
           </a>
         </p>
@@ -48,7 +55,9 @@ export function ProjectPage({ session, project, active, revisions, pages }: Proj
 }
 
 export function ProjectStatus({ project }: { project: Pick<ProjectRow, 'active'> }) {
-  return <span class={`status ${project.active ? 'active' : 'revoked'}`}>{project.active ? 'active' : 'deactivated'}</span>;
+  return (
+    <span class={`status ${project.active ? 'active' : 'revoked'}`}>{project.active ? 'active' : 'deactivated'}</span>
+  );
 }
 
 function ActiveRevision({ slug, revision }: { slug: string; revision: RevisionSummary }) {
@@ -94,7 +103,9 @@ function RevisionTable({ slug, revisions }: { slug: string; revisions: RevisionS
             <td data-label="Installed by">
               <InstalledBy installer={revision.installedBy} />
             </td>
-            <td data-label="Status">{revision.active ? <span class="status active">active</span> : <span class="muted">replaced</span>}</td>
+            <td data-label="Status">
+              {revision.active ? <span class="status active">active</span> : <span class="muted">replaced</span>}
+            </td>
           </tr>
         ))}
       </tbody>

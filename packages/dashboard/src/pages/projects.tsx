@@ -20,7 +20,8 @@ export function ProjectsPage({ session, projects, pages, form }: ProjectsPagePro
     <Layout title="Projects" session={session} section="/projects">
       <h1>Projects</h1>
       <p class="muted">
-        Projects of <strong>{current.name}</strong>. A deactivated project is hidden from API keys until it is reactivated.
+        Projects of <strong>{current.name}</strong>. A deactivated project is hidden from API keys until it is
+        reactivated.
       </p>
       {projects.length === 0 && pages.page === 1 ? (
         <p class="empty">
@@ -30,7 +31,11 @@ export function ProjectsPage({ session, projects, pages, form }: ProjectsPagePro
         <ProjectTable projects={projects} owner={owner} />
       )}
       <Pager path="/projects" pages={pages} label="Pages of projects" />
-      {owner ? <CreateProjectForm values={form ?? { slug: '', name: '' }} /> : <p class="muted">Only owners create and deactivate projects.</p>}
+      {owner ? (
+        <CreateProjectForm values={form ?? { slug: '', name: '' }} />
+      ) : (
+        <p class="muted">Only owners create and deactivate projects.</p>
+      )}
     </Layout>
   );
 }
@@ -65,11 +70,23 @@ function ProjectTable({ projects, owner }: { projects: ProjectRow[]; owner: bool
                 <code>{project.slug}</code>
               </td>
               <td data-label="Status">
-                <span class={`status ${project.active ? 'active' : 'revoked'}`}>{project.active ? 'active' : 'deactivated'}</span>
+                <span class={`status ${project.active ? 'active' : 'revoked'}`}>
+                  {project.active ? 'active' : 'deactivated'}
+                </span>
               </td>
-              <td data-label="Configuration">{project.activeVersion === null ? <span class="muted">none yet</span> : `version ${project.activeVersion}`}</td>
+              <td data-label="Configuration">
+                {project.activeVersion === null ? (
+                  <span class="muted">none yet</span>
+                ) : (
+                  `version ${project.activeVersion}`
+                )}
+              </td>
               <td data-label="Installed">
-                {project.installedAt ? <time datetime={project.installedAt.toISOString()}>{formatTime(project.installedAt)}</time> : <span class="muted">—</span>}
+                {project.installedAt ? (
+                  <time datetime={project.installedAt.toISOString()}>{formatTime(project.installedAt)}</time>
+                ) : (
+                  <span class="muted">—</span>
+                )}
               </td>
               {owner ? (
                 <td data-label="">
@@ -105,7 +122,8 @@ function CreateProjectForm({ values }: { values: ProjectFormValues }) {
           autocomplete="off"
         />
         <small id="project-slug-hint" class="muted">
-          How the API and <code>hub deploy</code> name it: lowercase letters, digits and hyphens, such as <code>web-app</code>.
+          How the API and <code>hub deploy</code> name it: lowercase letters, digits and hyphens, such as{' '}
+          <code>web-app</code>.
         </small>
         <label for="project-name">Name</label>
         <input id="project-name" name="name" required maxLength={200} value={values.name} />

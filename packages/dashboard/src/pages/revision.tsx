@@ -15,7 +15,8 @@ export function RevisionPage({ session, project, revision }: RevisionPageProps) 
       <h1>Version {revision.version}</h1>
       <p class="muted">
         {revision.active ? <span class="status active">active</span> : 'replaced'} · installed{' '}
-        <time datetime={revision.installedAt.toISOString()}>{formatTime(revision.installedAt)}</time> by <InstalledBy installer={revision.installedBy} />
+        <time datetime={revision.installedAt.toISOString()}>{formatTime(revision.installedAt)}</time> by{' '}
+        <InstalledBy installer={revision.installedBy} />
       </p>
       {content.shape === 'configuration' ? (
         <>

@@ -7,8 +7,8 @@ export function RevokeKeyPage({ session, apiKey }: RevokeKeyPageProps) {
     <Layout title="Revoke key" session={session} section="/keys">
       <h1>Revoke this key?</h1>
       <p>
-        <strong>{apiKey.name}</strong> (<code>{apiKey.prefix}</code>) stops working at once: every request with it gets 401, and the enrollment tokens it issued
-        and that were not used expire. This cannot be undone.
+        <strong>{apiKey.name}</strong> (<code>{apiKey.prefix}</code>) stops working at once: every request with it gets
+        401, and the enrollment tokens it issued and that were not used expire. This cannot be undone.
       </p>
       <form class="actions" method="post" action={`/keys/${encodeURIComponent(apiKey.id)}/revoke`}>
         <button type="submit" class="danger">

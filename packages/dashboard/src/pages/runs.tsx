@@ -135,7 +135,11 @@ export function RunPage({ session, run }: RunPageProps) {
         </dl>
       )}
       <h2>Executions</h2>
-      {run.executions.length === 0 ? <p class="empty">No executions: the run started no step.</p> : <ExecutionTable executions={run.executions} />}
+      {run.executions.length === 0 ? (
+        <p class="empty">No executions: the run started no step.</p>
+      ) : (
+        <ExecutionTable executions={run.executions} />
+      )}
     </Layout>
   );
 }
@@ -167,7 +171,9 @@ function ExecutionTable({ executions }: { executions: ExecutionView[] }) {
             <td data-label="Status">
               <span class={`status ${execution.status}`}>{label(execution.status)}</span>
             </td>
-            <td data-label="Exit code">{execution.exitCode === null ? <span class="muted">—</span> : String(execution.exitCode)}</td>
+            <td data-label="Exit code">
+              {execution.exitCode === null ? <span class="muted">—</span> : String(execution.exitCode)}
+            </td>
             <td data-label="Message">{execution.message ?? <span class="muted">—</span>}</td>
             <td data-label="Created">
               <Time at={execution.createdAt} />

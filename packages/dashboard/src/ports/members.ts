@@ -18,10 +18,12 @@ export type InvitationLookup =
 
 export type CreatedInvitation = { ok: true; token: string; expiresAt: Date } | { ok: false; reason: 'forbidden' };
 
-export type AcceptFailure = 'unknown' | 'used' | 'expired' | 'email_taken' | 'already_member' | 'invalid_input' | 'signed_out';
+export type AcceptFailure =
+  'unknown' | 'used' | 'expired' | 'email_taken' | 'already_member' | 'invalid_input' | 'signed_out';
 
 /** An accepted invitation: the organization joined, and a new session when a new account was made. */
-export type AcceptedInvitation = { ok: true; slug: string; sessionSecret?: string | undefined } | { ok: false; reason: AcceptFailure };
+export type AcceptedInvitation =
+  { ok: true; slug: string; sessionSecret?: string | undefined } | { ok: false; reason: AcceptFailure };
 
 /** What a change of membership came to: the last owner stays an owner, and stays. */
 export type MemberChange = 'done' | 'forbidden' | 'not_found' | 'last_owner';

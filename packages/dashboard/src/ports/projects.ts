@@ -30,7 +30,8 @@ export interface StoredFile {
 }
 
 /** What was installed, as stored: a configuration (YAML and its partials) or a legacy bundle's files. */
-export type RevisionContent = { shape: 'configuration'; yaml: string; partials: StoredFile[] } | { shape: 'bundle'; files: StoredFile[] };
+export type RevisionContent =
+  { shape: 'configuration'; yaml: string; partials: StoredFile[] } | { shape: 'bundle'; files: StoredFile[] };
 
 export interface RevisionDetail extends RevisionSummary {
   content: RevisionContent;
@@ -57,7 +58,11 @@ export interface ProjectsPort {
   revisions(organizationId: string, slug: string, page: PageRequest): Promise<Paged<RevisionSummary>>;
   revision(organizationId: string, slug: string, version: number): Promise<RevisionDetail | undefined>;
   /** An owner's new project; `taken` when the organization has one of this slug. */
-  createProject(accountId: string, organizationId: string, project: { slug: string; name: string }): Promise<CreatedProject>;
+  createProject(
+    accountId: string,
+    organizationId: string,
+    project: { slug: string; name: string },
+  ): Promise<CreatedProject>;
   /** An owner deactivates (it vanishes from the API for keys) or reactivates a project. */
   setProjectActive(accountId: string, organizationId: string, slug: string, active: boolean): Promise<ProjectChange>;
 }

@@ -2,13 +2,25 @@ import type { Request, Response, Router } from 'express';
 import { clearedSessionCookie, sessionCookie } from '../cookies.js';
 import { field, setupProblem } from '../forms.js';
 import type { SetupInput } from '../forms.js';
-import { currentSession, formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage, sessionSecret } from '../http.js';
+import {
+  currentSession,
+  formBody,
+  refuseCrossSite,
+  requireSession,
+  seeOther,
+  sendMessage,
+  sendPage,
+  sessionSecret,
+} from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { EMPTY_SETUP, setupPage, signInPage } from '../pages/index.js';
 import { safeNext } from '../security.js';
 
 const SETUP_FAILURES = {
-  token_invalid: { status: 403, message: 'This setup link is not valid or was already used. Use the link the hub printed when it started.' },
+  token_invalid: {
+    status: 403,
+    message: 'This setup link is not valid or was already used. Use the link the hub printed when it started.',
+  },
   organization_exists: { status: 409, message: 'An organization with this slug exists already: choose another slug.' },
   invalid_input: { status: 422, message: 'The hub could not accept these values: check each field.' },
 } as const;
@@ -26,7 +38,10 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     if (!(await store.setupPending())) return alreadySetUp(res);
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     if (token === '') {
-      return sendMessage(res, 400, { title: 'Set up the hub', message: 'Open the setup link the hub printed when it started (it is also kept in its data directory).' });
+      return sendMessage(res, 400, {
+        title: 'Set up the hub',
+        message: 'Open the setup link the hub printed when it started (it is also kept in its data directory).',
+      });
     }
     sendPage(res, 200, setupPage({ token, values: EMPTY_SETUP }));
   });
@@ -38,7 +53,11 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     const { password, ...values } = input;
     const problem = setupProblem(input);
     if (problem) return sendPage(res, 422, setupPage({ token, values, message: problem }));
-    const result = await store.completeSetup(token, { name: input.name.trim(), email: input.email, password }, { slug: input.slug, name: input.organizationName.trim() });
+    const result = await store.completeSetup(
+      token,
+      { name: input.name.trim(), email: input.email, password },
+      { slug: input.slug, name: input.organizationName.trim() },
+    );
     if (!result.ok) {
       const failure = SETUP_FAILURES[result.reason];
       return sendPage(res, failure.status, setupPage({ token, values, message: failure.message }));
@@ -60,9 +79,14 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     const result = await store.signIn(email, field(req.body, 'password'), clientAddress(req));
     if (!result.ok && result.reason === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
-      return sendPage(res, 429, signInPage({ email, next, message: 'Too many failed sign-ins: wait a few minutes, then try again.' }));
+      return sendPage(
+        res,
+        429,
+        signInPage({ email, next, message: 'Too many failed sign-ins: wait a few minutes, then try again.' }),
+      );
     }
-    if (!result.ok) return sendPage(res, 401, signInPage({ email, next, message: 'The e-mail address or the password is wrong.' }));
+    if (!result.ok)
+      return sendPage(res, 401, signInPage({ email, next, message: 'The e-mail address or the password is wrong.' }));
     // A session that was open in this browser ends with the new one.
     const previous = sessionSecret(req);
     if (previous !== undefined) await store.signOut(previous);
@@ -81,7 +105,12 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
     if (!(await store.switchOrganization(signed.secret, field(req.body, 'slug')))) {
-      return sendMessage(res, 404, { title: 'No such organization', message: 'You are not a member of that organization.', link: { href: '/keys', text: 'Back to API keys' }, session: signed.session });
+      return sendMessage(res, 404, {
+        title: 'No such organization',
+        message: 'You are not a member of that organization.',
+        link: { href: '/keys', text: 'Back to API keys' },
+        session: signed.session,
+      });
     }
     seeOther(res, '/keys');
   });
@@ -98,7 +127,11 @@ function setupInput(body: unknown): SetupInput {
 }
 
 function alreadySetUp(res: Response): void {
-  sendMessage(res, 409, { title: 'Already set up', message: 'This hub already has an owner.', link: { href: '/sign-in', text: 'Sign in' } });
+  sendMessage(res, 409, {
+    title: 'Already set up',
+    message: 'This hub already has an owner.',
+    link: { href: '/sign-in', text: 'Sign in' },
+  });
 }
 
 /** The address throttling counts against; `trust proxy` on the server's app decides what req.ip is. */

@@ -14,7 +14,9 @@ export function auditRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     const cursor = typeof req.query.before === 'string' && req.query.before !== '' ? req.query.before : undefined;
-    const list = session.current ? await store.auditEvents(session.current.organizationId, { cursor, limit: EVENTS_PER_PAGE }) : { events: [], older: undefined };
+    const list = session.current
+      ? await store.auditEvents(session.current.organizationId, { cursor, limit: EVENTS_PER_PAGE })
+      : { events: [], older: undefined };
     const olderHref = list.older === undefined ? undefined : `/audit?before=${encodeURIComponent(list.older)}`;
     sendPage(res, 200, auditPage({ session, events: list.events, olderHref, paged: cursor !== undefined }));
   });

@@ -5,7 +5,6 @@ import { daemonsPage, retireDaemonPage } from '../pages/index.js';
 import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
-
 /** The organization's daemons: everyone lists them, owners retire them. */
 export function daemonRoutes(router: Router, options: DashboardOptions): void {
   const { store } = options;

@@ -30,7 +30,8 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     if (decision === 'forbidden') {
       return sendMessage(res, 403, {
         title: 'Not a member',
-        message: 'You are not a member of the organization you chose, so the hub did not approve the login. Type the code again and choose one of your organizations.',
+        message:
+          'You are not a member of the organization you chose, so the hub did not approve the login. Type the code again and choose one of your organizations.',
         link: { href: '/device', text: 'Type the code again' },
         session,
       });
@@ -38,7 +39,8 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     if (decision === 'denied') {
       return sendMessage(res, 200, {
         title: 'CLI login denied',
-        message: 'The terminal that asked gets no access: hub login there stops with “access denied”. If you did not start this login, nothing more is needed.',
+        message:
+          'The terminal that asked gets no access: hub login there stops with “access denied”. If you did not start this login, nothing more is needed.',
         link: { href: '/', text: 'Go to the dashboard' },
         session,
       });
@@ -66,11 +68,23 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     if (code === undefined) {
-      return codeForm(res, 422, session, typed.trim() === '' ? 'Type the code your terminal shows.' : 'A code has 8 letters, such as BCDF-GHJK: check the one your terminal shows.');
+      return codeForm(
+        res,
+        422,
+        session,
+        typed.trim() === ''
+          ? 'Type the code your terminal shows.'
+          : 'A code has 8 letters, such as BCDF-GHJK: check the one your terminal shows.',
+      );
     }
     const found = await store.deviceRequest(session.account.id, code);
     if (found.ok) return sendPage(res, 200, deviceConfirmPage({ session, request: found.request }));
-    codeForm(res, found.reason === 'throttled' ? 429 : 422, session, found.reason === 'throttled' ? THROTTLED : UNKNOWN);
+    codeForm(
+      res,
+      found.reason === 'throttled' ? 429 : 422,
+      session,
+      found.reason === 'throttled' ? THROTTLED : UNKNOWN,
+    );
   });
 
   router.post('/device/approve', ...post, async (req, res) => {
@@ -78,7 +92,8 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     const signed = await requireSession(options, req, res, devicePath(code));
     if (!signed) return;
     const organizationId = field(req.body, 'organization');
-    const decision = code === undefined ? 'not_found' : await store.approveDevice(signed.session.account.id, code, organizationId);
+    const decision =
+      code === undefined ? 'not_found' : await store.approveDevice(signed.session.account.id, code, organizationId);
     answer(res, signed.session, decision, organizationId);
   });
 
@@ -86,7 +101,10 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     const code = userCodeOf(field(req.body, 'user_code'));
     const signed = await requireSession(options, req, res, devicePath(code));
     if (!signed) return;
-    answer(res, signed.session, code === undefined ? 'not_found' : await store.denyDevice(signed.session.account.id, code));
+    answer(
+      res,
+      signed.session,
+      code === undefined ? 'not_found' : await store.denyDevice(signed.session.account.id, code),
+    );
   });
-
 }

@@ -10,16 +10,32 @@ import type { SessionView } from '../store.js';
 
 type Closed = Exclude<InvitationLookup, { status: 'open' }>['status'];
 
-const isClosed = (reason: AcceptFailure): reason is Closed => reason === 'unknown' || reason === 'used' || reason === 'expired';
+const isClosed = (reason: AcceptFailure): reason is Closed =>
+  reason === 'unknown' || reason === 'used' || reason === 'expired';
 
 const CLOSED: Record<Closed, { status: number; title: string; message: string }> = {
-  unknown: { status: 404, title: 'No such invitation', message: 'This invitation link is not valid. Ask an owner of the organization for a new one.' },
-  used: { status: 410, title: 'Invitation used', message: 'This invitation link was used already: each works once. Ask an owner for a new one.' },
-  expired: { status: 410, title: 'Invitation expired', message: 'This invitation link has expired (they work for 7 days). Ask an owner for a new one.' },
+  unknown: {
+    status: 404,
+    title: 'No such invitation',
+    message: 'This invitation link is not valid. Ask an owner of the organization for a new one.',
+  },
+  used: {
+    status: 410,
+    title: 'Invitation used',
+    message: 'This invitation link was used already: each works once. Ask an owner for a new one.',
+  },
+  expired: {
+    status: 410,
+    title: 'Invitation expired',
+    message: 'This invitation link has expired (they work for 7 days). Ask an owner for a new one.',
+  },
 };
 
 const REFUSED: Record<Exclude<AcceptFailure, Closed>, { status: number; message: string }> = {
-  email_taken: { status: 409, message: 'An account with this e-mail exists already: sign in, then open this link again.' },
+  email_taken: {
+    status: 409,
+    message: 'An account with this e-mail exists already: sign in, then open this link again.',
+  },
   already_member: { status: 409, message: 'Your account is a member of this organization already.' },
   invalid_input: { status: 422, message: 'The hub could not accept these values: check each field.' },
   signed_out: { status: 401, message: 'Your session has ended: open this link again.' },
@@ -31,7 +47,12 @@ export function invitationRoutes(router: Router, options: DashboardOptions): voi
 
   const closed = (res: Response, status: Closed, session: SessionView | undefined) => {
     const { status: code, title, message } = CLOSED[status];
-    sendMessage(res, code, { title, message, link: session ? { href: '/keys', text: 'Go to the dashboard' } : { href: '/sign-in', text: 'Sign in' }, session });
+    sendMessage(res, code, {
+      title,
+      message,
+      link: session ? { href: '/keys', text: 'Go to the dashboard' } : { href: '/sign-in', text: 'Sign in' },
+      session,
+    });
   };
 
   router.get('/invitations/:token', async (req, res) => {
@@ -39,7 +60,18 @@ export function invitationRoutes(router: Router, options: DashboardOptions): voi
     const found = await store.invitation(String(req.params.token));
     if (found.status !== 'open') return closed(res, found.status, signed?.session);
     const { organizationName, role, expiresAt } = found;
-    sendPage(res, 200, invitationPage({ token: String(req.params.token), organizationName, role, expiresAt, session: signed?.session, values: { name: '', email: '' } }));
+    sendPage(
+      res,
+      200,
+      invitationPage({
+        token: String(req.params.token),
+        organizationName,
+        role,
+        expiresAt,
+        session: signed?.session,
+        values: { name: '', email: '' },
+      }),
+    );
   });
 
   router.post('/invitations/:token', refuseCrossSite(options), formBody, async (req, res) => {
@@ -49,7 +81,19 @@ export function invitationRoutes(router: Router, options: DashboardOptions): voi
     if (found.status !== 'open') return closed(res, found.status, signed?.session);
     const values = { name: field(req.body, 'name'), email: field(req.body, 'email').trim() };
     const again = (status: number, message: string) =>
-      sendPage(res, status, invitationPage({ token, organizationName: found.organizationName, role: found.role, expiresAt: found.expiresAt, session: signed?.session, values, message }));
+      sendPage(
+        res,
+        status,
+        invitationPage({
+          token,
+          organizationName: found.organizationName,
+          role: found.role,
+          expiresAt: found.expiresAt,
+          session: signed?.session,
+          values,
+          message,
+        }),
+      );
     const refuse = (reason: AcceptFailure) => {
       if (isClosed(reason)) return closed(res, reason, signed?.session);
       const refused = REFUSED[reason];
@@ -62,9 +106,14 @@ export function invitationRoutes(router: Router, options: DashboardOptions): voi
     const password = field(req.body, 'password');
     const problem = newAccountProblem({ ...values, password });
     if (problem) return again(422, problem);
-    const accepted = await store.acceptInvitationAsNewAccount(token, { name: values.name.trim(), email: values.email, password });
+    const accepted = await store.acceptInvitationAsNewAccount(token, {
+      name: values.name.trim(),
+      email: values.email,
+      password,
+    });
     if (!accepted.ok) return refuse(accepted.reason);
-    if (accepted.sessionSecret !== undefined) res.append('Set-Cookie', sessionCookie(accepted.sessionSecret, publicUrl));
+    if (accepted.sessionSecret !== undefined)
+      res.append('Set-Cookie', sessionCookie(accepted.sessionSecret, publicUrl));
     seeOther(res, '/keys');
   });
 }

@@ -1,6 +1,15 @@
 import type { Router } from 'express';
 import { field, fields, keyProblem } from '../forms.js';
-import { formBody, refuseCrossSite, requireOwner, requireSession, seeOther, sendForbidden, sendMessage, sendPage } from '../http.js';
+import {
+  formBody,
+  refuseCrossSite,
+  requireOwner,
+  requireSession,
+  seeOther,
+  sendForbidden,
+  sendMessage,
+  sendPage,
+} from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { keyCreatedPage, keysPage, revokeKeyPage } from '../pages/index.js';
 import { PAGE_SIZE, pageOf } from '../paging.js';
@@ -14,7 +23,10 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
   /** One page of the list: an organization has tens of keys, so the page is cut from the whole list. */
   const pageOfKeys = async (session: SessionView, page: number) => {
     const all = await keysOf(session);
-    return { keys: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE), pages: { page, more: all.length > page * PAGE_SIZE } };
+    return {
+      keys: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+      pages: { page, more: all.length > page * PAGE_SIZE },
+    };
   };
   const notFound = (session: SessionView) => ({
     title: 'No such key',
@@ -26,7 +38,11 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
   router.get('/keys', async (req, res) => {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
-    sendPage(res, 200, keysPage({ session: signed.session, scopes: options.scopes, ...(await pageOfKeys(signed.session, pageOf(req))) }));
+    sendPage(
+      res,
+      200,
+      keysPage({ session: signed.session, scopes: options.scopes, ...(await pageOfKeys(signed.session, pageOf(req))) }),
+    );
   });
 
   router.post('/keys', ...post, async (req, res) => {
@@ -38,9 +54,21 @@ export function keyRoutes(router: Router, options: DashboardOptions): void {
     const scopes = [...new Set(fields(req.body, 'scopes'))];
     const problem = keyProblem(name, scopes, options.scopes);
     if (problem) {
-      return sendPage(res, 422, keysPage({ session, scopes: options.scopes, ...(await pageOfKeys(session, 1)), form: { name, scopes, message: problem } }));
+      return sendPage(
+        res,
+        422,
+        keysPage({
+          session,
+          scopes: options.scopes,
+          ...(await pageOfKeys(session, 1)),
+          form: { name, scopes, message: problem },
+        }),
+      );
     }
-    const created = await store.createApiKey(session.account.id, organization.organizationId, { name: name.trim(), scopes });
+    const created = await store.createApiKey(session.account.id, organization.organizationId, {
+      name: name.trim(),
+      scopes,
+    });
     if (!created.ok) return sendForbidden(res, session);
     sendPage(res, 201, keyCreatedPage({ session, name: name.trim(), prefix: created.prefix, secret: created.secret }));
   });

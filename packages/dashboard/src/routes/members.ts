@@ -9,7 +9,8 @@ import type { Membership, SessionView } from '../store.js';
 
 /** Members on a page. */
 
-const LAST_OWNER = "The organization's last owner cannot leave, be removed or become a member: make another member an owner first.";
+const LAST_OWNER =
+  "The organization's last owner cannot leave, be removed or become a member: make another member an owner first.";
 
 /** The organization's members: everyone lists them and may leave; owners invite, remove and change roles. */
 export function memberRoutes(router: Router, options: DashboardOptions): void {
@@ -19,19 +20,33 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
 
   const owned = (res: Response, session: SessionView): Membership | undefined => {
     if (session.current?.role === 'owner') return session.current;
-    sendMessage(res, 403, { title: 'Owners only', message: 'Only owners of the organization invite and manage its members.', link: back, session });
+    sendMessage(res, 403, {
+      title: 'Owners only',
+      message: 'Only owners of the organization invite and manage its members.',
+      link: back,
+      session,
+    });
     return undefined;
   };
   const answer = async (res: Response, session: SessionView, outcome: MemberChange, done: string) => {
     if (outcome === 'done') return seeOther(res, done);
     if (outcome === 'forbidden') return void owned(res, { ...session, current: undefined });
-    if (outcome === 'not_found') return sendMessage(res, 404, { title: 'No such member', message: 'The organization has no member of this id.', link: back, session });
+    if (outcome === 'not_found')
+      return sendMessage(res, 404, {
+        title: 'No such member',
+        message: 'The organization has no member of this id.',
+        link: back,
+        session,
+      });
     const page = await load(session, 1);
     sendPage(res, 409, membersPage({ session, ...page, notice: { text: LAST_OWNER, kind: 'error' } }));
   };
   const load = async (session: SessionView, page: number) => {
     if (!session.current) return { members: [], page, next: false };
-    const rows = await store.members(session.current.organizationId, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE + 1 });
+    const rows = await store.members(session.current.organizationId, {
+      offset: (page - 1) * PAGE_SIZE,
+      limit: PAGE_SIZE + 1,
+    });
     return { members: rows.slice(0, PAGE_SIZE), page, next: rows.length > PAGE_SIZE };
   };
 
@@ -64,7 +79,12 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     if (!session.current) return seeOther(res, '/members');
-    await answer(res, session, await store.leaveOrganization(session.account.id, session.current.organizationId), '/account');
+    await answer(
+      res,
+      session,
+      await store.leaveOrganization(session.account.id, session.current.organizationId),
+      '/account',
+    );
   });
 
   router.get('/members/:id/remove', async (req, res) => {
@@ -91,8 +111,19 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     const organization = signed && owned(res, signed.session);
     if (!signed || !organization) return;
     const role = field(req.body, 'role');
-    if (role !== 'owner' && role !== 'member') return sendMessage(res, 422, { title: 'No such role', message: 'A member is an owner or a member.', link: back, session: signed.session });
-    const outcome = await store.changeRole(signed.session.account.id, organization.organizationId, String(req.params.id), role);
+    if (role !== 'owner' && role !== 'member')
+      return sendMessage(res, 422, {
+        title: 'No such role',
+        message: 'A member is an owner or a member.',
+        link: back,
+        session: signed.session,
+      });
+    const outcome = await store.changeRole(
+      signed.session.account.id,
+      organization.organizationId,
+      String(req.params.id),
+      role,
+    );
     await answer(res, signed.session, outcome, '/members');
   });
 }

@@ -15,12 +15,25 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
   const { store } = options;
   const post = [refuseCrossSite(options), formBody];
   const notFound = (res: Response, session: SessionView) =>
-    sendMessage(res, 404, { title: 'No such project', message: 'The organization has no project of this slug, or no such revision.', link: { href: '/projects', text: 'Back to projects' }, session });
+    sendMessage(res, 404, {
+      title: 'No such project',
+      message: 'The organization has no project of this slug, or no such revision.',
+      link: { href: '/projects', text: 'Back to projects' },
+      session,
+    });
   const ownersOnly = (res: Response, session: SessionView) =>
-    sendMessage(res, 403, { title: 'Owners only', message: 'Only owners of the organization create, deactivate and reactivate its projects.', link: { href: '/projects', text: 'Back to projects' }, session });
+    sendMessage(res, 403, {
+      title: 'Owners only',
+      message: 'Only owners of the organization create, deactivate and reactivate its projects.',
+      link: { href: '/projects', text: 'Back to projects' },
+      session,
+    });
 
   /** The signed-in session and its organization when the caller owns it; otherwise an answer was sent. */
-  const owned = async (req: Request, res: Response): Promise<{ session: SessionView; organization: Membership } | undefined> => {
+  const owned = async (
+    req: Request,
+    res: Response,
+  ): Promise<{ session: SessionView; organization: Membership } | undefined> => {
     const signed = await requireSession(options, req, res);
     if (!signed) return undefined;
     const organization = signed.session.current;
@@ -30,7 +43,9 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
   };
 
   const list = async (res: Response, session: SessionView, status: number, page: number, form?: ProjectFormValues) => {
-    const listed = session.current ? await store.projects(session.current.organizationId, rowsOf(page)) : { items: [], more: false };
+    const listed = session.current
+      ? await store.projects(session.current.organizationId, rowsOf(page))
+      : { items: [], more: false };
     sendPage(res, status, projectsPage({ session, projects: listed.items, pages: { page, more: listed.more }, form }));
   };
 
@@ -47,10 +62,21 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
       ? nameProblem("The project's name", values.name)
       : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).';
     if (problem) return list(res, caller.session, 422, 1, { ...values, message: problem });
-    const outcome = await store.createProject(caller.session.account.id, caller.organization.organizationId, { slug: values.slug, name: values.name.trim() });
+    const outcome = await store.createProject(caller.session.account.id, caller.organization.organizationId, {
+      slug: values.slug,
+      name: values.name.trim(),
+    });
     if (outcome === 'forbidden') return ownersOnly(res, caller.session);
-    if (outcome === 'invalid') return list(res, caller.session, 422, 1, { ...values, message: "The project's name contains a character the hub cannot store." });
-    if (outcome === 'taken') return list(res, caller.session, 409, 1, { ...values, message: `The organization already has a project with the slug ${values.slug}: choose another.` });
+    if (outcome === 'invalid')
+      return list(res, caller.session, 422, 1, {
+        ...values,
+        message: "The project's name contains a character the hub cannot store.",
+      });
+    if (outcome === 'taken')
+      return list(res, caller.session, 409, 1, {
+        ...values,
+        message: `The organization already has a project with the slug ${values.slug}: choose another.`,
+      });
     seeOther(res, `/projects/${encodeURIComponent(values.slug)}`);
   });
 
@@ -67,7 +93,11 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
       store.revisions(organizationId, slug, rowsOf(page)),
       project.activeVersion === null ? undefined : store.revision(organizationId, slug, project.activeVersion),
     ]);
-    sendPage(res, 200, projectPage({ session, project, active, revisions: history.items, pages: { page, more: history.more } }));
+    sendPage(
+      res,
+      200,
+      projectPage({ session, project, active, revisions: history.items, pages: { page, more: history.more } }),
+    );
   });
 
   router.get('/projects/:slug/revisions/:version', async (req, res) => {
@@ -77,8 +107,10 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
     const organizationId = session.current?.organizationId;
     const slug = String(req.params.slug);
     const version = /^[1-9][0-9]{0,8}$/.test(String(req.params.version)) ? Number(req.params.version) : undefined;
-    const project = organizationId === undefined || version === undefined ? undefined : await store.project(organizationId, slug);
-    const revision = project && version !== undefined ? await store.revision(organizationId as string, slug, version) : undefined;
+    const project =
+      organizationId === undefined || version === undefined ? undefined : await store.project(organizationId, slug);
+    const revision =
+      project && version !== undefined ? await store.revision(organizationId as string, slug, version) : undefined;
     if (!project || !revision) return notFound(res, session);
     sendPage(res, 200, revisionPage({ session, project, revision }));
   });
@@ -89,14 +121,20 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
       if (!caller) return;
       const project = await store.project(caller.organization.organizationId, String(req.params.slug));
       if (!project) return notFound(res, caller.session);
-      if (project.active === (change === 'reactivate')) return seeOther(res, `/projects/${encodeURIComponent(project.slug)}`);
+      if (project.active === (change === 'reactivate'))
+        return seeOther(res, `/projects/${encodeURIComponent(project.slug)}`);
       sendPage(res, 200, projectChangePage({ session: caller.session, project, change }));
     });
 
     router.post(`/projects/:slug/${change}`, ...post, async (req, res) => {
       const caller = await owned(req, res);
       if (!caller) return;
-      const outcome = await store.setProjectActive(caller.session.account.id, caller.organization.organizationId, String(req.params.slug), change === 'reactivate');
+      const outcome = await store.setProjectActive(
+        caller.session.account.id,
+        caller.organization.organizationId,
+        String(req.params.slug),
+        change === 'reactivate',
+      );
       if (outcome === 'not_found') return notFound(res, caller.session);
       if (outcome === 'forbidden') return ownersOnly(res, caller.session);
       seeOther(res, '/projects');

@@ -14,7 +14,9 @@ export function runRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     const cursor = typeof req.query.before === 'string' && req.query.before !== '' ? req.query.before : undefined;
-    const list = session.current ? await store.runs(session.current.organizationId, { cursor, limit: RUNS_PER_PAGE }) : { runs: [], older: undefined };
+    const list = session.current
+      ? await store.runs(session.current.organizationId, { cursor, limit: RUNS_PER_PAGE })
+      : { runs: [], older: undefined };
     const olderHref = list.older === undefined ? undefined : `/runs?before=${encodeURIComponent(list.older)}`;
     sendPage(res, 200, runsPage({ session, runs: list.runs, olderHref, paged: cursor !== undefined }));
   });
@@ -25,7 +27,12 @@ export function runRoutes(router: Router, options: DashboardOptions): void {
     const { session } = signed;
     const run = session.current ? await store.run(session.current.organizationId, String(req.params.id)) : undefined;
     if (!run) {
-      return sendMessage(res, 404, { title: 'No such run', message: 'The organization has no run of this id.', link: { href: '/runs', text: 'Back to runs' }, session });
+      return sendMessage(res, 404, {
+        title: 'No such run',
+        message: 'The organization has no run of this id.',
+        link: { href: '/runs', text: 'Back to runs' },
+        session,
+      });
     }
     sendPage(res, 200, runPage({ session, run }));
   });

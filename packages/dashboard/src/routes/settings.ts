@@ -8,15 +8,31 @@ import type { AccountPageProps } from '../pages/index.js';
 
 const NOTICES = {
   password: { text: 'Your password is changed, and your other sessions have ended.', kind: 'notice' },
-  'cli-login': { text: 'The CLI login is revoked: the hub refuses it from now on. Run hub login there to log in again.', kind: 'notice' },
+  'cli-login': {
+    text: 'The CLI login is revoked: the hub refuses it from now on. Run hub login there to log in again.',
+    kind: 'notice',
+  },
 } as const;
 
 /** The account page: change the password, create a further organization, list and revoke CLI logins. */
 export function settingsRoutes(router: Router, options: DashboardOptions): void {
   const { store } = options;
   const post = [refuseCrossSite(options), formBody];
-  const render = async (res: Response, status: number, signed: Signed, props: Omit<AccountPageProps, 'session' | 'cliLogins'> = {}) =>
-    sendPage(res, status, accountPage({ session: signed.session, cliLogins: await store.cliCredentials(signed.session.account.id), ...props }));
+  const render = async (
+    res: Response,
+    status: number,
+    signed: Signed,
+    props: Omit<AccountPageProps, 'session' | 'cliLogins'> = {},
+  ) =>
+    sendPage(
+      res,
+      status,
+      accountPage({
+        session: signed.session,
+        cliLogins: await store.cliCredentials(signed.session.account.id),
+        ...props,
+      }),
+    );
 
   router.get('/account', async (req, res) => {
     const signed = await requireSession(options, req, res);
@@ -46,12 +62,14 @@ export function settingsRoutes(router: Router, options: DashboardOptions): void 
     if (!signed) return;
     const slug = field(req.body, 'slug').trim();
     const name = field(req.body, 'name');
-    const refuse = (status: number, message: string) => render(res, status, signed, { organization: { slug, name, message } });
+    const refuse = (status: number, message: string) =>
+      render(res, status, signed, { organization: { slug, name, message } });
     const problem = organizationProblem(slug, name);
     if (problem) return refuse(422, problem);
     const outcome = await store.createOrganization(signed.secret, { slug, name: name.trim() });
     if (outcome === 'signed_out') return seeOther(res, '/sign-in');
-    if (outcome === 'slug_taken') return refuse(409, 'An organization with this slug exists already: choose another slug.');
+    if (outcome === 'slug_taken')
+      return refuse(409, 'An organization with this slug exists already: choose another slug.');
     if (outcome === 'invalid_input') return refuse(422, 'The hub could not accept these values: check each field.');
     seeOther(res, '/keys');
   });

@@ -13,14 +13,25 @@ export const screenshots = fileURLToPath(new URL('../screenshots/', import.meta.
 /** A browser that reaches nothing but the hub on loopback. */
 export function launchBrowser(): Promise<Browser> {
   mkdirSync(screenshots, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
 }
 
 /** The page at 375 and 1280 px wide: no sideways scrolling at either, and a screenshot of each. */
 export async function shoot(page: Page, name: string): Promise<void> {
   for (const width of [375, 1280]) {
     await page.setViewportSize({ width, height: 900 });
-    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} at ${width} px overflows`).toBe(true);
+    expect(
+      await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+      `${name} at ${width} px overflows`,
+    ).toBe(true);
     await page.screenshot({ path: `${screenshots}${name}-${width}.png`, fullPage: true });
   }
 }

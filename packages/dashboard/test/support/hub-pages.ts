@@ -11,7 +11,12 @@ export function setupLink(hub: Hub): string {
   return match[1] as string;
 }
 
-export function form(hub: Hub, path: string, fields: Record<string, string | string[]>, options: { cookie?: string; origin?: string | null } = {}) {
+export function form(
+  hub: Hub,
+  path: string,
+  fields: Record<string, string | string[]>,
+  options: { cookie?: string; origin?: string | null } = {},
+) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(name, item);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -22,13 +27,23 @@ export function form(hub: Hub, path: string, fields: Record<string, string | str
 }
 
 export const page = (hub: Hub, path: string, cookie?: string, headers: Record<string, string> = {}) =>
-  fetch(`${hub.url}${path}`, { redirect: 'manual', headers: { ...(cookie === undefined ? {} : { cookie }), ...headers } });
+  fetch(`${hub.url}${path}`, {
+    redirect: 'manual',
+    headers: { ...(cookie === undefined ? {} : { cookie }), ...headers },
+  });
 export const cookieOf = (response: Response) => (response.headers.get('set-cookie') ?? '').split(';')[0] as string;
 
 /** Sets the hub up from its printed link; the owner's session cookie. */
 export async function setUpOwner(hub: Hub, name = 'Ada'): Promise<string> {
   const token = new URL(setupLink(hub)).searchParams.get('token') as string;
-  const done = await form(hub, '/setup', { token, name, email: 'ada@example.com', password: PASSWORD, slug: 'acme', organizationName: 'Acme' });
+  const done = await form(hub, '/setup', {
+    token,
+    name,
+    email: 'ada@example.com',
+    password: PASSWORD,
+    slug: 'acme',
+    organizationName: 'Acme',
+  });
   if (done.status !== 303) throw new Error(`setup failed: ${done.status} ${await done.text()}`);
   return cookieOf(done);
 }

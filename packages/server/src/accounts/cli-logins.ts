@@ -15,7 +15,10 @@ import type { DashboardStore } from './types.js';
  */
 export const USER_CODE_GUESSES = 10;
 
-type CliLoginStore = Pick<DashboardStore, 'deviceRequest' | 'approveDevice' | 'denyDevice' | 'cliCredentials' | 'revokeCliCredential'>;
+type CliLoginStore = Pick<
+  DashboardStore,
+  'deviceRequest' | 'approveDevice' | 'denyDevice' | 'cliCredentials' | 'revokeCliCredential'
+>;
 
 export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): CliLoginStore {
   const devices = new DeviceAuthorizationRepository(sql);
@@ -27,7 +30,11 @@ export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): Cli
       const at = now();
       const since = new Date(at.getTime() - THROTTLE_WINDOW_MS);
       // Counted before the look-up, as sign-ins are: concurrent guesses cannot slip past the limit.
-      const attempt = await failures.recordUnlessOver([{ key: `device:${accountId}`, limit: USER_CODE_GUESSES }], at, since);
+      const attempt = await failures.recordUnlessOver(
+        [{ key: `device:${accountId}`, limit: USER_CODE_GUESSES }],
+        at,
+        since,
+      );
       if ('retryAt' in attempt) return { ok: false, reason: 'throttled' };
       const code = parseUserCode(userCode);
       const request = code === undefined ? undefined : await devices.pending(code);
@@ -61,7 +68,12 @@ export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): Cli
       if (!isUuid(accountId) || !isUuid(credentialId)) return 'not_found';
       const organizationId = await keys.cliCredentialOrganization(accountId, credentialId);
       if (organizationId === undefined) return 'not_found';
-      const revoked = await keys.revoke(organizationId, credentialId, { kind: 'account', id: accountId }, { kind: 'cli', accountId });
+      const revoked = await keys.revoke(
+        organizationId,
+        credentialId,
+        { kind: 'account', id: accountId },
+        { kind: 'cli', accountId },
+      );
       return revoked ? 'revoked' : 'not_found';
     },
   };

@@ -6,7 +6,11 @@ import { isUuid } from './input.js';
 
 const view = (row: DaemonListRow): DaemonRow => ({
   ...row,
-  runtimes: row.runtimes.map((runtime) => ({ provider: runtime.provider, modes: runtime.modes ?? [], models: runtime.models ?? [] })),
+  runtimes: row.runtimes.map((runtime) => ({
+    provider: runtime.provider,
+    modes: runtime.modes ?? [],
+    models: runtime.models ?? [],
+  })),
 });
 
 /** The dashboard's daemons, online by the dispatcher's window (`offlineAfterMs`, DispatchTiming's). */
@@ -28,7 +32,9 @@ export function daemonStore(sql: Sql, offlineAfterMs: number) {
       if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
       if ((await new AccountRepository(sql).role(organizationId, accountId)) !== 'owner') return 'forbidden';
       if (!isUuid(daemonId)) return 'not_found';
-      return (await daemons.retire(organizationId, daemonId, { kind: 'account', id: accountId })) ? 'retired' : 'not_found';
+      return (await daemons.retire(organizationId, daemonId, { kind: 'account', id: accountId }))
+        ? 'retired'
+        : 'not_found';
     },
   };
 }

@@ -22,14 +22,29 @@ class Refused extends Error {
 }
 
 /** An owner's new invitation: the link's secret is in the answer only, its digest in the database. */
-export async function createInvitation(sql: Sql, sessions: Sessions, accountId: string, organizationId: string, role: MemberRole): Promise<CreatedInvitation> {
-  if (!isUuid(accountId) || !isUuid(organizationId) || (role !== 'owner' && role !== 'member')) return { ok: false, reason: 'forbidden' };
+export async function createInvitation(
+  sql: Sql,
+  sessions: Sessions,
+  accountId: string,
+  organizationId: string,
+  role: MemberRole,
+): Promise<CreatedInvitation> {
+  if (!isUuid(accountId) || !isUuid(organizationId) || (role !== 'owner' && role !== 'member'))
+    return { ok: false, reason: 'forbidden' };
   const token = newSecret();
   const now = sessions.now();
   const expiresAt = new Date(now.getTime() + INVITATION_MS);
   return sql.begin(async (tx): Promise<CreatedInvitation> => {
-    if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner') return { ok: false, reason: 'forbidden' };
-    await new MemberRepository(tx).createInvitation({ organizationId, digest: secretDigest(token), role, createdBy: accountId, now, expiresAt });
+    if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner')
+      return { ok: false, reason: 'forbidden' };
+    await new MemberRepository(tx).createInvitation({
+      organizationId,
+      digest: secretDigest(token),
+      role,
+      createdBy: accountId,
+      now,
+      expiresAt,
+    });
     return { ok: true, token, expiresAt };
   });
 }
@@ -40,11 +55,21 @@ export async function invitation(sql: Sql, sessions: Sessions, token: string): P
 }
 
 /** A new account, its membership and its first session, in one transaction that spends the invitation. */
-export async function acceptInvitationAsNewAccount(sql: Sql, sessions: Sessions, token: string, account: NewAccount): Promise<AcceptedInvitation> {
+export async function acceptInvitationAsNewAccount(
+  sql: Sql,
+  sessions: Sessions,
+  token: string,
+  account: NewAccount,
+): Promise<AcceptedInvitation> {
   const found = await invitation(sql, sessions, token);
   if (found.status !== 'open') return { ok: false, reason: found.status };
   const input = { name: normalizeName(account.name), email: normalizeEmail(account.email), password: account.password };
-  if (!acceptableName(input.name) || !acceptableEmail(input.email) || !input.password.isWellFormed() || !acceptablePassword(input.password)) {
+  if (
+    !acceptableName(input.name) ||
+    !acceptableEmail(input.email) ||
+    !input.password.isWellFormed() ||
+    !acceptablePassword(input.password)
+  ) {
     return { ok: false, reason: 'invalid_input' };
   }
   const passwordHash = await hashPassword(input.password);
@@ -60,7 +85,12 @@ export async function acceptInvitationAsNewAccount(sql: Sql, sessions: Sessions,
 }
 
 /** The signed-in account joins; the organization becomes the session's current one. */
-export async function acceptInvitation(sql: Sql, sessions: Sessions, token: string, sessionSecret: string): Promise<AcceptedInvitation> {
+export async function acceptInvitation(
+  sql: Sql,
+  sessions: Sessions,
+  token: string,
+  sessionSecret: string,
+): Promise<AcceptedInvitation> {
   if (!wellFormedSecret(token)) return { ok: false, reason: 'unknown' };
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return { ok: false, reason: 'signed_out' };
@@ -75,7 +105,13 @@ export async function acceptInvitation(sql: Sql, sessions: Sessions, token: stri
 }
 
 /** Spends the invitation on the account and adds the membership, or throws why not. */
-async function join(repository: MemberRepository, audit: AuditRepository, token: string, accountId: string, now: Date): Promise<{ organizationId: string; slug: string }> {
+async function join(
+  repository: MemberRepository,
+  audit: AuditRepository,
+  token: string,
+  accountId: string,
+  now: Date,
+): Promise<{ organizationId: string; slug: string }> {
   const digest = secretDigest(token);
   const consumed = await repository.consumeInvitation(digest, accountId, now);
   if (consumed === undefined) {
@@ -83,7 +119,13 @@ async function join(repository: MemberRepository, audit: AuditRepository, token:
     throw new Refused(state.status === 'open' ? 'used' : state.status);
   }
   if (!(await repository.add(consumed.organizationId, accountId, consumed.role))) throw new Refused('already_member');
-  await audit.memberEvent(consumed.organizationId, 'member.added', { kind: 'account', id: accountId }, accountId, consumed.role);
+  await audit.memberEvent(
+    consumed.organizationId,
+    'member.added',
+    { kind: 'account', id: accountId },
+    accountId,
+    consumed.role,
+  );
   return consumed;
 }
 
@@ -91,7 +133,13 @@ function lookup(row: InvitationRecord | undefined, now: Date): InvitationLookup 
   if (row === undefined) return { status: 'unknown' };
   if (row.consumedAt !== null) return { status: 'used' };
   if (row.expiresAt.getTime() <= now.getTime()) return { status: 'expired' };
-  return { status: 'open', organizationName: row.organizationName, organizationSlug: row.organizationSlug, role: row.role, expiresAt: row.expiresAt };
+  return {
+    status: 'open',
+    organizationName: row.organizationName,
+    organizationSlug: row.organizationSlug,
+    role: row.role,
+    expiresAt: row.expiresAt,
+  };
 }
 
 async function refusable(work: () => Promise<AcceptedInvitation>): Promise<AcceptedInvitation> {

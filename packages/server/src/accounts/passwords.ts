@@ -38,7 +38,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parsed = parse(stored);
   if (parsed === undefined) return false;
   const { N, r, p, salt, key } = parsed;
-  const candidate = await derive(password, salt, key.length, { N, r, p, maxmem: Math.max(MAX_MEMORY, 2 * 128 * N * r) });
+  const candidate = await derive(password, salt, key.length, {
+    N,
+    r,
+    p,
+    maxmem: Math.max(MAX_MEMORY, 2 * 128 * N * r),
+  });
   return timingSafeEqual(candidate, key);
 }
 
@@ -57,7 +62,11 @@ export async function verifyNothing(password: string): Promise<false> {
 function parse(stored: string): { N: number; r: number; p: number; salt: Buffer; key: Buffer } | undefined {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
-  const [N, r, p] = parts.slice(1, 4).map((part) => (/^[1-9][0-9]{0,7}$/.test(part) ? Number(part) : NaN)) as [number, number, number];
+  const [N, r, p] = parts.slice(1, 4).map((part) => (/^[1-9][0-9]{0,7}$/.test(part) ? Number(part) : NaN)) as [
+    number,
+    number,
+    number,
+  ];
   if (!(N > 1 && N <= MAX_N && (N & (N - 1)) === 0 && r >= 1 && r <= 32 && p >= 1 && p <= 16)) return undefined;
   const salt = Buffer.from(parts[4] as string, 'base64url');
   const key = Buffer.from(parts[5] as string, 'base64url');

@@ -1,5 +1,14 @@
 import type { Sql } from 'postgres';
-import type { CreatedProject, PageRequest, Paged, ProjectChange, ProjectRow, ProjectsPort, RevisionDetail, RevisionSummary } from '@hub/dashboard';
+import type {
+  CreatedProject,
+  PageRequest,
+  Paged,
+  ProjectChange,
+  ProjectRow,
+  ProjectsPort,
+  RevisionDetail,
+  RevisionSummary,
+} from '@hub/dashboard';
 import { AccountRepository } from '../db/accounts.js';
 import { OrganizationRepository } from '../db/organizations.js';
 import { ProjectViewRepository } from '../db/project-views.js';
@@ -42,40 +51,74 @@ export async function project(sql: Sql, organizationId: string, slug: string): P
   return new ProjectViewRepository(sql).project(organizationId, slug);
 }
 
-export async function revisions(sql: Sql, organizationId: string, slug: string, page: PageRequest): Promise<Paged<RevisionSummary>> {
+export async function revisions(
+  sql: Sql,
+  organizationId: string,
+  slug: string,
+  page: PageRequest,
+): Promise<Paged<RevisionSummary>> {
   if (!isUuid(organizationId) || !SLUG.test(slug)) return { items: [], more: false };
   const views = new ProjectViewRepository(sql);
   const listed = await paged(page, (limit, offset) => views.revisions(organizationId, slug, limit, offset));
   return { items: listed.items.map(summary), more: listed.more };
 }
 
-export async function revision(sql: Sql, organizationId: string, slug: string, version: number): Promise<RevisionDetail | undefined> {
-  if (!isUuid(organizationId) || !SLUG.test(slug) || !Number.isSafeInteger(version) || version < 1 || version > 2 ** 31 - 1) return undefined;
+export async function revision(
+  sql: Sql,
+  organizationId: string,
+  slug: string,
+  version: number,
+): Promise<RevisionDetail | undefined> {
+  if (
+    !isUuid(organizationId) ||
+    !SLUG.test(slug) ||
+    !Number.isSafeInteger(version) ||
+    version < 1 ||
+    version > 2 ** 31 - 1
+  )
+    return undefined;
   const row = await new ProjectViewRepository(sql).revision(organizationId, slug, version);
   return row && detail(row);
 }
 
 /** An owner's new project: the role check (holding the membership FOR SHARE) and the insert in one transaction. */
-export async function createProject(sql: Sql, accountId: string, organizationId: string, input: { slug: string; name: string }): Promise<CreatedProject> {
+export async function createProject(
+  sql: Sql,
+  accountId: string,
+  organizationId: string,
+  input: { slug: string; name: string },
+): Promise<CreatedProject> {
   if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
   const name = normalizeName(input.name);
   if (!SLUG.test(input.slug) || !acceptableName(name)) return 'invalid';
   return sql.begin(async (tx): Promise<CreatedProject> => {
     if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner') return 'forbidden';
     // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-    const created = await new OrganizationRepository(tx as unknown as Sql).createProject(organizationId, input.slug, name);
+    const created = await new OrganizationRepository(tx as unknown as Sql).createProject(
+      organizationId,
+      input.slug,
+      name,
+    );
     return created ? 'created' : 'taken';
   });
 }
 
 /** Deactivation is the operator API's own (keys stop seeing the project); reactivation undoes it. */
-export async function setProjectActive(sql: Sql, accountId: string, organizationId: string, slug: string, active: boolean): Promise<ProjectChange> {
+export async function setProjectActive(
+  sql: Sql,
+  accountId: string,
+  organizationId: string,
+  slug: string,
+  active: boolean,
+): Promise<ProjectChange> {
   if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
   return sql.begin(async (tx): Promise<ProjectChange> => {
     if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner') return 'forbidden';
     if (!SLUG.test(slug)) return 'not_found';
     const organizations = new OrganizationRepository(tx as unknown as Sql);
-    const changed = active ? await organizations.reactivateProject(organizationId, slug) : await organizations.deactivateProject(organizationId, slug);
+    const changed = active
+      ? await organizations.reactivateProject(organizationId, slug)
+      : await organizations.deactivateProject(organizationId, slug);
     return changed ? 'done' : 'not_found';
   });
 }
@@ -88,6 +131,7 @@ export function projectStore(sql: Sql): ProjectsPort {
     revisions: (organizationId, slug, page) => revisions(sql, organizationId, slug, page),
     revision: (organizationId, slug, version) => revision(sql, organizationId, slug, version),
     createProject: (accountId, organizationId, input) => createProject(sql, accountId, organizationId, input),
-    setProjectActive: (accountId, organizationId, slug, active) => setProjectActive(sql, accountId, organizationId, slug, active),
+    setProjectActive: (accountId, organizationId, slug, active) =>
+      setProjectActive(sql, accountId, organizationId, slug, active),
   };
 }

@@ -4,14 +4,16 @@ import { RunListRepository } from '../db/run-list.js';
 import { runView } from '../db/run-view.js';
 import { isUuid } from './input.js';
 
-const date = (value: string | null | undefined): Date | null => (value === null || value === undefined ? null : new Date(value));
+const date = (value: string | null | undefined): Date | null =>
+  value === null || value === undefined ? null : new Date(value);
 
 /** The dashboard's runs: the list by keyset, and one run as GET /api/v1/runs/{id} answers it. */
 export function runStore(sql: Sql) {
   const runs = new RunListRepository(sql);
   return {
     async runs(organizationId: string, page: { cursor: string | undefined; limit: number }): Promise<RunList> {
-      if (!isUuid(organizationId) || (page.cursor !== undefined && !isUuid(page.cursor))) return { runs: [], older: undefined };
+      if (!isUuid(organizationId) || (page.cursor !== undefined && !isUuid(page.cursor)))
+        return { runs: [], older: undefined };
       const rows = await runs.list(organizationId, page.cursor, page.limit);
       const shown = rows.slice(0, page.limit);
       return { runs: shown, older: rows.length > page.limit ? shown.at(-1)?.id : undefined };

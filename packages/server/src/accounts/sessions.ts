@@ -28,7 +28,13 @@ export class Sessions {
   async start(accountId: string, organizationId: string | undefined, repository = this.repository): Promise<string> {
     const secret = newSecret();
     const now = this.now();
-    await repository.create({ digest: secretDigest(secret), accountId, organizationId, now, expiresAt: new Date(now.getTime() + this.absoluteMs) });
+    await repository.create({
+      digest: secretDigest(secret),
+      accountId,
+      organizationId,
+      now,
+      expiresAt: new Date(now.getTime() + this.absoluteMs),
+    });
     return secret;
   }
 
@@ -37,7 +43,8 @@ export class Sessions {
     const at = this.liveness();
     const session = await this.repository.live(secretDigest(secret), at);
     if (session === undefined) return undefined;
-    if (at.now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS) await this.repository.touch(session.id, at.now);
+    if (at.now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS)
+      await this.repository.touch(session.id, at.now);
     const organizations = session.memberships;
     const current = organizations.find((membership) => membership.organizationId === session.organizationId);
     return { account: session.account, organizations, current };

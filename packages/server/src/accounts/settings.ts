@@ -12,12 +12,19 @@ import type { CreatedOrganization, PasswordChange } from './types.js';
  * Checks the current password, then sets the new one and ends every other session of the
  * account in one transaction; the session that asked stays.
  */
-export async function changePassword(sql: Sql, sessions: Sessions, sessionSecret: string, current: string, next: string): Promise<PasswordChange> {
+export async function changePassword(
+  sql: Sql,
+  sessions: Sessions,
+  sessionSecret: string,
+  current: string,
+  next: string,
+): Promise<PasswordChange> {
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
   if (!next.isWellFormed() || !acceptablePassword(next)) return 'invalid_input';
   const stored = await new MemberRepository(sql).passwordHash(view.account.id);
-  if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored))) return 'wrong_password';
+  if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored)))
+    return 'wrong_password';
   const passwordHash = await hashPassword(next);
   await sql.begin(async (tx) => {
     const repository = new MemberRepository(tx);
@@ -28,7 +35,12 @@ export async function changePassword(sql: Sql, sessions: Sessions, sessionSecret
 }
 
 /** A new organization, its creator its owner, and the session's current organization. */
-export async function createOrganization(sql: Sql, sessions: Sessions, sessionSecret: string, organization: { slug: string; name: string }): Promise<CreatedOrganization> {
+export async function createOrganization(
+  sql: Sql,
+  sessions: Sessions,
+  sessionSecret: string,
+  organization: { slug: string; name: string },
+): Promise<CreatedOrganization> {
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
   const name = normalizeName(organization.name);
@@ -39,7 +51,13 @@ export async function createOrganization(sql: Sql, sessions: Sessions, sessionSe
     if (created === undefined) return 'slug_taken';
     const repository = new MemberRepository(tx);
     await repository.add(created.id, view.account.id, 'owner');
-    await new AuditRepository(tx).memberEvent(created.id, 'member.added', { kind: 'account', id: view.account.id }, view.account.id, 'owner');
+    await new AuditRepository(tx).memberEvent(
+      created.id,
+      'member.added',
+      { kind: 'account', id: view.account.id },
+      view.account.id,
+      'owner',
+    );
     await repository.setSessionOrganization(secretDigest(sessionSecret), created.id);
     return 'created';
   });

@@ -8,7 +8,9 @@ import { hashPassword } from './passwords.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
 import type { Sessions } from './sessions.js';
 
-export type SetupResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'token_invalid' | 'organization_exists' | 'invalid_input' };
+export type SetupResult =
+  | { ok: true; sessionSecret: string }
+  | { ok: false; reason: 'token_invalid' | 'organization_exists' | 'invalid_input' };
 
 /** Thrown inside the setup transaction to roll it back with an answer. */
 class Refused extends Error {
@@ -42,14 +44,24 @@ export async function completeSetup(
   try {
     const sessionSecret = await sql.begin(async (tx) => {
       const accounts = new AccountRepository(tx);
-      if (!(await accounts.consumeSetupToken(secretDigest(token))) || (await accounts.anyAccount())) throw new Refused('token_invalid');
+      if (!(await accounts.consumeSetupToken(secretDigest(token))) || (await accounts.anyAccount()))
+        throw new Refused('token_invalid');
       // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-      const created = await new OrganizationRepository(tx as unknown as Sql).create(input.organization.slug, input.organization.name);
+      const created = await new OrganizationRepository(tx as unknown as Sql).create(
+        input.organization.slug,
+        input.organization.name,
+      );
       if (created === undefined) throw new Refused('organization_exists');
       const account = await accounts.create({ email: input.account.email, name: input.account.name, passwordHash });
       if (account === undefined) throw new Refused('token_invalid');
       await accounts.addMember(created.id, account.id, 'owner');
-      await new AuditRepository(tx).memberEvent(created.id, 'member.added', { kind: 'account', id: account.id }, account.id, 'owner');
+      await new AuditRepository(tx).memberEvent(
+        created.id,
+        'member.added',
+        { kind: 'account', id: account.id },
+        account.id,
+        'owner',
+      );
       return sessions.start(account.id, created.id, new SessionRepository(tx));
     });
     return { ok: true, sessionSecret };

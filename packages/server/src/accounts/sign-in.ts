@@ -16,14 +16,23 @@ export const THROTTLE_PER_ACCOUNT = 5;
 /** ...and after this many from one address (shared addresses make it larger than the account's). */
 export const THROTTLE_PER_ADDRESS = 20;
 
-export type SignInResult = { ok: true; sessionSecret: string } | { ok: false; reason: 'invalid' } | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+export type SignInResult =
+  | { ok: true; sessionSecret: string }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 /**
  * Checks an e-mail and password. A wrong e-mail and a wrong password answer alike and take as
  * long (an unknown e-mail still costs one scrypt). Once an e-mail or an address has had too
  * many failures, the answer is `throttled` without the password being checked.
  */
-export async function signIn(sql: Sql, sessions: Sessions, email: string, password: string, address: string): Promise<SignInResult> {
+export async function signIn(
+  sql: Sql,
+  sessions: Sessions,
+  email: string,
+  password: string,
+  address: string,
+): Promise<SignInResult> {
   const failures = new SignInFailureRepository(sql);
   const accounts = new AccountRepository(sql);
   const normalized = normalizeEmail(email);
@@ -42,7 +51,12 @@ export async function signIn(sql: Sql, sessions: Sessions, email: string, passwo
     since,
   );
   // Refused unchecked, and not recorded: the throttle lifts a window after the last real failure.
-  if ('retryAt' in attempt) return { ok: false, reason: 'throttled', retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)) };
+  if ('retryAt' in attempt)
+    return {
+      ok: false,
+      reason: 'throttled',
+      retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)),
+    };
   const account = await accounts.byEmail(normalized);
   const right =
     [...password].length <= PASSWORD_LENGTH.max &&

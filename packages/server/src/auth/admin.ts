@@ -6,7 +6,7 @@ import { digest } from './secrets.js';
 import type { Throttle } from './throttle.js';
 
 const unauthorized = (headers: Record<string, string> = {}) =>
-  new HttpProblem('unauthorized', 'Send the hub\'s admin token as Authorization: Bearer <HUB_ADMIN_TOKEN>.', {
+  new HttpProblem('unauthorized', "Send the hub's admin token as Authorization: Bearer <HUB_ADMIN_TOKEN>.", {
     headers: { 'WWW-Authenticate': 'Bearer realm="hub-admin"', ...headers },
   });
 

@@ -17,13 +17,24 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /** The scopes of a CLI credential (`hub login`): those of the CLI's operations (all but audit:read). */
-export const CLI_SCOPES = ['projects:read', 'configuration:validate', 'configuration:install', 'runs:dispatch', 'runs:read', 'daemons:enroll'] as const satisfies readonly Scope[];
+export const CLI_SCOPES = [
+  'projects:read',
+  'configuration:validate',
+  'configuration:install',
+  'runs:dispatch',
+  'runs:read',
+  'daemons:enroll',
+] as const satisfies readonly Scope[];
 
 /** The one 401 of bearer operations: also a key revoked while its request was being served. */
 export const unauthorized = (headers: Record<string, string> = {}) =>
-  new HttpProblem('unauthorized', 'Send a valid, unrevoked API key or CLI credential as Authorization: Bearer <credential>.', {
-    headers: { 'WWW-Authenticate': 'Bearer realm="hub"', ...headers },
-  });
+  new HttpProblem(
+    'unauthorized',
+    'Send a valid, unrevoked API key or CLI credential as Authorization: Bearer <credential>.',
+    {
+      headers: { 'WWW-Authenticate': 'Bearer realm="hub"', ...headers },
+    },
+  );
 
 /**
  * A read done in the key check's own statement, for a route that needs nothing else: a column
@@ -43,8 +54,14 @@ export type Prefetch = (sql: Sql, req: Request) => Fragment;
  * is well formed, its key prefix (a request without one is not counted): the 401 carries the
  * RateLimit headers, and past a limit the answer is 429 instead. The valid key's path is unchanged.
  */
-export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Prefetch, throttle?: Throttle): RequestHandler {
-  const refuse = async (req: Request, keyPrefix?: string) => unauthorized(await throttle?.failedAuthentication(req, keyPrefix));
+export function requireScope(
+  sql: Sql,
+  scope: Scope | undefined,
+  prefetch?: Prefetch,
+  throttle?: Throttle,
+): RequestHandler {
+  const refuse = async (req: Request, keyPrefix?: string) =>
+    unauthorized(await throttle?.failedAuthentication(req, keyPrefix));
   return async (req, _res, next) => {
     const token = bearer(req.get('authorization'));
     if (token === undefined) throw unauthorized();
@@ -77,7 +94,9 @@ export function requireScope(sql: Sql, scope: Scope | undefined, prefetch?: Pref
     }
     const [exists] = await sql`select 1 from api_keys where digest = ${key} and revoked_at is null`;
     if (exists === undefined) throw await refuse(req, displayPrefix(token, kind));
-    throw new HttpProblem('insufficient_scope', `This credential lacks the scope ${scope}.`, { extensions: { requiredScope: scope } });
+    throw new HttpProblem('insufficient_scope', `This credential lacks the scope ${scope}.`, {
+      extensions: { requiredScope: scope },
+    });
   };
 }
 

@@ -20,7 +20,13 @@ class Refused extends Error {}
 const refused = (why: string) => new Refused(`The daemon request is not signed acceptably: ${why}.`);
 
 /** The string a daemon signs: method, path with query, timestamp, nonce, and the body's SHA-256. */
-export function signedString(method: string, pathWithQuery: string, timestamp: string, nonce: string, body: Buffer): string {
+export function signedString(
+  method: string,
+  pathWithQuery: string,
+  timestamp: string,
+  nonce: string,
+  body: Buffer,
+): string {
   const bodyDigest = createHash('sha256').update(body).digest('base64url');
   return `${method.toUpperCase()}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${bodyDigest}`;
 }
@@ -42,7 +48,9 @@ export function requireDaemon(sql: Sql, maxBodyBytes: number, throttle?: Throttl
     } catch (error) {
       if (!(error instanceof Refused)) throw error;
       const headers = await throttle?.failedAuthentication(req);
-      throw new HttpProblem('unauthorized', error.message, { headers: { 'WWW-Authenticate': 'Hub-Signature realm="hub"', ...headers } });
+      throw new HttpProblem('unauthorized', error.message, {
+        headers: { 'WWW-Authenticate': 'Hub-Signature realm="hub"', ...headers },
+      });
     }
     next();
   };
@@ -63,7 +71,9 @@ function authenticate(sql: Sql, maxBodyBytes: number): (req: Request) => Promise
     if (!SIGNATURE.test(signature)) throw refused('Hub-Signature must be a base64url Ed25519 signature');
     const skew = Number(timestamp) - Date.now();
     if (Math.abs(skew) > SIGNATURE_WINDOW_MS) {
-      throw refused(`Hub-Timestamp is ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'ahead of' : 'behind'} the hub's clock (at most 60 s); check the daemon's clock`);
+      throw refused(
+        `Hub-Timestamp is ${Math.round(Math.abs(skew) / 1000)} s ${skew > 0 ? 'ahead of' : 'behind'} the hub's clock (at most 60 s); check the daemon's clock`,
+      );
     }
     const body = await readBody(req, maxBodyBytes);
     const [daemon] = await sql<{ organizationId: string; x: string }[]>`

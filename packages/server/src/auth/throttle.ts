@@ -57,7 +57,9 @@ export class Throttle {
    */
   async count(hits: { policy: PolicyName; subject: string }[]): Promise<Record<string, string>> {
     const policyOf = new Map(hits.map(({ policy, subject }) => [`${policy}:${subject}`, policy]));
-    const states = await this.counters.fail([...policyOf].map(([key, policy]) => ({ key, windowSeconds: this.policies[policy].windowSeconds })));
+    const states = await this.counters.fail(
+      [...policyOf].map(([key, policy]) => ({ key, windowSeconds: this.policies[policy].windowSeconds })),
+    );
     const counted: Counted[] = states.map((state) => {
       const policy = policyOf.get(state.key) as PolicyName;
       const { limit, windowSeconds } = this.policies[policy];
@@ -70,7 +72,9 @@ export class Throttle {
         headers: { 'Retry-After': String(longest.resetSeconds), ...rateLimitHeaders(longest) },
       });
     }
-    const tightest = counted.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a));
+    const tightest = counted.reduce((a, b) =>
+      b.remaining < a.remaining || (b.remaining === a.remaining && b.resetSeconds > a.resetSeconds) ? b : a,
+    );
     return rateLimitHeaders(tightest);
   }
 

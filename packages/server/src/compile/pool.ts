@@ -75,7 +75,15 @@ export function createCompilePool(options: CompilePoolOptions = {}): CompilePool
   const queueCharacters = options.queueCharacters ?? QUEUE_CHARACTERS_PER_THREAD * threads;
   const reclaimer = createReclaimer(quietMs, () => small.inLane() + large.inLane() > 0);
   const lane = (laneThreads: number) =>
-    createLane({ threads: laneThreads, quietMs, memoryMb, queueCharacters, worker: options.worker, log: options.log, afterWork: () => reclaimer.afterLargeWork() });
+    createLane({
+      threads: laneThreads,
+      quietMs,
+      memoryMb,
+      queueCharacters,
+      worker: options.worker,
+      log: options.log,
+      afterWork: () => reclaimer.afterLargeWork(),
+    });
   const small = lane(1);
   const large = lane(threads);
   return {
@@ -154,7 +162,11 @@ function createLane(options: LaneOptions) {
     run: async (task: CompileTask, size: number): Promise<TaskResult> => {
       const inLane = running + waiting.length;
       if (inLane > 0 && charactersInLane + size > queueCharacters) {
-        throw new HttpProblem('server_busy', `${inLane} documents of this size are being compiled or waiting; try again shortly.`, { headers: { 'Retry-After': retryAfter() } });
+        throw new HttpProblem(
+          'server_busy',
+          `${inLane} documents of this size are being compiled or waiting; try again shortly.`,
+          { headers: { 'Retry-After': retryAfter() } },
+        );
       }
       charactersInLane += size;
       const arrived = performance.now();
@@ -185,7 +197,11 @@ function busyOr(error: unknown, memoryMb: number, retryAfter: () => string): unk
   const message = error instanceof Error ? error.message : '';
   const headers = { 'Retry-After': retryAfter() };
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return new HttpProblem('server_busy', `Compiling the document took more memory than a compile may use (${memoryMb} MB); try again later, or with a smaller document.`, { headers });
+    return new HttpProblem(
+      'server_busy',
+      `Compiling the document took more memory than a compile may use (${memoryMb} MB); try again later, or with a smaller document.`,
+      { headers },
+    );
   }
   if (
     /^worker exited with code/.test(message) ||
@@ -194,7 +210,9 @@ function busyOr(error: unknown, memoryMb: number, retryAfter: () => string): unk
     message === 'No task queue available and all Workers are busy' ||
     (error instanceof Error && error.name === 'AbortError')
   ) {
-    return new HttpProblem('server_busy', 'The compile could not finish on the hub just now; try again shortly.', { headers });
+    return new HttpProblem('server_busy', 'The compile could not finish on the hub just now; try again shortly.', {
+      headers,
+    });
   }
   return error;
 }

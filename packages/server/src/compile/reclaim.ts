@@ -19,7 +19,10 @@ const QUIET_UTILIZATION = 0.2;
  * `quietMs`; otherwise it looks again every quarter of `quietMs` (the event loop's share over
  * that quarter), so that it comes soon after the load stops. See docs/decisions.md.
  */
-export function createReclaimer(quietMs: number, busy: () => boolean = () => false): { afterLargeWork(): void; close(): void } {
+export function createReclaimer(
+  quietMs: number,
+  busy: () => boolean = () => false,
+): { afterLargeWork(): void; close(): void } {
   let timer: NodeJS.Timeout | undefined;
   let collect: (() => void) | undefined;
   let since = performance.eventLoopUtilization();

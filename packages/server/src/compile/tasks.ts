@@ -25,15 +25,18 @@ export type CompileTask = (
  * thread that serves requests and serialized again there.
  */
 export type TaskResult =
-  | { ok: true; model: string; triggerNames: string[] }
-  | { ok: false; stage: 'compile' | 'resources'; issues: Issue[] };
+  { ok: true; model: string; triggerNames: string[] } | { ok: false; stage: 'compile' | 'resources'; issues: Issue[] };
 
 export function runTask(task: CompileTask): TaskResult {
   const compiled = compile(task);
   if (!compiled.ok) return { ok: false, stage: 'compile', issues: compiled.issues };
   const issues = resolveResources(compiled.value, task.catalog);
   if (issues.length > 0) return { ok: false, stage: 'resources', issues };
-  return { ok: true, model: JSON.stringify(compiled.value), triggerNames: compiled.value.triggers.map((trigger) => trigger.name) };
+  return {
+    ok: true,
+    model: JSON.stringify(compiled.value),
+    triggerNames: compiled.value.triggers.map((trigger) => trigger.name),
+  };
 }
 
 function compile(task: CompileTask): CompileResult<CompiledConfiguration> {
@@ -49,7 +52,8 @@ function compile(task: CompileTask): CompileResult<CompiledConfiguration> {
 
 /** Characters a task carries: what decides whether it is worth a worker thread. */
 export function taskSize(task: CompileTask): number {
-  const files = task.kind === 'configuration' ? (task.input.partials ?? []) : task.kind === 'bundle' ? task.input.files : [];
+  const files =
+    task.kind === 'configuration' ? (task.input.partials ?? []) : task.kind === 'bundle' ? task.input.files : [];
   let size = 'yaml' in task.input ? task.input.yaml.length : 0;
   for (const file of files) size += file.content.length + file.path.length;
   return size;

@@ -40,7 +40,11 @@ export class ApiKeyRepository {
   constructor(private readonly sql: Sql) {}
 
   /** Creates a key and records who did, in one statement. */
-  async create(organizationId: string, key: { name: string; prefix: string; digest: Buffer; scopes: string[] }, actor: AuditActor) {
+  async create(
+    organizationId: string,
+    key: { name: string; prefix: string; digest: Buffer; scopes: string[] },
+    actor: AuditActor,
+  ) {
     const [row] = await this.sql<{ id: string; createdAt: Date }[]>`
       with key as (
         insert into api_keys (organization_id, name, prefix, digest, scopes)
@@ -70,7 +74,12 @@ export class ApiKeyRepository {
    * `filter` narrows which keys this caller may revoke: the dashboard's keys page revokes API
    * keys only, a person their own CLI credentials only.
    */
-  async revoke(organizationId: string, id: string, actor: AuditActor, filter: { kind?: 'api_key' | 'cli'; accountId?: string } = {}): Promise<boolean> {
+  async revoke(
+    organizationId: string,
+    id: string,
+    actor: AuditActor,
+    filter: { kind?: 'api_key' | 'cli'; accountId?: string } = {},
+  ): Promise<boolean> {
     return this.sql.begin(async (tx) => {
       const [row] = await tx`
         with was as (
@@ -101,14 +110,19 @@ export class ApiKeyRepository {
 
   /** A person's CLI credentials in every organization, newest first. */
   async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
-    const rows = await this.sql<(Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]>`
+    const rows = await this.sql<
+      (Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]
+    >`
       select k.id, k.host, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
              case when k.revoked_at is null then 'active' else 'revoked' end as status,
              o.id as "organizationId", o.slug, o.name as "organizationName"
       from api_keys k join organizations o on o.id = k.organization_id
       where k.account_id = ${accountId} and k.kind = 'cli'
       order by k.created_at desc, k.id`;
-    return rows.map(({ organizationId, slug, organizationName, ...row }) => ({ ...row, organization: { id: organizationId, slug, name: organizationName } }));
+    return rows.map(({ organizationId, slug, organizationName, ...row }) => ({
+      ...row,
+      organization: { id: organizationId, slug, name: organizationName },
+    }));
   }
 
   /** The organization of one of the account's CLI credentials. */
@@ -127,7 +141,11 @@ export class ApiKeyRepository {
 
   /** What the credential `id` is: its organization, its person (CLI credentials), its scopes. */
   async credential(id: string): Promise<CredentialRecord | undefined> {
-    const [row] = await this.sql<(Omit<CredentialRecord, 'organization' | 'account'> & Record<'organizationId' | 'slug' | 'organizationName', string> & Record<'accountId' | 'accountName' | 'email', string | null>)[]>`
+    const [row] = await this.sql<
+      (Omit<CredentialRecord, 'organization' | 'account'> &
+        Record<'organizationId' | 'slug' | 'organizationName', string> &
+        Record<'accountId' | 'accountName' | 'email', string | null>)[]
+    >`
       select k.id, k.kind, k.name, k.prefix, k.scopes, k.host, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
              o.id as "organizationId", o.slug, o.name as "organizationName",
              a.id as "accountId", a.name as "accountName", a.email

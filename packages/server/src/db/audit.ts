@@ -22,7 +22,8 @@ export const AUDIT_KINDS = [
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** Who caused it. A daemon is named in the event's subject. */
-export type AuditActor = { kind: 'key'; id: string } | { kind: 'account'; id: string } | { kind: 'operator' } | { kind: 'daemon' };
+export type AuditActor =
+  { kind: 'key'; id: string } | { kind: 'account'; id: string } | { kind: 'operator' } | { kind: 'daemon' };
 
 export interface AuditEventRow {
   id: string;
@@ -41,7 +42,13 @@ const accountOf = (actor: AuditActor) => (actor.kind === 'account' ? actor.id : 
  * event at once (`insert into audit_events ... select <columns> from <the change's CTE>`).
  * `subject` is a SQL expression yielding a JSON object.
  */
-export function auditColumns(sql: ISql, organization: Fragment | string, kind: AuditKind, actor: AuditActor, subject: Fragment): Fragment {
+export function auditColumns(
+  sql: ISql,
+  organization: Fragment | string,
+  kind: AuditKind,
+  actor: AuditActor,
+  subject: Fragment,
+): Fragment {
   const org = typeof organization === 'string' ? sql`${organization}::uuid` : organization;
   return sql`${org}, ${kind}, ${actor.kind}, ${keyOf(actor)}::uuid, ${accountOf(actor)}::uuid, ${subject}`;
 }
@@ -50,7 +57,13 @@ export function auditColumns(sql: ISql, organization: Fragment | string, kind: A
 export class AuditRepository {
   constructor(private readonly sql: ISql) {}
 
-  async record(organizationId: string, kind: AuditKind, actor: AuditActor, subject: Record<string, unknown>, address?: string): Promise<void> {
+  async record(
+    organizationId: string,
+    kind: AuditKind,
+    actor: AuditActor,
+    subject: Record<string, unknown>,
+    address?: string,
+  ): Promise<void> {
     await this.sql`
       insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject, address)
       values (${organizationId}, ${kind}, ${actor.kind}, ${keyOf(actor)}, ${accountOf(actor)}, ${this.sql.json(subject as never)}, ${address ?? null})`;
@@ -71,7 +84,13 @@ export class AuditRepository {
   }
 
   /** A member's event, its subject read in the same statement. */
-  async memberEvent(organizationId: string, kind: AuditKind, actor: AuditActor, memberId: string, role?: string): Promise<void> {
+  async memberEvent(
+    organizationId: string,
+    kind: AuditKind,
+    actor: AuditActor,
+    memberId: string,
+    role?: string,
+  ): Promise<void> {
     await this.sql`
       insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
       values (${auditColumns(this.sql, organizationId, kind, actor, AuditRepository.member(this.sql, memberId, role))})`;

@@ -22,7 +22,10 @@ export class DaemonListRepository {
   ) {}
 
   /** Active daemons by name, then (with `retired`) retired ones, newest retirement first; one more than `limit` tells of a next page. */
-  async list(organizationId: string, query: { retired: boolean; offset: number; limit: number }): Promise<DaemonListRow[]> {
+  async list(
+    organizationId: string,
+    query: { retired: boolean; offset: number; limit: number },
+  ): Promise<DaemonListRow[]> {
     return this.sql<DaemonListRow[]>`
       select ${this.columns()}
       from daemons
@@ -56,7 +59,8 @@ export class DaemonListRepository {
   }
 
   private columns() {
-    return this.sql`id, name, runtimes, created_at as "enrolledAt", coalesce(last_seen_at, stopped_at) as "lastSeenAt", retired_at as "retiredAt",
+    return this
+      .sql`id, name, runtimes, created_at as "enrolledAt", coalesce(last_seen_at, stopped_at) as "lastSeenAt", retired_at as "retiredAt",
       coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online`;
   }
 }

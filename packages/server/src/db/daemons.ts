@@ -9,8 +9,7 @@ export interface Runtime {
 }
 
 export type EnrollResult =
-  | { ok: true; daemonId: string; name: string }
-  | { ok: false; reason: 'token_invalid' | 'name_taken' };
+  { ok: true; daemonId: string; name: string } | { ok: false; reason: 'token_invalid' | 'name_taken' };
 
 /** Enrollment tokens, the daemons that consume them, and their presence. */
 export class DaemonRepository {
@@ -22,7 +21,11 @@ export class DaemonRepository {
    * committed first (then nothing is stored) or waits, and expires the token when it commits.
    * Undefined when the key was revoked meanwhile.
    */
-  async issueToken(organizationId: string, apiKeyId: string, tokenDigest: Buffer): Promise<{ expiresAt: Date } | undefined> {
+  async issueToken(
+    organizationId: string,
+    apiKeyId: string,
+    tokenDigest: Buffer,
+  ): Promise<{ expiresAt: Date } | undefined> {
     return this.sql.begin(async (tx) => {
       const [key] = await tx`select id from api_keys where id = ${apiKeyId} and revoked_at is null for share`;
       if (key === undefined) return undefined;
@@ -31,7 +34,12 @@ export class DaemonRepository {
         values (${organizationId}, ${apiKeyId}, ${tokenDigest}, now() + interval '10 minutes')
         returning id, expires_at as "expiresAt"`;
       const { id, expiresAt } = row as { id: string; expiresAt: Date };
-      await new AuditRepository(tx).record(organizationId, 'enrollment_token.issued', { kind: 'key', id: apiKeyId }, { tokenId: id, expiresAt });
+      await new AuditRepository(tx).record(
+        organizationId,
+        'enrollment_token.issued',
+        { kind: 'key', id: apiKeyId },
+        { tokenId: id, expiresAt },
+      );
       return { expiresAt };
     });
   }
@@ -73,16 +81,22 @@ export class DaemonRepository {
                   ${tx.json(daemon.runtimes as never)}, ${token.id})
           returning id`;
         const daemonId = (row as { id: string }).id;
-        await new AuditRepository(tx).record(token.organizationId, 'daemon.enrolled', { kind: 'daemon' }, {
-          daemonId,
-          name: daemon.name,
-          ...(holder === undefined ? {} : { replacedDaemonId: holder.id as string }),
-        });
+        await new AuditRepository(tx).record(
+          token.organizationId,
+          'daemon.enrolled',
+          { kind: 'daemon' },
+          {
+            daemonId,
+            name: daemon.name,
+            ...(holder === undefined ? {} : { replacedDaemonId: holder.id as string }),
+          },
+        );
         return { ok: true, daemonId, name: daemon.name } as const;
       });
     } catch (error) {
       // Two enrollments of one name racing past the check meet the unique index instead.
-      if (error instanceof NameTaken || (error as { code?: string }).code === '23505') return { ok: false, reason: 'name_taken' };
+      if (error instanceof NameTaken || (error as { code?: string }).code === '23505')
+        return { ok: false, reason: 'name_taken' };
       throw error;
     }
   }

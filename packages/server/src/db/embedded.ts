@@ -8,7 +8,15 @@ import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
-import { clusterDirectory, ownDirectory, packageBinaries, postgresAccount, REACHABLE_ROOT, reachableBinaries, type Account } from './embedded-access.js';
+import {
+  clusterDirectory,
+  ownDirectory,
+  packageBinaries,
+  postgresAccount,
+  REACHABLE_ROOT,
+  reachableBinaries,
+  type Account,
+} from './embedded-access.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -45,7 +53,12 @@ const children = new Set<ChildProcess>();
  * Starts PostgreSQL in `dataDir`'s cluster (made on first start, kept across restarts), on a free
  * loopback port. Its password lives in the data directory, readable only by its owner.
  */
-export async function startEmbedded(dataDir: string, password: string, log: PostgresLog, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+export async function startEmbedded(
+  dataDir: string,
+  password: string,
+  log: PostgresLog,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
   const data = resolve(dataDir);
   await mkdir(data, { recursive: true, mode: 0o700 });
   const root = options.reachableRoot ?? REACHABLE_ROOT;
@@ -67,12 +80,16 @@ export async function startEmbedded(dataDir: string, password: string, log: Post
     }
   }
   const running = server;
-  await writeFile(join(data, OWNER_FILE), `${JSON.stringify({ hub: process.pid, postgres: running.pid })}\n`, { mode: 0o600 });
+  await writeFile(join(data, OWNER_FILE), `${JSON.stringify({ hub: process.pid, postgres: running.pid })}\n`, {
+    mode: 0o600,
+  });
   try {
     await ensureDatabase(port, password);
   } catch (error) {
     await running.stop();
-    throw new Error(`the embedded PostgreSQL in ${cluster} started, but its database could not be made: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `the embedded PostgreSQL in ${cluster} started, but its database could not be made: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return {
     url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE}`,
@@ -116,7 +133,10 @@ function spawnOptions(account: Account | undefined) {
 }
 
 /** Keeps a child's output: every line to the log (debug), the last few for an error message. */
-function collect(child: ChildProcess, log: PostgresLog): { tail(): string; onLine(listener: (line: string) => void): void } {
+function collect(
+  child: ChildProcess,
+  log: PostgresLog,
+): { tail(): string; onLine(listener: (line: string) => void): void } {
   const lines: string[] = [];
   const listeners: ((line: string) => void)[] = [];
   const take = (chunk: Buffer) => {
@@ -153,19 +173,37 @@ function onceExited(child: ChildProcess): Promise<void> {
   return new Promise((resolveExit) => child.once('exit', () => resolveExit()));
 }
 
-async function initialise(bin: string, cluster: string, password: string, account: Account | undefined, log: PostgresLog): Promise<void> {
+async function initialise(
+  bin: string,
+  cluster: string,
+  password: string,
+  account: Account | undefined,
+  log: PostgresLog,
+): Promise<void> {
   await ownDirectory(cluster, account);
   // Next to the cluster, where the account can open it by name; only the account can read it.
   const passwordFile = join(dirname(cluster), `.postgres-password-${randomBytes(6).toString('hex')}`);
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
   try {
     if (account !== undefined) await chown(passwordFile, account.uid, account.gid);
-    const args = [`--pgdata=${cluster}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'];
+    const args = [
+      `--pgdata=${cluster}`,
+      '--auth=scram-sha-256',
+      `--username=${USER}`,
+      `--pwfile=${passwordFile}`,
+      '--lc-messages=C',
+    ];
     const child = spawn(join(bin, 'initdb'), args, spawnOptions(account));
     const output = collect(child, log);
     const { code, signal, error } = await track(child);
-    if (error !== undefined) throw new Error(`could not run ${join(bin, 'initdb')}${account === undefined ? '' : ` as ${account.name}`}: ${error.message}`);
-    if (code !== 0) throw new Error(`initdb could not make the embedded PostgreSQL's cluster in ${cluster} (${signal ?? `exit code ${code}`}):\n${output.tail()}`);
+    if (error !== undefined)
+      throw new Error(
+        `could not run ${join(bin, 'initdb')}${account === undefined ? '' : ` as ${account.name}`}: ${error.message}`,
+      );
+    if (code !== 0)
+      throw new Error(
+        `initdb could not make the embedded PostgreSQL's cluster in ${cluster} (${signal ?? `exit code ${code}`}):\n${output.tail()}`,
+      );
   } finally {
     await rm(passwordFile, { force: true });
   }
@@ -179,8 +217,23 @@ interface Server {
 }
 
 /** Starts the postmaster, in a session of its own; resolves once it accepts connections. */
-async function launch(bin: string, cluster: string, port: number, account: Account | undefined, log: PostgresLog): Promise<Server> {
-  const args = ['-D', cluster, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+async function launch(
+  bin: string,
+  cluster: string,
+  port: number,
+  account: Account | undefined,
+  log: PostgresLog,
+): Promise<Server> {
+  const args = [
+    '-D',
+    cluster,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+  ];
   const child = spawn(join(bin, 'postgres'), args, spawnOptions(account));
   const output = collect(child, log);
   let portTaken = false;
@@ -188,7 +241,8 @@ async function launch(bin: string, cluster: string, port: number, account: Accou
   let stopping = false;
   const exited = track(child);
   void exited.then(({ code, signal }) => {
-    if (!stopping && child.pid !== undefined) log.warn('the embedded PostgreSQL stopped', { code, signal, output: output.tail() });
+    if (!stopping && child.pid !== undefined)
+      log.warn('the embedded PostgreSQL stopped', { code, signal, output: output.tail() });
   });
   const ready = await Promise.race([untilReady(cluster, child), exited.then((exit) => exit)]);
   if (ready !== true) {
@@ -196,11 +250,18 @@ async function launch(bin: string, cluster: string, port: number, account: Accou
     if (ready === false) {
       child.kill('SIGQUIT');
       await exited;
-      throw new Error(`the embedded PostgreSQL did not become ready in ${cluster} within ${START_TIMEOUT_MS / 1000} s:\n${output.tail()}`);
+      throw new Error(
+        `the embedded PostgreSQL did not become ready in ${cluster} within ${START_TIMEOUT_MS / 1000} s:\n${output.tail()}`,
+      );
     }
-    if (ready.error !== undefined) throw new Error(`could not run ${join(bin, 'postgres')}${account === undefined ? '' : ` as ${account.name}`}: ${ready.error.message}`);
+    if (ready.error !== undefined)
+      throw new Error(
+        `could not run ${join(bin, 'postgres')}${account === undefined ? '' : ` as ${account.name}`}: ${ready.error.message}`,
+      );
     if (portTaken) throw new PortTaken();
-    throw new Error(`the embedded PostgreSQL did not start in ${cluster} (${ready.signal ?? `exit code ${ready.code}`}):\n${output.tail()}`);
+    throw new Error(
+      `the embedded PostgreSQL did not start in ${cluster} (${ready.signal ?? `exit code ${ready.code}`}):\n${output.tail()}`,
+    );
   }
   return {
     pid: child.pid as number,
@@ -234,7 +295,9 @@ async function untilReady(cluster: string, child: ChildProcess): Promise<boolean
 async function takeOver(dataDir: string, cluster: string, log: PostgresLog): Promise<void> {
   const pid = Number((await readFile(join(cluster, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
-  const owner = (await readFile(join(dataDir, OWNER_FILE), 'utf8').then((text) => JSON.parse(text) as { hub?: number; postgres?: number }).catch(() => undefined));
+  const owner = await readFile(join(dataDir, OWNER_FILE), 'utf8')
+    .then((text) => JSON.parse(text) as { hub?: number; postgres?: number })
+    .catch(() => undefined);
   const ownerGone = owner?.hub === undefined || owner.hub === process.pid || !alive(owner.hub);
   if (owner?.postgres === pid && ownerGone) {
     log.warn('stopping the embedded PostgreSQL left running by a hub that has gone', { pid, hub: owner.hub });
@@ -245,7 +308,9 @@ async function takeOver(dataDir: string, cluster: string, log: PostgresLog): Pro
     }
   }
   if (!(await gone(pid, 15_000))) {
-    throw new Error(`another PostgreSQL (pid ${pid}) is running in ${cluster}: is another hub using ${dataDir}? If not, stop it (kill -INT ${pid}) and start the hub again`);
+    throw new Error(
+      `another PostgreSQL (pid ${pid}) is running in ${cluster}: is another hub using ${dataDir}? If not, stop it (kill -INT ${pid}) and start the hub again`,
+    );
   }
 }
 
@@ -269,7 +334,16 @@ async function gone(pid: number, timeoutMs: number): Promise<boolean> {
 
 /** The hub's database, made if missing (also when an earlier first start ended before making it). */
 async function ensureDatabase(port: number, password: string): Promise<void> {
-  const sql = postgres({ host: '127.0.0.1', port, user: USER, password, database: 'postgres', max: 1, connect_timeout: 10, onnotice: () => {} });
+  const sql = postgres({
+    host: '127.0.0.1',
+    port,
+    user: USER,
+    password,
+    database: 'postgres',
+    max: 1,
+    connect_timeout: 10,
+    onnotice: () => {},
+  });
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
     if (found === undefined) await sql.unsafe(`create database ${DATABASE}`);
@@ -285,7 +359,9 @@ function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

@@ -92,7 +92,8 @@ export class ExecutionRepository {
    */
   async sweepLostBatch(): Promise<{ executions: number; runs: number }> {
     const { offlineAfterMs } = this.timing;
-    const [row] = await this.indexed((tx) => tx<{ executions: number; runs: number }[]>`
+    const [row] = await this.indexed(
+      (tx) => tx<{ executions: number; runs: number }[]>`
       with batch as (
         select e.id from daemons d
         cross join lateral (
@@ -112,7 +113,8 @@ export class ExecutionRepository {
         where id = any(array(select trigger_run_id from lost)) and status = 'running'
         returning id
       )
-      select (select count(*) from lost)::int as executions, (select count(*) from failed)::int as runs`);
+      select (select count(*) from lost)::int as executions, (select count(*) from failed)::int as runs`,
+    );
     return row ?? { executions: 0, runs: 0 };
   }
 
@@ -135,7 +137,8 @@ export class ExecutionRepository {
    */
   async sweepTimedOutBatch(): Promise<{ executions: number; overdue: number; runs: number }> {
     const { timeoutGraceMs } = this.timing;
-    const [row] = await this.indexed((tx) => tx<{ executions: number; overdue: number; runs: number }[]>`
+    const [row] = await this.indexed(
+      (tx) => tx<{ executions: number; overdue: number; runs: number }[]>`
       with due as (
         select id from executions
         where status = 'running' and hub_deadline(started_at, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
@@ -164,7 +167,8 @@ export class ExecutionRepository {
           and e.trigger_run_id <> all(array(select trigger_run_id from late))
         returning 1
       )
-      select (select count(*) from late)::int as executions, (select count(*) from overdue)::int as overdue, (select count(*) from late_runs)::int as runs`);
+      select (select count(*) from late)::int as executions, (select count(*) from overdue)::int as overdue, (select count(*) from late_runs)::int as runs`,
+    );
     return row ?? { executions: 0, overdue: 0, runs: 0 };
   }
 }
@@ -203,8 +207,13 @@ export async function finishExecution(
 export async function lockRun(
   tx: TransactionSql,
   triggerRunId: string,
-): Promise<{ status: string; plan: PlannedStep[]; inputs: Record<string, string>; actor: string; organizationId: string } | undefined> {
-  const [run] = await tx<{ status: string; plan: PlannedStep[]; inputs: Record<string, string>; actor: string; organizationId: string }[]>`
+): Promise<
+  | { status: string; plan: PlannedStep[]; inputs: Record<string, string>; actor: string; organizationId: string }
+  | undefined
+> {
+  const [run] = await tx<
+    { status: string; plan: PlannedStep[]; inputs: Record<string, string>; actor: string; organizationId: string }[]
+  >`
     select status, plan, inputs, actor, organization_id as "organizationId" from trigger_runs where id = ${triggerRunId} for update`;
   return run;
 }
@@ -214,7 +223,11 @@ export async function endRun(tx: TransactionSql, triggerRunId: string, status: s
 }
 
 /** The organization's active daemon of that name, if any. */
-export async function activeDaemonId(tx: TransactionSql, organizationId: string, name: string): Promise<string | undefined> {
+export async function activeDaemonId(
+  tx: TransactionSql,
+  organizationId: string,
+  name: string,
+): Promise<string | undefined> {
   const [daemon] = await tx<{ id: string }[]>`
     select id from daemons where organization_id = ${organizationId} and name = ${name} and retired_at is null`;
   return daemon?.id;

@@ -13,7 +13,19 @@ export interface HealthLog {
 }
 
 /** Node's codes for a connection that could not be made or was cut. */
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** postgres.js's codes for a connection that did not open in time, closed, or was ended. */
 const CLIENT = new Set(['CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
 /** SQLSTATEs of a server going away or refusing sessions: shutting down, crashed, starting, out of connection slots. */
@@ -47,9 +59,13 @@ export function databaseUnavailable(error: unknown): boolean {
 
 /** The answer while the database is unavailable: 503, try again in a second (docs/decisions.md, Database faults). */
 export function unavailableProblem(): HttpProblem {
-  return new HttpProblem('database_unavailable', 'The hub cannot reach its database right now; nothing was stored. Try again shortly.', {
-    headers: { 'Retry-After': '1' },
-  });
+  return new HttpProblem(
+    'database_unavailable',
+    'The hub cannot reach its database right now; nothing was stored. Try again shortly.',
+    {
+      headers: { 'Retry-After': '1' },
+    },
+  );
 }
 
 /** How often a down database is checked again. */
@@ -86,7 +102,12 @@ export class DatabaseHealth {
   }
 
   /** A health that has checked once (the database answered at start, or it is down). */
-  static async start(url: string, timeouts: DatabaseTimeouts, log: HealthLog, probeEveryMs?: number): Promise<DatabaseHealth> {
+  static async start(
+    url: string,
+    timeouts: DatabaseTimeouts,
+    log: HealthLog,
+    probeEveryMs?: number,
+  ): Promise<DatabaseHealth> {
     const health = new DatabaseHealth(url, timeouts, log, probeEveryMs);
     health.settle(await health.probe());
     return health;
@@ -154,7 +175,9 @@ export class DatabaseHealth {
   /** `select 1`, given up after the connect timeout and a second; a client stuck that long is replaced. */
   private async probe(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.timeouts.connectTimeoutMs + 1_000)));
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), this.timeouts.connectTimeoutMs + 1_000)),
+    );
     try {
       const answer = await Promise.race([this.sql`select 1`.then(() => 'ok' as const), late]);
       if (answer === 'ok') return true;
@@ -182,7 +205,9 @@ export class DatabaseHealth {
     if (!this.isDown) {
       this.isDown = true;
       this.downSince = Date.now();
-      this.log.warn('database unavailable: requests that need it answer 503 until it is back', { error: this.lastError });
+      this.log.warn('database unavailable: requests that need it answer 503 until it is back', {
+        error: this.lastError,
+      });
       this.emit(true);
     }
     clearTimeout(this.retry);
@@ -195,7 +220,9 @@ export class DatabaseHealth {
       try {
         listener(down);
       } catch (error) {
-        this.log.error('database health listener failed', { error: error instanceof Error ? error.message : String(error) });
+        this.log.error('database health listener failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   }

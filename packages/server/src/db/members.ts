@@ -92,7 +92,14 @@ export class MemberRepository {
     return rows.length === 1;
   }
 
-  async createInvitation(invitation: { organizationId: string; digest: Buffer; role: Role; createdBy: string; now: Date; expiresAt: Date }): Promise<void> {
+  async createInvitation(invitation: {
+    organizationId: string;
+    digest: Buffer;
+    role: Role;
+    createdBy: string;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<void> {
     await this.sql`
       insert into invitations (organization_id, digest, role, created_by, created_at, expires_at)
       values (${invitation.organizationId}, ${invitation.digest}, ${invitation.role}, ${invitation.createdBy}, ${invitation.now}, ${invitation.expiresAt})`;
@@ -108,7 +115,11 @@ export class MemberRepository {
   }
 
   /** Spends a live invitation on the account: one statement, so of two acceptances one wins. */
-  async consumeInvitation(digest: Buffer, accountId: string, now: Date): Promise<{ organizationId: string; slug: string; role: Role } | undefined> {
+  async consumeInvitation(
+    digest: Buffer,
+    accountId: string,
+    now: Date,
+  ): Promise<{ organizationId: string; slug: string; role: Role } | undefined> {
     const [row] = await this.sql<{ organizationId: string; slug: string; role: Role }[]>`
       update invitations i set consumed_at = ${now}, consumed_by = ${accountId}
       from organizations o
@@ -118,7 +129,9 @@ export class MemberRepository {
   }
 
   async passwordHash(accountId: string): Promise<string | undefined> {
-    const [row] = await this.sql<{ hash: string }[]>`select password_hash as hash from accounts where id = ${accountId}`;
+    const [row] = await this.sql<
+      { hash: string }[]
+    >`select password_hash as hash from accounts where id = ${accountId}`;
     return row?.hash;
   }
 

@@ -33,7 +33,9 @@ export class OrganizationRepository {
 
   /** The organization's projects, active or not, ordered by slug. */
   async projects(organizationId: string): Promise<Project[]> {
-    return this.sql<Project[]>`select id, slug, name, active from projects where organization_id = ${organizationId} order by slug`;
+    return this.sql<
+      Project[]
+    >`select id, slug, name, active from projects where organization_id = ${organizationId} order by slug`;
   }
 
   async bySlug(slug: string): Promise<Organization | undefined> {

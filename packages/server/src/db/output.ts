@@ -103,12 +103,15 @@ export class OutputRepository {
       from executions e
       where e.id = ${executionId} and (select organization_id from trigger_runs where id = e.trigger_run_id) = ${organizationId}`;
     // The run compared here: beside the primary key's condition, it would let the planner pick the run's index.
-    if (row === undefined || (triggerRunId !== undefined && row.triggerRunId !== triggerRunId.toLowerCase())) return undefined;
+    if (row === undefined || (triggerRunId !== undefined && row.triggerRunId !== triggerRunId.toLowerCase()))
+      return undefined;
     return { ...row, cutBytes: Number(row.cutBytes) };
   }
 
   /** The execution's status and how it ended, if it has. */
-  async status(executionId: string): Promise<{ status: string; exitCode: number | null; message: string | null } | undefined> {
+  async status(
+    executionId: string,
+  ): Promise<{ status: string; exitCode: number | null; message: string | null } | undefined> {
     const [row] = await this.sql<{ status: string; exitCode: number | null; message: string | null }[]>`
       select status, exit_code as "exitCode", message from executions where id = ${executionId}`;
     return row;

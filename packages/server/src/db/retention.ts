@@ -71,7 +71,9 @@ export class RetentionRepository {
    * in flight: their output first, at most `RETENTION_BATCH.outputChunks` chunks a transaction
    * (the runs go once their output is gone), then their executions and themselves.
    */
-  private async pruneRuns(days: number): Promise<{ runs: number; executions: number; outputChunks: number; done: boolean }> {
+  private async pruneRuns(
+    days: number,
+  ): Promise<{ runs: number; executions: number; outputChunks: number; done: boolean }> {
     return this.sql.begin(async (tx) => {
       await byIndex(tx);
       const runs = await tx<{ id: string }[]>`
@@ -83,17 +85,25 @@ export class RetentionRepository {
         for update of r skip locked`;
       if (runs.length === 0) return { runs: 0, executions: 0, outputChunks: 0, done: true };
       const ids = runs.map((run) => run.id);
-      const executions = (await tx<{ id: string }[]>`select id from executions where trigger_run_id = any(${ids}::uuid[])`).map((row) => row.id);
+      const executions = (
+        await tx<{ id: string }[]>`select id from executions where trigger_run_id = any(${ids}::uuid[])`
+      ).map((row) => row.id);
       const chunks = await tx`
         delete from execution_output
         where (execution_id, seq) in (
           select execution_id, seq from execution_output where execution_id = any(${executions}::uuid[])
           limit ${RETENTION_BATCH.outputChunks})`;
-      if (chunks.count === RETENTION_BATCH.outputChunks) return { runs: 0, executions: 0, outputChunks: chunks.count, done: false };
+      if (chunks.count === RETENTION_BATCH.outputChunks)
+        return { runs: 0, executions: 0, outputChunks: chunks.count, done: false };
       const gone = await tx`delete from executions where id = any(${executions}::uuid[])`;
       const [left] = await tx<{ runs: number }[]>`
         with gone as (delete from trigger_runs where id = any(${ids}::uuid[]) returning 1) select count(*)::int as runs from gone`;
-      return { runs: left?.runs ?? 0, executions: gone.count, outputChunks: chunks.count, done: runs.length < RETENTION_BATCH.runs };
+      return {
+        runs: left?.runs ?? 0,
+        executions: gone.count,
+        outputChunks: chunks.count,
+        done: runs.length < RETENTION_BATCH.runs,
+      };
     });
   }
 
@@ -112,8 +122,16 @@ export class RetentionRepository {
       if (stop()) return deleted;
       const page = await this.sql.begin(async (tx) => {
         await byIndex(tx);
-        const [revisions, owners, ownerId, runColumn] = [tx(table.revisions), tx(table.owners), tx(table.ownerId), tx(table.runColumn)];
-        const from = after === undefined ? tx`true` : tx`(r.created_at, r.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`;
+        const [revisions, owners, ownerId, runColumn] = [
+          tx(table.revisions),
+          tx(table.owners),
+          tx(table.ownerId),
+          tx(table.runColumn),
+        ];
+        const from =
+          after === undefined
+            ? tx`true`
+            : tx`(r.created_at, r.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`;
         const rows = await tx<{ id: string; createdAt: string; prunable: boolean }[]>`
           select r.id, r.created_at::text as "createdAt",
             r.version <= o.last_version - ${kept}
@@ -153,6 +171,16 @@ async function byIndex(tx: TransactionSql): Promise<void> {
 
 /** A project's configuration revisions, and an organization trigger's revisions: the same walk. */
 const REVISION_TABLES = {
-  configuration: { revisions: 'configuration_revisions', owners: 'projects', ownerId: 'project_id', runColumn: 'configuration_revision_id' },
-  trigger: { revisions: 'trigger_revisions', owners: 'triggers', ownerId: 'trigger_id', runColumn: 'trigger_revision_id' },
+  configuration: {
+    revisions: 'configuration_revisions',
+    owners: 'projects',
+    ownerId: 'project_id',
+    runColumn: 'configuration_revision_id',
+  },
+  trigger: {
+    revisions: 'trigger_revisions',
+    owners: 'triggers',
+    ownerId: 'trigger_id',
+    runColumn: 'trigger_revision_id',
+  },
 } as const;

@@ -54,37 +54,44 @@ export class RevisionRepository {
     compiled: { model: string; triggerNames: string[] },
     apiKeyId: string,
   ): Promise<InstalledRevision | undefined | 'key_revoked'> {
-    return unlessRevoked(this.sql.begin(async (tx) => {
-      const [project] = await tx<{ id: string; version: number }[]>`
+    return unlessRevoked(
+      this.sql.begin(async (tx) => {
+        const [project] = await tx<{ id: string; version: number }[]>`
         update projects set last_version = last_version + 1
         where organization_id = ${organizationId} and slug = ${projectSlug} and active
         returning id, last_version as version`;
-      if (project === undefined) return undefined;
-      await tx`update configuration_revisions set active = false where project_id = ${project.id} and active`;
-      const yaml = authored.shape === 'configuration' ? authored.yaml : null;
-      const partials = authored.shape === 'configuration' ? tx.json(authored.partials) : null;
-      const files = authored.shape === 'bundle' ? tx.json(authored.files) : null;
-      const [revision] = await tx<{ id: string }[]>`
+        if (project === undefined) return undefined;
+        await tx`update configuration_revisions set active = false where project_id = ${project.id} and active`;
+        const yaml = authored.shape === 'configuration' ? authored.yaml : null;
+        const partials = authored.shape === 'configuration' ? tx.json(authored.partials) : null;
+        const files = authored.shape === 'bundle' ? tx.json(authored.files) : null;
+        const [revision] = await tx<{ id: string }[]>`
         insert into configuration_revisions (project_id, version, shape, yaml, partials, files, model, active, api_key_id)
         values (${project.id}, ${project.version}, ${authored.shape}, ${yaml}, ${partials}, ${files},
                 ${compiled.model}::text::jsonb, true, ${apiKeyId})
         returning id`;
-      // A's triggerId is stable per (project, trigger name): made here, so that a dispatch only reads it.
-      if (compiled.triggerNames.length > 0) {
-        await tx`
+        // A's triggerId is stable per (project, trigger name): made here, so that a dispatch only reads it.
+        if (compiled.triggerNames.length > 0) {
+          await tx`
           insert into configured_triggers (project_id, name)
           select ${project.id}, name from unnest(${compiled.triggerNames}::text[]) as name
           on conflict (project_id, name) do nothing`;
-      }
-      const versionId = (revision as { id: string }).id;
-      await new AuditRepository(tx).record(organizationId, 'configuration.installed', { kind: 'key', id: apiKeyId }, {
-        projectSlug,
-        version: project.version,
-        revisionId: versionId,
-      });
-      await keyStillValid(tx, apiKeyId);
-      return { versionId, version: project.version };
-    }));
+        }
+        const versionId = (revision as { id: string }).id;
+        await new AuditRepository(tx).record(
+          organizationId,
+          'configuration.installed',
+          { kind: 'key', id: apiKeyId },
+          {
+            projectSlug,
+            version: project.version,
+            revisionId: versionId,
+          },
+        );
+        await keyStillValid(tx, apiKeyId);
+        return { versionId, version: project.version };
+      }),
+    );
   }
 }
 
@@ -100,22 +107,35 @@ export class TriggerRepository {
   constructor(private readonly sql: Sql) {}
 
   /** Like a configuration's install: `key_revoked` (nothing stored) when the key was revoked before the commit. */
-  async install(organizationId: string, name: string, yaml: string, model: string, apiKeyId: string): Promise<InstalledTrigger | 'key_revoked'> {
-    return unlessRevoked(this.sql.begin(async (tx) => {
-      const [trigger] = await tx<{ id: string; version: number }[]>`
+  async install(
+    organizationId: string,
+    name: string,
+    yaml: string,
+    model: string,
+    apiKeyId: string,
+  ): Promise<InstalledTrigger | 'key_revoked'> {
+    return unlessRevoked(
+      this.sql.begin(async (tx) => {
+        const [trigger] = await tx<{ id: string; version: number }[]>`
         insert into triggers (organization_id, name, last_version) values (${organizationId}, ${name}, 1)
         on conflict (organization_id, name) do update set last_version = triggers.last_version + 1
         returning id, last_version as version`;
-      const { id, version } = trigger as { id: string; version: number };
-      await tx`update trigger_revisions set active = false where trigger_id = ${id} and active`;
-      const [revision] = await tx<{ id: string }[]>`
+        const { id, version } = trigger as { id: string; version: number };
+        await tx`update trigger_revisions set active = false where trigger_id = ${id} and active`;
+        const [revision] = await tx<{ id: string }[]>`
         insert into trigger_revisions (trigger_id, version, yaml, model, active, api_key_id)
         values (${id}, ${version}, ${yaml}, ${model}::text::jsonb, true, ${apiKeyId})
         returning id`;
-      const revisionId = (revision as { id: string }).id;
-      await new AuditRepository(tx).record(organizationId, 'trigger.installed', { kind: 'key', id: apiKeyId }, { triggerId: id, trigger: name, version, revisionId });
-      await keyStillValid(tx, apiKeyId);
-      return { triggerId: id, name, revisionId, version };
-    }));
+        const revisionId = (revision as { id: string }).id;
+        await new AuditRepository(tx).record(
+          organizationId,
+          'trigger.installed',
+          { kind: 'key', id: apiKeyId },
+          { triggerId: id, trigger: name, version, revisionId },
+        );
+        await keyStillValid(tx, apiKeyId);
+        return { triggerId: id, name, revisionId, version };
+      }),
+    );
   }
 }

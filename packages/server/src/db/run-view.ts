@@ -36,19 +36,30 @@ function byId(sql: Sql, id: string): Fragment {
  * newest when undefined); the extra one tells of a next page. Undefined when `before` is not a
  * run of the organization (a forged or foreign cursor).
  */
-export async function runViews(sql: Sql, organizationId: string, filter: RunFilter, before: string | undefined, limit: number): Promise<Run[] | undefined> {
+export async function runViews(
+  sql: Sql,
+  organizationId: string,
+  filter: RunFilter,
+  before: string | undefined,
+  limit: number,
+): Promise<Run[] | undefined> {
   if (before !== undefined) {
     // By the primary key alone (see `byId`), the organization compared here.
-    const [known] = await sql<{ organizationId: string }[]>`select organization_id as "organizationId" from trigger_runs where id = ${before}`;
+    const [known] = await sql<
+      { organizationId: string }[]
+    >`select organization_id as "organizationId" from trigger_runs where id = ${before}`;
     if (known?.organizationId !== organizationId) return undefined;
   }
   const conditions: Fragment[] = [sql`r.organization_id = ${organizationId}`];
-  if (before !== undefined) conditions.push(sql`(r.created_at, r.id) < (select created_at, id from trigger_runs where id = ${before})`);
+  if (before !== undefined)
+    conditions.push(sql`(r.created_at, r.id) < (select created_at, id from trigger_runs where id = ${before})`);
   if (filter.projectSlug !== undefined) conditions.push(sql`p.slug = ${filter.projectSlug}`);
   if (filter.trigger !== undefined) conditions.push(sql`r.trigger_name = ${filter.trigger}`);
   if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`);
   const where = conditions.reduce((all, condition) => sql`${all} and ${condition}`);
-  const rows = await sql<Record<string, unknown>[]>`${runColumns(sql, sql`trigger_runs`)} where ${where} order by r.created_at desc, r.id desc limit ${limit + 1}`;
+  const rows = await sql<
+    Record<string, unknown>[]
+  >`${runColumns(sql, sql`trigger_runs`)} where ${where} order by r.created_at desc, r.id desc limit ${limit + 1}`;
   return rows.map(asRun);
 }
 
@@ -67,7 +78,11 @@ function runColumns(sql: Sql, source: Fragment): Fragment {
 }
 
 /** An execution of a run of the organization, with the run's id; each row by its primary key alone (see `byId`). */
-export async function executionView(sql: Sql, organizationId: string, executionId: string): Promise<{ runId: string; execution: Run['executions'][number] } | undefined> {
+export async function executionView(
+  sql: Sql,
+  organizationId: string,
+  executionId: string,
+): Promise<{ runId: string; execution: Run['executions'][number] } | undefined> {
   const [row] = await sql<Record<string, unknown>[]>`
     select e.trigger_run_id as "runId", e.id as "executionId", e.step_id as "stepId", e.daemon_id as "daemonId", d.name as daemon, e.status,
       e.exit_code as "exitCode", e.message, e.created_at as "createdAt", e.started_at as "startedAt", e.finished_at as "finishedAt"
@@ -79,13 +94,25 @@ export async function executionView(sql: Sql, organizationId: string, executionI
 }
 
 // Times as the rest of the API gives them: ISO 8601 UTC with milliseconds.
-const iso = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string).toISOString());
+const iso = (value: unknown) =>
+  value === null || value === undefined ? null : new Date(value as string).toISOString();
 
 function asExecution(execution: Record<string, unknown>) {
-  return { ...execution, createdAt: iso(execution.createdAt), startedAt: iso(execution.startedAt), finishedAt: iso(execution.finishedAt) };
+  return {
+    ...execution,
+    createdAt: iso(execution.createdAt),
+    startedAt: iso(execution.startedAt),
+    finishedAt: iso(execution.finishedAt),
+  };
 }
 
 function asRun(run: Record<string, unknown>): Run {
   const executions = (run.executions as Record<string, unknown>[]).map(asExecution);
-  return { ...run, createdAt: iso(run.createdAt), finishedAt: iso(run.finishedAt), cancelRequestedAt: iso(run.cancelRequestedAt), executions } as Run;
+  return {
+    ...run,
+    createdAt: iso(run.createdAt),
+    finishedAt: iso(run.finishedAt),
+    cancelRequestedAt: iso(run.cancelRequestedAt),
+    executions,
+  } as Run;
 }

@@ -85,7 +85,12 @@ interface LookupRow {
   trigger: CompiledTrigger | null;
   environments: CompiledEnvironment[] | null;
   configuredTriggerId: string | null;
-  organizationTrigger: { triggerId: string; revisionId: string; trigger: CompiledTrigger; environments: CompiledEnvironment[] } | null;
+  organizationTrigger: {
+    triggerId: string;
+    revisionId: string;
+    trigger: CompiledTrigger;
+    environments: CompiledEnvironment[];
+  } | null;
 }
 
 /** The earlier dispatch with the key, as one JSON column (null when there is none). */
@@ -112,7 +117,9 @@ export class RunRepository {
 
   /** The dispatch that used this delivery key in the organization, with its request's digest. */
   async delivery(organizationId: string, deliveryKey: string): Promise<Delivery | undefined> {
-    const [row] = await this.sql<{ delivery: DeliveryRow | null }[]>`select ${deliveryColumn(this.sql, this.sql`${organizationId}::uuid`, deliveryKey)} as delivery`;
+    const [row] = await this.sql<
+      { delivery: DeliveryRow | null }[]
+    >`select ${deliveryColumn(this.sql, this.sql`${organizationId}::uuid`, deliveryKey)} as delivery`;
     return row?.delivery === null || row?.delivery === undefined ? undefined : deliveryOf(row.delivery);
   }
 
@@ -144,13 +151,19 @@ export class RunRepository {
   }
 
   /** `lookupColumn`'s read on its own, for a dispatch whose key was checked before its body was read. */
-  async lookup(organizationId: string, request: { projectSlug: string; trigger: string; deliveryKey: string }): Promise<unknown> {
+  async lookup(
+    organizationId: string,
+    request: { projectSlug: string; trigger: string; deliveryKey: string },
+  ): Promise<unknown> {
     const [row] = await this.sql<{ found: unknown }[]>`
       select ${RunRepository.lookupColumn(this.sql, request)} as found from (select ${organizationId}::uuid as organization_id) as key`;
     return row?.found;
   }
 
-  static lookupOf(value: unknown): { earlier?: Delivery; found: FoundTrigger | 'project_not_found' | 'trigger_not_found' } {
+  static lookupOf(value: unknown): {
+    earlier?: Delivery;
+    found: FoundTrigger | 'project_not_found' | 'trigger_not_found';
+  } {
     const result = value as LookupRow;
     const earlier = result.delivery === null ? undefined : deliveryOf(result.delivery);
     if (result.projectId === null) return { earlier, found: 'project_not_found' };
@@ -168,7 +181,15 @@ export class RunRepository {
       };
     }
     if (result.organizationTrigger === null) return { earlier, found: 'trigger_not_found' };
-    return { earlier, found: { source: 'trigger', projectId: result.projectId, configurationRevisionId: result.revisionId, ...result.organizationTrigger } };
+    return {
+      earlier,
+      found: {
+        source: 'trigger',
+        projectId: result.projectId,
+        configurationRevisionId: result.revisionId,
+        ...result.organizationTrigger,
+      },
+    };
   }
 
   /**
@@ -179,10 +200,17 @@ export class RunRepository {
    * same statement, unrevoked and locked FOR KEY SHARE until it commits (as an install's is, see
    * db/revisions.ts): a key revoked before then starts nothing (`key_revoked`).
    */
-  async dispatch(run: NewRun & { found: FoundTrigger; triggerId: string; apiKeyId: string }): Promise<{ outcome: 'dispatched'; daemonId: string; receiptId: string } | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }> {
+  async dispatch(
+    run: NewRun & { found: FoundTrigger; triggerId: string; apiKeyId: string },
+  ): Promise<
+    | { outcome: 'dispatched'; daemonId: string; receiptId: string }
+    | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }
+  > {
     const { found, triggerRunId, executionId, assignment, triggerId } = run;
     const first = run.plan[0] as PlannedStep;
-    const [row] = await this.sql<{ keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]>`
+    const [row] = await this.sql<
+      { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]
+    >`
       with key as (
         select id from api_keys where id = ${run.apiKeyId} and revoked_at is null for key share
       ), daemon as (
@@ -210,7 +238,12 @@ export class RunRepository {
       )
       select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
         (select receipt_id from run) as "receiptId"`;
-    const result = row as { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null };
+    const result = row as {
+      keyValid: boolean;
+      daemonId: string | null;
+      online: boolean | null;
+      receiptId: string | null;
+    };
     if (!result.keyValid) return { outcome: 'key_revoked' };
     if (result.daemonId === null) return { outcome: 'not_enrolled' };
     if (result.online !== true) return { outcome: 'offline' };
@@ -232,11 +265,17 @@ export class RunRepository {
    * api_keys was all but empty cannot send the look-up through the organization's keys
    * (api_keys_organization) instead of the primary key.
    */
-  async dispatchHinted(run: NewRun & { keyId: string; keyDigest: Buffer; projectSlug: string; hint: TriggerHint }): Promise<{ started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }> {
+  async dispatchHinted(
+    run: NewRun & { keyId: string; keyDigest: Buffer; projectSlug: string; hint: TriggerHint },
+  ): Promise<
+    { started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }
+  > {
     const { hint, triggerRunId, executionId, organizationId } = run;
     const first = run.plan[0] as PlannedStep;
     const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
-    const [row] = await this.sql<{ keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]>`
+    const [row] = await this.sql<
+      { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]
+    >`
       with key as (
         select id, last_used_at from api_keys
         where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id is not distinct from ${organizationId}::uuid
@@ -277,7 +316,8 @@ export class RunRepository {
       select exists (select from key) as "keyValid", exists (select from current) as current, (select id from daemon) as "daemonId",
         (select receipt_id from run) as "receiptId", (select count(*) from touched) as touched`;
     const result = row as { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null };
-    if (result.receiptId !== null && result.daemonId !== null) return { started: true, daemonId: result.daemonId, receiptId: result.receiptId };
+    if (result.receiptId !== null && result.daemonId !== null)
+      return { started: true, daemonId: result.daemonId, receiptId: result.receiptId };
     return { started: false, keyValid: result.keyValid, current: result.current };
   }
 

@@ -22,7 +22,13 @@ export interface Liveness {
 export class SessionRepository {
   constructor(private readonly sql: ISql) {}
 
-  async create(session: { digest: Buffer; accountId: string; organizationId: string | undefined; now: Date; expiresAt: Date }): Promise<void> {
+  async create(session: {
+    digest: Buffer;
+    accountId: string;
+    organizationId: string | undefined;
+    now: Date;
+    expiresAt: Date;
+  }): Promise<void> {
     await this.sql`
       insert into sessions (digest, account_id, organization_id, created_at, last_seen_at, expires_at)
       values (${session.digest}, ${session.accountId}, ${session.organizationId ?? null}, ${session.now}, ${session.now}, ${session.expiresAt})`;

@@ -17,7 +17,11 @@ export class SignInFailureRepository {
    * (advisory, in name order) for the count and the insert, so concurrent attempts on any
    * instance are counted one after the other and no more than `limit` pass.
    */
-  async recordUnlessOver(keys: { key: string; limit: number }[], at: Date, since: Date): Promise<{ ids: string[] } | { retryAt: Date }> {
+  async recordUnlessOver(
+    keys: { key: string; limit: number }[],
+    at: Date,
+    since: Date,
+  ): Promise<{ ids: string[] } | { retryAt: Date }> {
     const names = keys.map(({ key }) => key).sort();
     return this.sql.begin(async (tx) => {
       for (const key of names) await tx`select pg_advisory_xact_lock(${LOCK_CLASS}, hashtext(${key}))`;

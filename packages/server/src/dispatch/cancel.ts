@@ -9,14 +9,20 @@ import { endRun, finishExecution, lockRun } from '../db/executions.js';
 /** A cancellation is offered to the daemon again after this long without its report. */
 export const CANCEL_RESEND_S = 10;
 
-export type CancelResult = { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'finished'; status: string };
+export type CancelResult =
+  { ok: true } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'finished'; status: string };
 
 /**
  * Asks for the run's end: its executions in flight are marked, and their daemons' long-polls
  * woken (NOTIFY on commit); one not yet offered to its daemon is cancelled here and then, with
  * the run. Locks executions before the run, as status reports do. Who asked is recorded.
  */
-export async function cancelRun(sql: Sql, organizationId: string, triggerRunId: string, apiKeyId: string): Promise<CancelResult> {
+export async function cancelRun(
+  sql: Sql,
+  organizationId: string,
+  triggerRunId: string,
+  apiKeyId: string,
+): Promise<CancelResult> {
   return sql.begin(async (tx): Promise<CancelResult> => {
     const [run] = await tx<{ trigger: string; projectSlug: string }[]>`
       -- By its primary key alone, the organization checked after (see db/run-view.ts, byId).
@@ -46,7 +52,12 @@ export async function cancelRun(sql: Sql, organizationId: string, triggerRunId: 
       await tx`select pg_notify(${ASSIGNMENT_CHANNEL}, ${execution.daemonId})`;
     }
     if (ended) await endRun(tx, triggerRunId, 'cancelled');
-    await new AuditRepository(tx).record(organizationId, 'run.cancelled', { kind: 'key', id: apiKeyId }, { runId: triggerRunId, trigger: run.trigger, projectSlug: run.projectSlug });
+    await new AuditRepository(tx).record(
+      organizationId,
+      'run.cancelled',
+      { kind: 'key', id: apiKeyId },
+      { runId: triggerRunId, trigger: run.trigger, projectSlug: run.projectSlug },
+    );
     return { ok: true };
   });
 }
@@ -75,7 +86,8 @@ export async function takeCancellations(sql: Sql, daemonId: string): Promise<str
         -- leave the cancellation for the next look. Waiting, the recheck sees another poll's take.
         for update)
       returning id, status, trigger_run_id as "triggerRunId"`;
-    for (const execution of taken.filter((row) => row.status === 'spawning')) await endUnstarted(tx, execution.id, execution.triggerRunId);
+    for (const execution of taken.filter((row) => row.status === 'spawning'))
+      await endUnstarted(tx, execution.id, execution.triggerRunId);
     return taken.map((row) => row.id);
   });
 }

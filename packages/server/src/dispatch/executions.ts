@@ -13,7 +13,10 @@ import {
 import { assignmentOf } from './plan.js';
 import { afterExecution, judgeReport } from './states.js';
 
-export type ReportResult = { ok: true; status: ExecutionStatus } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'finished'; status: ExecutionStatus };
+export type ReportResult =
+  | { ok: true; status: ExecutionStatus }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'finished'; status: ExecutionStatus };
 
 /**
  * A daemon's report on one of its executions, in one transaction. `running` acknowledges the
@@ -45,7 +48,12 @@ export async function reportStatus(
 }
 
 /** After an execution ends: the next step, or the run's end. */
-async function advance(tx: TransactionSql, triggerRunId: string, stepIndex: number, status: ReportedStatus): Promise<void> {
+async function advance(
+  tx: TransactionSql,
+  triggerRunId: string,
+  stepIndex: number,
+  status: ReportedStatus,
+): Promise<void> {
   const run = await lockRun(tx, triggerRunId);
   const after = afterExecution(run, stepIndex, status);
   if (run === undefined || after.kind === 'nothing') return;

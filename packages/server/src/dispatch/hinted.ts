@@ -28,7 +28,12 @@ export async function dispatchHinted(
   if (hint === undefined) return undefined;
   let prepared: ReturnType<typeof prepareRun>;
   try {
-    prepared = prepareRun(hint.trigger, hint.environments, hint.triggerRevisionId ?? (hint.configurationRevisionId as string), request);
+    prepared = prepareRun(
+      hint.trigger,
+      hint.environments,
+      hint.triggerRevisionId ?? (hint.configurationRevisionId as string),
+      request,
+    );
   } catch {
     return undefined;
   }

@@ -55,7 +55,8 @@ export class DispatchHints {
   }
 }
 
-const triggerKey = (organizationId: string, projectSlug: string, name: string) => `${organizationId}\u0000${projectSlug}\u0000${name}`;
+const triggerKey = (organizationId: string, projectSlug: string, name: string) =>
+  `${organizationId}\u0000${projectSlug}\u0000${name}`;
 
 /** A Map in least recently used order: a hit moves its entry to the end, the first goes past `atMost`. */
 class Lru<V> {

@@ -37,7 +37,10 @@ export class AssignmentNotices {
         try {
           await this.sql`select pg_notify(${ASSIGNMENT_CHANNEL}, id) from unnest(${daemonIds}::text[]) as id`;
         } catch (error) {
-          this.log.warn('assignment wake-up not sent; the daemons see it at their next look', { daemons: daemonIds.length, error: String(error) });
+          this.log.warn('assignment wake-up not sent; the daemons see it at their next look', {
+            daemons: daemonIds.length,
+            error: String(error),
+          });
         }
       }
     } finally {

@@ -2,7 +2,11 @@ import { renderPrompt, type CompiledEnvironment, type CompiledTrigger } from '@h
 import type { Assignment, PlannedStep } from '../db/runs.js';
 
 /** Each step with its daemon and cwd, its prompt rendered with the inputs and the prompt. */
-export function planSteps(trigger: CompiledTrigger, environments: CompiledEnvironment[], values: { prompt: string; inputs: Record<string, string> }): PlannedStep[] {
+export function planSteps(
+  trigger: CompiledTrigger,
+  environments: CompiledEnvironment[],
+  values: { prompt: string; inputs: Record<string, string> },
+): PlannedStep[] {
   const byName = new Map(environments.map((environment) => [environment.name, environment]));
   return trigger.steps.map((step) => {
     const environment = byName.get(step.environment);
@@ -21,7 +25,10 @@ export function planSteps(trigger: CompiledTrigger, environments: CompiledEnviro
 }
 
 /** What the step's daemon receives for its execution. */
-export function assignmentOf(step: PlannedStep, run: { executionId: string; triggerRunId: string; inputs: Record<string, string>; actor: string }): Assignment {
+export function assignmentOf(
+  step: PlannedStep,
+  run: { executionId: string; triggerRunId: string; inputs: Record<string, string>; actor: string },
+): Assignment {
   return {
     executionId: run.executionId,
     triggerRunId: run.triggerRunId,

@@ -19,7 +19,11 @@ export interface DispatchTiming {
   timeoutGraceMs: number;
 }
 
-export const DEFAULT_TIMING: DispatchTiming = { offlineAfterMs: 30_000, redeliverAfterMs: 30_000, timeoutGraceMs: 30_000 };
+export const DEFAULT_TIMING: DispatchTiming = {
+  offlineAfterMs: 30_000,
+  redeliverAfterMs: 30_000,
+  timeoutGraceMs: 30_000,
+};
 
 /** A waiting long-poll refreshes its daemon's presence this often, well inside the 30 s. */
 export const PRESENCE_REFRESH_MS = 10_000;
@@ -33,7 +37,13 @@ export const PRESENCE_REFRESH_MS = 10_000;
  * health wakes every wait). Without wake-ups, it answers after one look.
  */
 export async function nextAssignment(
-  hub: { sql: Sql; executions: ExecutionRepository; daemons: DaemonRepository; wakeups?: Wakeups | undefined; health?: DatabaseHealth | undefined },
+  hub: {
+    sql: Sql;
+    executions: ExecutionRepository;
+    daemons: DaemonRepository;
+    wakeups?: Wakeups | undefined;
+    health?: DatabaseHealth | undefined;
+  },
   daemonId: string,
   request: { waitS: number; capacity: number },
   closed: AbortSignal,

@@ -6,6 +6,12 @@ export type DispatchRequest = ManualRunRequest;
 
 /** What makes two dispatches the same request: everything but the shape and the key itself. */
 export function digestOf(request: DispatchRequest): Buffer {
-  const fields = [request.projectSlug, request.trigger, request.actor, request.input ?? '', request.expectedVersionId?.toLowerCase() ?? null];
+  const fields = [
+    request.projectSlug,
+    request.trigger,
+    request.actor,
+    request.input ?? '',
+    request.expectedVersionId?.toLowerCase() ?? null,
+  ];
   return createHash('sha256').update(JSON.stringify(fields)).digest();
 }

@@ -16,13 +16,22 @@ import { digestOf, type DispatchRequest } from './request.js';
  */
 export async function startRun(
   runs: RunRepository,
-  call: { organizationId: string; apiKeyId: string; request: DispatchRequest; prefetched: unknown; wake: (daemonId: string) => void },
+  call: {
+    organizationId: string;
+    apiKeyId: string;
+    request: DispatchRequest;
+    prefetched: unknown;
+    wake: (daemonId: string) => void;
+  },
 ): Promise<{ dispatched: Dispatched; replayed: boolean; hint?: TriggerHint }> {
   const { organizationId, apiKeyId, request } = call;
   const requestDigest = digestOf(request);
   const replay = (earlier: Delivery) => {
     if (!earlier.requestDigest.equals(requestDigest)) {
-      throw new HttpProblem('delivery_key_reused', `The delivery key "${request.deliveryKey}" was used for a different dispatch; use a new key for a new run.`);
+      throw new HttpProblem(
+        'delivery_key_reused',
+        `The delivery key "${request.deliveryKey}" was used for a different dispatch; use a new key for a new run.`,
+      );
     }
     return { dispatched: earlier.dispatched, replayed: true };
   };
@@ -30,9 +39,13 @@ export async function startRun(
   const { earlier, found } = RunRepository.lookupOf(call.prefetched);
   if (earlier !== undefined) return replay(earlier);
 
-  if (found === 'project_not_found') throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
+  if (found === 'project_not_found')
+    throw new HttpProblem('project_not_found', `The organization has no active project "${request.projectSlug}".`);
   if (found === 'trigger_not_found') {
-    throw triggerNotFound(request, didYouMean(request.trigger, await runs.manualTriggerNames(organizationId, request.projectSlug)));
+    throw triggerNotFound(
+      request,
+      didYouMean(request.trigger, await runs.manualTriggerNames(organizationId, request.projectSlug)),
+    );
   }
   const { plan, inputs } = prepareRun(found.trigger, found.environments, found.revisionId, request);
   const { trigger } = found;
@@ -40,7 +53,10 @@ export async function startRun(
   const triggerRunId = crypto.randomUUID();
   const executionId = crypto.randomUUID();
   const assignment = assignmentOf(first, { executionId, triggerRunId, inputs, actor: request.actor });
-  const triggerId = found.source === 'trigger' ? found.triggerId : (found.configuredTriggerId ?? (await runs.configuredTrigger(found.projectId, trigger.name)));
+  const triggerId =
+    found.source === 'trigger'
+      ? found.triggerId
+      : (found.configuredTriggerId ?? (await runs.configuredTrigger(found.projectId, trigger.name)));
   // One statement checks the first step's daemon is online and starts the run.
   const result = await runs.dispatch({
     triggerRunId,
@@ -61,11 +77,23 @@ export async function startRun(
   if (result.outcome === 'dispatched') {
     const { daemonId, receiptId } = result;
     call.wake(daemonId);
-    const dispatched = { deliveryKey: request.deliveryKey, triggerRunId, receiptId, triggerId, triggerName: trigger.name, executionId, daemonId, agentId: first.agent.provider };
+    const dispatched = {
+      deliveryKey: request.deliveryKey,
+      triggerRunId,
+      receiptId,
+      triggerId,
+      triggerName: trigger.name,
+      executionId,
+      daemonId,
+      agentId: first.agent.provider,
+    };
     return { dispatched, replayed: false, hint: hintOf(found, triggerId) };
   }
   if (result.outcome !== 'taken') {
-    throw new HttpProblem('daemon_offline', `The daemon "${first.daemon}" that runs the first step is ${result.outcome === 'not_enrolled' ? 'not enrolled' : 'offline'}.`);
+    throw new HttpProblem(
+      'daemon_offline',
+      `The daemon "${first.daemon}" that runs the first step is ${result.outcome === 'not_enrolled' ? 'not enrolled' : 'offline'}.`,
+    );
   }
   // A concurrent dispatch with the same key inserted first: answer as its replay.
   const concurrent = await runs.delivery(organizationId, request.deliveryKey);
@@ -77,8 +105,22 @@ export async function startRun(
 function hintOf(found: FoundTrigger, triggerId: string): TriggerHint {
   const { projectId, trigger, environments } = found;
   return found.source === 'configuration'
-    ? { projectId, configurationRevisionId: found.revisionId, triggerRevisionId: null, triggerId, trigger, environments }
-    : { projectId, configurationRevisionId: found.configurationRevisionId, triggerRevisionId: found.revisionId, triggerId, trigger, environments };
+    ? {
+        projectId,
+        configurationRevisionId: found.revisionId,
+        triggerRevisionId: null,
+        triggerId,
+        trigger,
+        environments,
+      }
+    : {
+        projectId,
+        configurationRevisionId: found.configurationRevisionId,
+        triggerRevisionId: found.revisionId,
+        triggerId,
+        trigger,
+        environments,
+      };
 }
 
 /** `hint`: the compiler's "; did you mean …?", if any. */
@@ -103,15 +145,22 @@ export function prepareRun(
   if (event === undefined) throw triggerNotFound(request);
   if (!trigger.enabled) throw new HttpProblem('trigger_disabled', `The trigger "${trigger.name}" is disabled.`);
   if (request.expectedVersionId !== undefined && request.expectedVersionId.toLowerCase() !== revisionId) {
-    throw new HttpProblem('version_not_current', `The revision ${request.expectedVersionId} is no longer active; ${revisionId} is.`, {
-      extensions: { activeVersionId: revisionId },
-    });
+    throw new HttpProblem(
+      'version_not_current',
+      `The revision ${request.expectedVersionId} is no longer active; ${revisionId} is.`,
+      {
+        extensions: { activeVersionId: revisionId },
+      },
+    );
   }
   if (!trigger.allowlist.includes(request.actor)) {
     throw new HttpProblem('actor_forbidden', `"${request.actor}" is not in the trigger's filters.from_users.`);
   }
   const parsed = parseManualInput(request.input, event.inputs);
-  if (!parsed.ok) throw new HttpProblem('invalid_request', 'The input does not fill the trigger\'s inputs; see issues.', { issues: parsed.issues });
+  if (!parsed.ok)
+    throw new HttpProblem('invalid_request', "The input does not fill the trigger's inputs; see issues.", {
+      issues: parsed.issues,
+    });
   const plan = planSteps(trigger, environments, { prompt: parsed.prompt, inputs: parsed.inputs });
   if (plan[0] === undefined) throw new HttpProblem('trigger_not_found', `The trigger "${trigger.name}" has no steps.`);
   return { plan: plan as [PlannedStep, ...PlannedStep[]], inputs: parsed.inputs };

@@ -24,15 +24,24 @@ export function judgeReport(current: ExecutionStatus, reported: ReportedStatus):
   return reported === 'running' ? 'start' : 'end';
 }
 
-export type AfterExecution<Step> = { kind: 'nothing' } | { kind: 'end'; status: RunEndStatus } | { kind: 'next'; stepIndex: number; step: Step };
+export type AfterExecution<Step> =
+  { kind: 'nothing' } | { kind: 'end'; status: RunEndStatus } | { kind: 'next'; stepIndex: number; step: Step };
 
 /**
  * What follows the end of the execution of step `stepIndex`: nothing when the run already
  * ended, the run's end when the step did not succeed or was the last, else the next step.
  */
-export function afterExecution<Step>(run: { status: string; plan: readonly Step[] } | undefined, stepIndex: number, ended: ReportedStatus): AfterExecution<Step> {
+export function afterExecution<Step>(
+  run: { status: string; plan: readonly Step[] } | undefined,
+  stepIndex: number,
+  ended: ReportedStatus,
+): AfterExecution<Step> {
   if (run === undefined || run.status !== 'running') return { kind: 'nothing' };
-  if (ended !== 'succeeded') return { kind: 'end', status: ended === 'timed_out' ? 'timed_out' : ended === 'cancelled' ? 'cancelled' : 'failed' };
+  if (ended !== 'succeeded')
+    return {
+      kind: 'end',
+      status: ended === 'timed_out' ? 'timed_out' : ended === 'cancelled' ? 'cancelled' : 'failed',
+    };
   const step = run.plan[stepIndex + 1];
   if (step === undefined) return { kind: 'end', status: 'succeeded' };
   return { kind: 'next', stepIndex: stepIndex + 1, step };

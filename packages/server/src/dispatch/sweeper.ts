@@ -33,7 +33,8 @@ export function startSweeper(
       ? repeat(log, retention.everyMs, health, 'retention', async () => {
           const began = performance.now();
           const pruned = await retention.repository.prune(() => closing);
-          if (Object.values(pruned).some((count) => count > 0)) log.info('history pruned', { ...pruned, ms: Math.round(performance.now() - began) });
+          if (Object.values(pruned).some((count) => count > 0))
+            log.info('history pruned', { ...pruned, ms: Math.round(performance.now() - began) });
         })
       : undefined;
   return {
@@ -45,7 +46,13 @@ export function startSweeper(
 }
 
 /** Runs `task` every `everyMs`, never two at once, skipping turns while the database is away. */
-function repeat(log: Logger, everyMs: number, health: DatabaseHealth | undefined, name: string, task: () => Promise<void>): { close(): Promise<void> } {
+function repeat(
+  log: Logger,
+  everyMs: number,
+  health: DatabaseHealth | undefined,
+  name: string,
+  task: () => Promise<void>,
+): { close(): Promise<void> } {
   let running: Promise<void> | undefined;
   let waiting = false;
   const timer = setInterval(() => {
@@ -60,7 +67,8 @@ function repeat(log: Logger, everyMs: number, health: DatabaseHealth | undefined
           const message = error instanceof Error ? error.message : String(error);
           if (!databaseUnavailable(error)) return log.error(`${name} failed`, { error: message });
           health?.report(error);
-          if (!waiting) log.warn(`${name} skipped: the database is unavailable; running again once it answers`, { error: message });
+          if (!waiting)
+            log.warn(`${name} skipped: the database is unavailable; running again once it answers`, { error: message });
           waiting = true;
         },
       )

@@ -60,10 +60,13 @@ export class Wakeups {
           return Promise.resolve(true);
         }
         return new Promise((resolve) => {
-          const timer = setTimeout(() => {
-            state.resolve = undefined;
-            resolve(false);
-          }, Math.max(0, ms));
+          const timer = setTimeout(
+            () => {
+              state.resolve = undefined;
+              resolve(false);
+            },
+            Math.max(0, ms),
+          );
           state.resolve = () => {
             clearTimeout(timer);
             state.resolve = undefined;

@@ -11,11 +11,16 @@ export interface Logger {
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type Level = keyof typeof LEVELS;
 
-export function createLogger(minimum: Level = 'info', write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
-  const emit = (level: Level) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS[level] < LEVELS[minimum]) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
-  };
+export function createLogger(
+  minimum: Level = 'info',
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
+  const emit =
+    (level: Level) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (LEVELS[level] < LEVELS[minimum]) return;
+      write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+    };
   return {
     debug: emit('debug'),
     info: emit('info'),

@@ -56,14 +56,20 @@ export function isJsonType(type: string | undefined): boolean {
   return type !== undefined && /^application\/json\s*(?:;|$)/i.test(type);
 }
 
-export const notJson = () => new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
+export const notJson = () =>
+  new HttpProblem('unsupported_media_type', 'Send the body as JSON, with Content-Type: application/json.');
 /**
  * 413; with the operation's limit when it is known, so the client learns how large a body may be.
  * Every reader of the hub's own passes it; only a body refused by a parser that did not say its
  * limit goes without.
  */
 export const tooLarge = (limit?: number) =>
-  new HttpProblem('payload_too_large', limit === undefined ? 'The body is larger than this operation accepts.' : `The body is larger than this operation accepts: at most ${sizeOf(limit)}.`);
+  new HttpProblem(
+    'payload_too_large',
+    limit === undefined
+      ? 'The body is larger than this operation accepts.'
+      : `The body is larger than this operation accepts: at most ${sizeOf(limit)}.`,
+  );
 
 /** A byte count as people read it: 16 KiB, 1 MiB, 1,500 bytes. */
 function sizeOf(bytes: number): string {
@@ -243,14 +249,17 @@ export function formBody(limit: number): RequestHandler {
       return;
     }
     const body = await readBody(req, limit);
-    req.body = /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(req.headers['content-type'] ?? '') ? parseForm(body) : undefined;
+    req.body = /^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(req.headers['content-type'] ?? '')
+      ? parseForm(body)
+      : undefined;
     next();
   };
 }
 
 function parseForm(body: Buffer): Record<string, string | string[]> {
   const text = body.toString('utf8');
-  if (text.split('&').length > FORM_PARAMETERS) throw new HttpProblem('payload_too_large', `The form has more than ${FORM_PARAMETERS} parameters.`);
+  if (text.split('&').length > FORM_PARAMETERS)
+    throw new HttpProblem('payload_too_large', `The form has more than ${FORM_PARAMETERS} parameters.`);
   const form: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(text)) {
     const earlier = form[name];
@@ -263,7 +272,11 @@ function parseForm(body: Buffer): Record<string, string | string[]> {
  * Renders every error as a problem document; anything unexpected is a 500 that leaks nothing. A
  * database that went away is a 503 (and news for `health`), logged once by the health, not here.
  */
-export function problemHandler(options: { problemBase: string; log: Logger; health?: DatabaseHealth | undefined }): ErrorRequestHandler {
+export function problemHandler(options: {
+  problemBase: string;
+  log: Logger;
+  health?: DatabaseHealth | undefined;
+}): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const problem = asProblem(error);
     const { requestId } = contextOf(req);
@@ -306,8 +319,12 @@ function asProblem(error: unknown): HttpProblem {
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     return new HttpProblem('unsupported_media_type', 'Send the body as UTF-8 JSON.');
   }
-  if (typeof status === 'number' && status >= 400 && status < 500) return new HttpProblem('invalid_request', 'The request could not be read.');
-  return new HttpProblem('internal_error', 'Something went wrong on the hub; the request id identifies it in the logs.');
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new HttpProblem('invalid_request', 'The request could not be read.');
+  return new HttpProblem(
+    'internal_error',
+    'Something went wrong on the hub; the request id identifies it in the logs.',
+  );
 }
 
 function limitOf(error: unknown): number | undefined {

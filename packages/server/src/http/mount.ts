@@ -56,7 +56,8 @@ const BODY_LIMITS: Record<string, number | 'largest'> = {
 /** The largest body `operation` reads; an operation with a body but no limit stops the hub. */
 export function bodyLimit(operation: OperationSpec, largest: number): number {
   const limit = BODY_LIMITS[operation.operationId];
-  if (limit === undefined) throw new Error(`${operation.operationId} takes a body but has no limit in BODY_LIMITS (http/mount.ts)`);
+  if (limit === undefined)
+    throw new Error(`${operation.operationId} takes a body but has no limit in BODY_LIMITS (http/mount.ts)`);
   return limit === 'largest' ? largest : Math.min(limit, largest);
 }
 
@@ -66,27 +67,46 @@ export function bodyLimit(operation: OperationSpec, largest: number): number {
  * operation's authentication (from `security`), its JSON body, the document's validator, then the
  * handler. Returns the operations, for `mountFallback`.
  */
-export function mountOperations(app: Express, hub: Hub, document: Node, validator: ContractValidator, handlers: Handlers): OperationSpec[] {
+export function mountOperations(
+  app: Express,
+  hub: Hub,
+  document: Node,
+  validator: ContractValidator,
+  handlers: Handlers,
+): OperationSpec[] {
   const operations = operationsOf(document);
   const documented = new Set(operations.map((operation) => operation.operationId));
   const stray = Object.keys(handlers).filter((id) => !documented.has(id));
-  if (stray.length > 0) throw new Error(`handlers for operations the OpenAPI document does not have: ${stray.join(', ')}`);
-  const missing = operations.filter((operation) => handlers[operation.operationId as OperationId] === undefined).map((operation) => operation.operationId);
-  if (missing.length > 0) throw new Error(`operations of the OpenAPI document without a handler: ${missing.join(', ')}`);
+  if (stray.length > 0)
+    throw new Error(`handlers for operations the OpenAPI document does not have: ${stray.join(', ')}`);
+  const missing = operations
+    .filter((operation) => handlers[operation.operationId as OperationId] === undefined)
+    .map((operation) => operation.operationId);
+  if (missing.length > 0)
+    throw new Error(`operations of the OpenAPI document without a handler: ${missing.join(', ')}`);
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as Handler<OperationId>;
-    const chain = [...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []), ...steps(hub, validator, operation, handler)];
+    const chain = [
+      ...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []),
+      ...steps(hub, validator, operation, handler),
+    ];
     app[operation.method === 'GET' ? 'get' : 'post'](operation.expressPath, ...chain);
   }
   return operations;
 }
 
-function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec, handler: Handler<OperationId>): RequestHandler[] {
+function steps(
+  hub: Hub,
+  validator: ContractValidator,
+  operation: OperationSpec,
+  handler: Handler<OperationId>,
+): RequestHandler[] {
   const { security } = operation;
   const takesBody = operation.body !== undefined || operation.form === true;
   const limit = takesBody ? bodyLimit(operation, hub.options.maxBodyBytes) : 0;
   const scope = security.kind === 'bearer' ? (security.scope as Scope | undefined) : undefined;
-  const bearer = (prefetch: Handler<OperationId>['prefetch']) => requireScope(hub.authSql, scope, prefetch, hub.throttle);
+  const bearer = (prefetch: Handler<OperationId>['prefetch']) =>
+    requireScope(hub.authSql, scope, prefetch, hub.throttle);
   const auth: RequestHandler[] =
     security.kind === 'bearer'
       ? [bearer(handler.prefetch)]
@@ -99,7 +119,12 @@ function steps(hub: Hub, validator: ContractValidator, operation: OperationSpec,
   const takesInput = operation.body !== undefined || operation.parameters.length > 0;
   const request = takesInput ? validator.request(operation) : undefined;
   const validate: RequestHandler = (req, _res, next) => {
-    if (request !== undefined) contextOf(req).input = request.check({ body: req.body, params: req.params as Record<string, string>, query: req.query as Record<string, unknown> });
+    if (request !== undefined)
+      contextOf(req).input = request.check({
+        body: req.body,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+      });
     next();
   };
   let checks: RequestHandler[];
@@ -152,7 +177,8 @@ function chain(handlers: RequestHandler[]): RequestHandler {
       }
       try {
         const result: unknown = handler(req, res, step);
-        if (result instanceof Promise) result.catch((rejected: unknown) => step(rejected ?? new Error('Rejected promise')));
+        if (result instanceof Promise)
+          result.catch((rejected: unknown) => step(rejected ?? new Error('Rejected promise')));
       } catch (thrown) {
         step(thrown);
       }
@@ -224,10 +250,17 @@ function checkResponses(hub: Hub, validator: ContractValidator, operation: Opera
       }
       const errors = validator.checkResponse(operation, res.statusCode, type, parsed);
       if (errors.length === 0) return send(body);
-      const problem = new HttpProblem('internal_error', `The response does not match the OpenAPI document: ${errors.join('; ')}`);
+      const problem = new HttpProblem(
+        'internal_error',
+        `The response does not match the OpenAPI document: ${errors.join('; ')}`,
+      );
       hub.log.error('response does not match the document', { operationId: operation.operationId, errors });
       res.status(500).type('application/problem+json');
-      return send(JSON.stringify(toProblem(problem, { problemBase: hub.options.problemBase, requestId: contextOf(req).requestId })));
+      return send(
+        JSON.stringify(
+          toProblem(problem, { problemBase: hub.options.problemBase, requestId: contextOf(req).requestId }),
+        ),
+      );
     };
     next();
   };
@@ -240,9 +273,15 @@ export function mountFallback(app: Express, operations: OperationSpec[]): void {
     regex: new RegExp(`^${operation.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[A-Za-z]+\}/g, '[^/]+')}/?$`),
   }));
   app.use((req, _res, next) => {
-    const allowed = [...new Set(patterns.filter((pattern) => pattern.regex.test(req.path)).map((pattern) => pattern.method))];
+    const allowed = [
+      ...new Set(patterns.filter((pattern) => pattern.regex.test(req.path)).map((pattern) => pattern.method)),
+    ];
     if (allowed.length > 0) {
-      next(new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, { headers: { Allow: allowed.join(', ') } }));
+      next(
+        new HttpProblem('method_not_allowed', `${req.method} is not allowed here; use ${allowed.join(' or ')}.`, {
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
       return;
     }
     next(new HttpProblem('not_found', `Nothing is at ${req.method} ${req.path}.`));

@@ -6,13 +6,24 @@ export type OperationId = keyof operations;
 
 type Op<Id extends OperationId> = operations[Id];
 /** The JSON body an operation takes, as the document types it (undefined where it takes none). */
-export type BodyOf<Id extends OperationId> = Op<Id> extends { requestBody: { content: { 'application/json': infer B } } }
-  ? B
-  : Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } }
-    ? B | undefined
-    : undefined;
-export type PathOf<Id extends OperationId> = Op<Id> extends { parameters: { path: infer P } } ? (P extends Record<string, unknown> ? P : Record<string, never>) : Record<string, never>;
-export type QueryOf<Id extends OperationId> = Op<Id> extends { parameters: { query?: infer Q } } ? (Q extends Record<string, unknown> ? Q : Record<string, never>) : Record<string, never>;
+export type BodyOf<Id extends OperationId> =
+  Op<Id> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Op<Id> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : undefined;
+export type PathOf<Id extends OperationId> =
+  Op<Id> extends { parameters: { path: infer P } }
+    ? P extends Record<string, unknown>
+      ? P
+      : Record<string, never>
+    : Record<string, never>;
+export type QueryOf<Id extends OperationId> =
+  Op<Id> extends { parameters: { query?: infer Q } }
+    ? Q extends Record<string, unknown>
+      ? Q
+      : Record<string, never>
+    : Record<string, never>;
 
 /** A request that the document's validator has let through, with its input typed by the document. */
 export interface Call<Id extends OperationId> {
@@ -46,6 +57,9 @@ export interface Handler<Id extends OperationId> {
 export type Handlers = { [Id in OperationId]?: Handler<Id> };
 
 /** A handler with nothing but its function. */
-export function handle<Id extends OperationId>(fn: Handler<Id>['handle'], options: Omit<Handler<Id>, 'handle'> = {}): Handler<Id> {
+export function handle<Id extends OperationId>(
+  fn: Handler<Id>['handle'],
+  options: Omit<Handler<Id>, 'handle'> = {},
+): Handler<Id> {
   return { handle: fn, ...options };
 }

@@ -20,7 +20,8 @@ export function documentAjv(detailed: boolean): Ajv2020 {
     type: 'string',
     schemaType: 'number',
     error: {
-      message: ({ keyword, schemaCode }) => str`must NOT have ${keyword === 'maxLength' ? 'more' : 'fewer'} than ${schemaCode} characters`,
+      message: ({ keyword, schemaCode }) =>
+        str`must NOT have ${keyword === 'maxLength' ? 'more' : 'fewer'} than ${schemaCode} characters`,
       params: ({ schemaCode }) => _`{limit: ${schemaCode}}`,
     },
     code(cxt: KeywordCxt) {

@@ -24,9 +24,11 @@ export function checkDocument(document: OpenApiDocument): void {
       const operation = item[method];
       if (operation === undefined) continue;
       const at = `/paths/${escape(path)}/${method}`;
-      for (const media of Object.keys(operation.requestBody?.content ?? {})) pointers.push(`${at}/requestBody/content/${escape(media)}/schema`);
+      for (const media of Object.keys(operation.requestBody?.content ?? {}))
+        pointers.push(`${at}/requestBody/content/${escape(media)}/schema`);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        for (const media of Object.keys(response.content ?? {})) pointers.push(`${at}/responses/${status}/content/${escape(media)}/schema`);
+        for (const media of Object.keys(response.content ?? {}))
+          pointers.push(`${at}/responses/${status}/content/${escape(media)}/schema`);
       }
     }
   }
@@ -38,7 +40,8 @@ export function checkDocument(document: OpenApiDocument): void {
       failures.push(`${pointer}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (failures.length > 0) throw new Error(`The OpenAPI document has schemas that do not compile:\n${failures.join('\n')}`);
+  if (failures.length > 0)
+    throw new Error(`The OpenAPI document has schemas that do not compile:\n${failures.join('\n')}`);
 }
 
 interface Operation {

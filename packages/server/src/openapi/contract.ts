@@ -2,13 +2,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** The bundled OpenAPI document (@hub/schemas/openapi.json), as served: its exact bytes. */
-export const documentText: string = readFileSync(createRequire(import.meta.url).resolve('@hub/schemas/openapi.json'), 'utf8');
+export const documentText: string = readFileSync(
+  createRequire(import.meta.url).resolve('@hub/schemas/openapi.json'),
+  'utf8',
+);
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type Node = { [key: string]: Json };
 
 /** How an operation is authenticated, as its `security` requirement says. */
-export type Security = { kind: 'none' } | { kind: 'bearer'; scope: string | undefined } | { kind: 'daemon' } | { kind: 'admin' };
+export type Security =
+  { kind: 'none' } | { kind: 'bearer'; scope: string | undefined } | { kind: 'daemon' } | { kind: 'admin' };
 
 export interface Parameter {
   name: string;
@@ -47,15 +51,24 @@ export function operationsOf(document: Node): OperationSpec[] {
   for (const [path, item] of Object.entries(paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']) {
       if (item[method] === undefined) continue;
-      if (!(METHODS as readonly string[]).includes(method)) throw new Error(`${method.toUpperCase()} ${path}: the hub serves GET and POST only`);
+      if (!(METHODS as readonly string[]).includes(method))
+        throw new Error(`${method.toUpperCase()} ${path}: the hub serves GET and POST only`);
       const operation = item[method] as Node;
       const pointer = `/paths/${escape(path)}/${method}`;
       const operationId = operation.operationId;
       if (typeof operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      const parameters = [...((item.parameters ?? []) as Node[]), ...((operation.parameters ?? []) as Node[])].map((parameter) => {
-        if (parameter.in !== 'path' && parameter.in !== 'query') throw new Error(`${operationId}: parameters in ${String(parameter.in)} are not supported`);
-        return { name: String(parameter.name), in: parameter.in as Parameter['in'], required: parameter.required === true, schema: (parameter.schema ?? {}) as Node };
-      });
+      const parameters = [...((item.parameters ?? []) as Node[]), ...((operation.parameters ?? []) as Node[])].map(
+        (parameter) => {
+          if (parameter.in !== 'path' && parameter.in !== 'query')
+            throw new Error(`${operationId}: parameters in ${String(parameter.in)} are not supported`);
+          return {
+            name: String(parameter.name),
+            in: parameter.in as Parameter['in'],
+            required: parameter.required === true,
+            schema: (parameter.schema ?? {}) as Node,
+          };
+        },
+      );
       const requestBody = operation.requestBody as Node | undefined;
       const json = (requestBody?.content as Node | undefined)?.['application/json'];
       const form = (requestBody?.content as Node | undefined)?.['application/x-www-form-urlencoded'] !== undefined;
@@ -67,7 +80,14 @@ export function operationsOf(document: Node): OperationSpec[] {
         pointer,
         security: securityOf((operation.security ?? global) as Node[], operationId),
         parameters,
-        ...(json === undefined ? {} : { body: { required: requestBody?.required === true, pointer: `${pointer}/requestBody/content/application~1json/schema` } }),
+        ...(json === undefined
+          ? {}
+          : {
+              body: {
+                required: requestBody?.required === true,
+                pointer: `${pointer}/requestBody/content/application~1json/schema`,
+              },
+            }),
         ...(form ? { form } : {}),
       });
     }
@@ -84,7 +104,8 @@ function securityOf(requirements: Node[], operationId: string): Security {
   if (scheme === 'daemonSignature') return { kind: 'daemon' };
   if (scheme === 'adminToken') return { kind: 'admin' };
   // No scope: any valid credential (GET /api/v1/credential).
-  if (scheme === 'bearerAuth' && Array.isArray(scopes) && scopes.length <= 1) return { kind: 'bearer', scope: scopes.length === 0 ? undefined : String(scopes[0]) };
+  if (scheme === 'bearerAuth' && Array.isArray(scopes) && scopes.length <= 1)
+    return { kind: 'bearer', scope: scopes.length === 0 ? undefined : String(scopes[0]) };
   throw new Error(`${operationId}: unknown security ${JSON.stringify(requirement)}`);
 }
 

@@ -41,15 +41,27 @@ const under = (path: string, parent: string) => path === parent || path.startsWi
 
 function collapseCombinators(errors: ErrorObject[], access: SchemaAccess): ErrorObject[] {
   const combinators = errors.filter((error) => error.keyword === 'oneOf' || error.keyword === 'anyOf');
-  const outer = combinators.filter((error) => !combinators.some((other) => other !== error && other.instancePath !== error.instancePath && under(error.instancePath, other.instancePath)));
+  const outer = combinators.filter(
+    (error) =>
+      !combinators.some(
+        (other) =>
+          other !== error && other.instancePath !== error.instancePath && under(error.instancePath, other.instancePath),
+      ),
+  );
   let kept = errors;
   for (const combinator of outer) {
     const at = combinator.instancePath;
     const branches = (Array.isArray(combinator.schema) ? combinator.schema : []).map((branch) =>
-      collapseCombinators(access.branch(branch, combinator.data).map((error) => ({ ...error, instancePath: `${at}${error.instancePath}` })), access),
+      collapseCombinators(
+        access
+          .branch(branch, combinator.data)
+          .map((error) => ({ ...error, instancePath: `${at}${error.instancePath}` })),
+        access,
+      ),
     );
     // Closest: the fewest errors about the value's own members (missing, unknown), then the fewest in all.
-    const score = (branch: ErrorObject[]) => branch.filter((error) => error.instancePath === at).length * 1_000_000 + branch.length;
+    const score = (branch: ErrorObject[]) =>
+      branch.filter((error) => error.instancePath === at).length * 1_000_000 + branch.length;
     const best = Math.min(...branches.map(score));
     const closest = branches.filter((branch) => score(branch) === best);
     let replacement: ErrorObject[];
@@ -93,14 +105,17 @@ function kindOf(error: ErrorObject, access: SchemaAccess): ErrorObject | undefin
     known.set(error.schemaPath, kind);
   }
   if (kind === null) return undefined;
-  const instancePath = kind.up === 0 ? error.instancePath : error.instancePath.slice(0, error.instancePath.lastIndexOf('/'));
+  const instancePath =
+    kind.up === 0 ? error.instancePath : error.instancePath.slice(0, error.instancePath.lastIndexOf('/'));
   return { ...error, keyword: 'kind', instancePath, params: { description: kind.description } };
 }
 
 /** The object whose member failed (…/properties/<name>/<keyword>: up 1), or the object itself (…/required: up 0), if it has `const` members. */
 function findKind(schemaPath: string, access: SchemaAccess): { up: number; description: unknown } | null {
   const hasConst = (schema: Record<string, unknown> | undefined) =>
-    Object.values((schema?.properties ?? {}) as Record<string, unknown>).some((property) => property !== null && typeof property === 'object' && 'const' in property);
+    Object.values((schema?.properties ?? {}) as Record<string, unknown>).some(
+      (property) => property !== null && typeof property === 'object' && 'const' in property,
+    );
   const member = /^(.*)\/properties\/[^/]+\/[^/]+$/.exec(schemaPath);
   const candidates: [string, number][] = [];
   if (member !== null) candidates.push([member[1] as string, 1]);
@@ -116,7 +131,8 @@ function describe(error: ErrorObject, place: Place): FieldIssue {
   const params = error.params as Record<string, unknown>;
   const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
   const base = place.in === 'body' ? error.instancePath : '';
-  const name = (pointer: string) => (place.in === 'body' ? fieldName(pointer) : `The ${place.in} parameter ${place.name}`);
+  const name = (pointer: string) =>
+    place.in === 'body' ? fieldName(pointer) : `The ${place.in} parameter ${place.name}`;
   const at = (code: RequestIssueCode, message: string, pointer = base): FieldIssue => ({ pointer, code, message });
   switch (error.keyword) {
     case 'required': {
@@ -127,41 +143,70 @@ function describe(error: ErrorObject, place: Place): FieldIssue {
       return at('request.required', `${name(base)} lacks its required member "${missing}".`);
     }
     case 'shape':
-      return at('request.shape', `${name(base)} matches none of the shapes it may take${typeof schema.description === 'string' ? `: ${lowerFirst(schema.description).replace(/\.$/, '')}` : ''}.`);
+      return at(
+        'request.shape',
+        `${name(base)} matches none of the shapes it may take${typeof schema.description === 'string' ? `: ${lowerFirst(schema.description).replace(/\.$/, '')}` : ''}.`,
+      );
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const allowed = Object.keys((schema.properties ?? {}) as object);
       const likely = suggest(extra, allowed);
       const hint = likely === undefined ? '' : ` Did you mean "${likely}"?`;
       const list = allowed.length > 0 ? ` Allowed: ${allowed.join(', ')}.` : ' It takes no fields.';
-      return at('request.unknown_field', `Unknown field "${extra}".${hint}${list}`, place.in === 'body' ? `${base}/${escape(extra)}` : '');
+      return at(
+        'request.unknown_field',
+        `Unknown field "${extra}".${hint}${list}`,
+        place.in === 'body' ? `${base}/${escape(extra)}` : '',
+      );
     }
     case 'type':
       return at('request.type', `${name(base)} must be ${typeName(params.type)}.`);
     case 'const':
       return at('request.enum', `${name(base)} must be ${JSON.stringify(params.allowedValue)}.`);
     case 'enum':
-      return at('request.enum', `${name(base)} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}.`);
+      return at(
+        'request.enum',
+        `${name(base)} must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}.`,
+      );
     case 'kind':
-      return at('request.type', `${name(base)} is not the kind of value it must be${typeof params.description === 'string' ? `: ${lowerFirst(params.description).replace(/\.$/, '')}` : ''}.`);
+      return at(
+        'request.type',
+        `${name(base)} is not the kind of value it must be${typeof params.description === 'string' ? `: ${lowerFirst(params.description).replace(/\.$/, '')}` : ''}.`,
+      );
     case 'pattern':
       if (typeof error.data === 'string' && FORBIDDEN.test(error.data)) {
-        return at('request.text', `${name(base)} holds a NUL character or a lone surrogate (U+D800 to U+DFFF), which the hub does not store; remove it.`);
+        return at(
+          'request.text',
+          `${name(base)} holds a NUL character or a lone surrogate (U+D800 to U+DFFF), which the hub does not store; remove it.`,
+        );
       }
-      return at('request.pattern', `${name(base)} ${typeof schema['x-pattern-hint'] === 'string' ? schema['x-pattern-hint'] : `must match ${String(params.pattern)}`}.`);
+      return at(
+        'request.pattern',
+        `${name(base)} ${typeof schema['x-pattern-hint'] === 'string' ? schema['x-pattern-hint'] : `must match ${String(params.pattern)}`}.`,
+      );
     case 'maxProperties':
-      if (params.limit === 0) return at('request.type', `${name(base)} must be empty: send no body, an empty body, or {}.`);
+      if (params.limit === 0)
+        return at('request.type', `${name(base)} must be empty: send no body, an empty body, or {}.`);
       return at('request.too_long', `${name(base)} may have at most ${String(params.limit)} members.`);
     case 'maxLength':
       return at('request.too_long', `${name(base)} may be at most ${String(params.limit)} characters long.`);
     case 'maxItems':
       return at('request.too_long', `${name(base)} may have at most ${String(params.limit)} items.`);
     case 'minLength':
-      return at('request.too_short', `${name(base)} must be at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'} long.`);
+      return at(
+        'request.too_short',
+        `${name(base)} must be at least ${String(params.limit)} character${params.limit === 1 ? '' : 's'} long.`,
+      );
     case 'minItems':
-      return at('request.too_short', `${name(base)} must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}.`);
+      return at(
+        'request.too_short',
+        `${name(base)} must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}.`,
+      );
     case 'format':
-      return at('request.format', `${name(base)} must be ${params.format === 'uuid' ? 'a UUID' : `a ${String(params.format)}`}.`);
+      return at(
+        'request.format',
+        `${name(base)} must be ${params.format === 'uuid' ? 'a UUID' : `a ${String(params.format)}`}.`,
+      );
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -177,7 +222,8 @@ function fieldName(pointer: string): string {
   if (pointer === '') return 'The body';
   const segments = pointer.split('/').slice(1).map(unescape);
   const last = segments.at(-1) as string;
-  if (/^\d+$/.test(last)) return segments.length === 1 ? `Item ${last}` : `Item ${last} of "${segments.at(-2) as string}"`;
+  if (/^\d+$/.test(last))
+    return segments.length === 1 ? `Item ${last}` : `Item ${last} of "${segments.at(-2) as string}"`;
   return `The field "${last}"`;
 }
 
@@ -186,7 +232,15 @@ function lowerFirst(text: string): string {
 }
 
 function typeName(type: unknown): string {
-  const names: Record<string, string> = { string: 'a string', integer: 'an integer', number: 'a number', boolean: 'a boolean', object: 'a JSON object', array: 'a list', null: 'null' };
+  const names: Record<string, string> = {
+    string: 'a string',
+    integer: 'an integer',
+    number: 'a number',
+    boolean: 'a boolean',
+    object: 'a JSON object',
+    array: 'a list',
+    null: 'null',
+  };
   const types = Array.isArray(type) ? type : String(type).split(',');
   return types.map((each) => names[String(each)] ?? String(each)).join(' or ');
 }

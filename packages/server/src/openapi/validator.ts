@@ -42,7 +42,9 @@ export class ContractValidator {
 
   /** A schema of the document by JSON Pointer, compiled (`quick`: to say yes or no, and no more). */
   compile(pointer: string, quick = false): ValidateFunction {
-    return (quick ? this.quick : this.ajv).compile({ $ref: `${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
+    return (quick ? this.quick : this.ajv).compile({
+      $ref: `${DOCUMENT_ID}#${pointer.split('/').map(encodeURIComponent).join('/')}`,
+    });
   }
 
   /** What the issues need of the document, for a schema compiled from `root` (a JSON Pointer). */
@@ -75,7 +77,10 @@ export class ContractValidator {
   }
 
   request(operation: OperationSpec): RequestValidator {
-    const body = operation.body === undefined ? undefined : { quick: this.compile(operation.body.pointer, true), detailed: this.compile(operation.body.pointer) };
+    const body =
+      operation.body === undefined
+        ? undefined
+        : { quick: this.compile(operation.body.pointer, true), detailed: this.compile(operation.body.pointer) };
     const bodyAccess = operation.body === undefined ? undefined : this.access(operation.body.pointer);
     const path = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'path'));
     const query = this.parameters(operation.parameters.filter((parameter) => parameter.in === 'query'));
@@ -86,12 +91,20 @@ export class ContractValidator {
         const queryValues = query.check(input.query, 'query', issues);
         if (operation.body !== undefined && body !== undefined) {
           if (input.body === undefined) {
-            if (operation.body.required) issues.push({ pointer: '', code: 'request.required', message: 'The operation takes a JSON body; send one.' });
+            if (operation.body.required)
+              issues.push({
+                pointer: '',
+                code: 'request.required',
+                message: 'The operation takes a JSON body; send one.',
+              });
           } else if (!body.quick(input.body) && !body.detailed(input.body)) {
             issues.push(...toIssues(body.detailed.errors ?? [], { in: 'body' }, bodyAccess as SchemaAccess));
           }
         }
-        if (issues.length > 0) throw new HttpProblem('invalid_request', 'The request is not what this operation takes; see issues.', { issues });
+        if (issues.length > 0)
+          throw new HttpProblem('invalid_request', 'The request is not what this operation takes; see issues.', {
+            issues,
+          });
         return { body: input.body, params, query: queryValues };
       },
     };
@@ -103,7 +116,9 @@ export class ContractValidator {
    */
   checkResponse(operation: OperationSpec, status: number, mediaType: string | undefined, body: unknown): string[] {
     const responses = ((this.at(operation.pointer) as Node).responses ?? {}) as Node;
-    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((candidate) => responses[candidate] !== undefined);
+    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find(
+      (candidate) => responses[candidate] !== undefined,
+    );
     if (key === undefined) return [`${operation.operationId} does not document the status ${status}`];
     if (mediaType === undefined || !/json$/.test(mediaType)) return [];
     const cacheKey = `${operation.pointer} ${key} ${mediaType}`;
@@ -111,12 +126,19 @@ export class ContractValidator {
     if (validate === undefined) {
       const response = this.follow(responses[key] as Node);
       const content = (response.content ?? {}) as Node;
-      validate = content[mediaType] === undefined ? null : this.compile(`${this.pointerOf(responses[key] as Node, `${operation.pointer}/responses/${key}`)}/content/${escape(mediaType)}/schema`);
+      validate =
+        content[mediaType] === undefined
+          ? null
+          : this.compile(
+              `${this.pointerOf(responses[key] as Node, `${operation.pointer}/responses/${key}`)}/content/${escape(mediaType)}/schema`,
+            );
       this.responses.set(cacheKey, validate);
       if (validate === null) return [`the ${status} of ${operation.operationId} is not ${mediaType} in the document`];
     }
     if (validate === null) return [`the ${status} of ${operation.operationId} is not ${mediaType} in the document`];
-    return validate(body) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? error.keyword}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? error.keyword}`);
   }
 
   private parameters(list: Parameter[]) {
@@ -129,7 +151,11 @@ export class ContractValidator {
     const quick = list.length === 0 ? undefined : this.quick.compile(schema);
     const access = this.access('');
     return {
-      check: (values: Record<string, unknown>, where: 'path' | 'query', issues: FieldIssue[]): Record<string, unknown> => {
+      check: (
+        values: Record<string, unknown>,
+        where: 'path' | 'query',
+        issues: FieldIssue[],
+      ): Record<string, unknown> => {
         if (validate === undefined) return {};
         const coerced: Record<string, unknown> = {};
         for (const parameter of list) {
@@ -138,8 +164,17 @@ export class ContractValidator {
         }
         if (!(quick as ValidateFunction)(coerced) && !validate(coerced)) {
           for (const error of validate.errors ?? []) {
-            const name = error.keyword === 'required' ? String(error.params.missingProperty) : error.instancePath.split('/')[1] ?? '';
-            issues.push(...toIssues([{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }], { in: where, name }, access));
+            const name =
+              error.keyword === 'required'
+                ? String(error.params.missingProperty)
+                : (error.instancePath.split('/')[1] ?? '');
+            issues.push(
+              ...toIssues(
+                [{ ...error, instancePath: error.instancePath.replace(/^\/[^/]+/, '') }],
+                { in: where, name },
+                access,
+              ),
+            );
           }
         }
         return coerced;
@@ -161,7 +196,9 @@ export class ContractValidator {
   }
 
   private pointerOf(node: Node, pointer: string): string {
-    return typeof node.$ref === 'string' ? this.pointerOf(this.at(node.$ref.slice(1)) as Node, node.$ref.slice(1)) : pointer;
+    return typeof node.$ref === 'string'
+      ? this.pointerOf(this.at(node.$ref.slice(1)) as Node, node.$ref.slice(1))
+      : pointer;
   }
 }
 
@@ -169,11 +206,21 @@ export class ContractValidator {
 function absolute(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(absolute);
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : absolute(value)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOCUMENT_ID}${value}` : absolute(value),
+    ]),
+  );
 }
 
 /** A path or query string as the type its schema gives (integers); anything else as it came. */
 function coerce(value: unknown, schema: Node): unknown {
-  if (typeof value === 'string' && (schema.type === 'integer' || schema.type === 'number') && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (
+    typeof value === 'string' &&
+    (schema.type === 'integer' || schema.type === 'number') &&
+    /^-?\d+(\.\d+)?$/.test(value)
+  )
+    return Number(value);
   return value;
 }

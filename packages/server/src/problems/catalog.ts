@@ -17,7 +17,7 @@ export const problemCatalog = {
     status: 400,
     title: 'Invalid request',
     meaning:
-      'The request itself is malformed: the body is not JSON, a field is missing, unknown or of the wrong type, a query parameter is out of range, or a manual run\'s `input` does not fill the trigger\'s inputs. `issues` lists every problem, each with a `request.*` code and a JSON pointer into the body.',
+      "The request itself is malformed: the body is not JSON, a field is missing, unknown or of the wrong type, a query parameter is out of range, or a manual run's `input` does not fill the trigger's inputs. `issues` lists every problem, each with a `request.*` code and a JSON pointer into the body.",
     action:
       'Fix each listed issue at its pointer and send the request again; the same request gets the same answer. On `/api/manual-runs` the body is just `{ "error": "invalid_request" }`.',
   },
@@ -41,20 +41,23 @@ export const problemCatalog = {
     status: 403,
     title: 'Insufficient scope',
     meaning: 'The API key is valid but lacks the scope this operation needs; `requiredScope` names it.',
-    action: 'Use a key that has `requiredScope`, or ask an operator for a new key with it; an existing key\'s scopes do not change.',
+    action:
+      "Use a key that has `requiredScope`, or ask an operator for a new key with it; an existing key's scopes do not change.",
   },
   actor_forbidden: {
     status: 403,
     title: 'Actor not allowed',
     meaning:
       'The `actor` of a manual run is not in the trigger\'s `filters.from_users`. On `/api/manual-runs` the body is just `{ "error": "actor_forbidden" }`.',
-    action: 'Dispatch as one of the allowed users, or add the actor to `filters.from_users` and install the configuration again.',
+    action:
+      'Dispatch as one of the allowed users, or add the actor to `filters.from_users` and install the configuration again.',
   },
   not_found: {
     status: 404,
     title: 'Not found',
     meaning: 'Nothing is at this method and path: no such route, reference asset or problem code.',
-    action: 'Check the path against the API reference at `/api/reference`, and the code against the list at `/problems`.',
+    action:
+      'Check the path against the API reference at `/api/reference`, and the code against the list at `/problems`.',
   },
   project_not_found: {
     status: 404,
@@ -72,14 +75,16 @@ export const problemCatalog = {
     status: 404,
     title: 'API key not found',
     meaning: 'On the operator API: the organization has no API key with the id in the path.',
-    action: 'List the organization\'s keys with `GET /api/admin/v1/organizations/{org}/api-keys` and use one of their ids.',
+    action:
+      "List the organization's keys with `GET /api/admin/v1/organizations/{org}/api-keys` and use one of their ids.",
   },
   trigger_not_found: {
     status: 404,
     title: 'Trigger not found',
     meaning:
-      'Neither the project\'s active configuration nor the organization\'s triggers have a `manual.run` trigger of that name, or the trigger has no steps to run.',
-    action: 'Check the trigger\'s name and its `on: manual.run`, install the configuration or trigger that declares it, then dispatch again.',
+      "Neither the project's active configuration nor the organization's triggers have a `manual.run` trigger of that name, or the trigger has no steps to run.",
+    action:
+      "Check the trigger's name and its `on: manual.run`, install the configuration or trigger that declares it, then dispatch again.",
   },
   run_not_found: {
     status: 404,
@@ -90,8 +95,10 @@ export const problemCatalog = {
   execution_not_found: {
     status: 404,
     title: 'Execution not found',
-    meaning: 'No execution with that id: a daemon reported on (or sent output for) an execution never assigned to it, or an API client asked for one that is not in a run of its organization.',
-    action: 'A daemon: report only on executions received from `GET /api/v1/daemon/assignments/next`, under the same daemon identity. An API client: take the id from a dispatch (shape A) or from `GET /api/v1/runs/{triggerRunId}`.',
+    meaning:
+      'No execution with that id: a daemon reported on (or sent output for) an execution never assigned to it, or an API client asked for one that is not in a run of its organization.',
+    action:
+      'A daemon: report only on executions received from `GET /api/v1/daemon/assignments/next`, under the same daemon identity. An API client: take the id from a dispatch (shape A) or from `GET /api/v1/runs/{triggerRunId}`.',
   },
   method_not_allowed: {
     status: 405,
@@ -115,7 +122,7 @@ export const problemCatalog = {
     status: 409,
     title: 'Daemon name taken',
     meaning: 'An active daemon of the organization already has the name this enrollment asks for.',
-    action: 'Enroll under another name, or send `replace: true` to retire the old daemon\'s identity and take its name.',
+    action: "Enroll under another name, or send `replace: true` to retire the old daemon's identity and take its name.",
   },
   trigger_disabled: {
     status: 409,
@@ -128,14 +135,16 @@ export const problemCatalog = {
     title: 'Version not current',
     meaning:
       'The dispatch named an `expectedVersionId`, but the trigger was found in another revision; `activeVersionId` is the active one.',
-    action: 'Review what changed in `activeVersionId`, then dispatch again with it as `expectedVersionId`, or without one.',
+    action:
+      'Review what changed in `activeVersionId`, then dispatch again with it as `expectedVersionId`, or without one.',
   },
   daemon_offline: {
     status: 409,
     title: 'Daemon offline',
     meaning:
-      'The daemon that runs the trigger\'s first step is not enrolled, or has had no heartbeat nor waiting long-poll within the last 30 s. No run was started.',
-    action: 'Start the daemon (or enroll it under the name the configuration uses), then dispatch again once it is online.',
+      "The daemon that runs the trigger's first step is not enrolled, or has had no heartbeat nor waiting long-poll within the last 30 s. No run was started.",
+    action:
+      'Start the daemon (or enroll it under the name the configuration uses), then dispatch again once it is online.',
   },
   delivery_key_reused: {
     status: 409,
@@ -159,13 +168,15 @@ export const problemCatalog = {
   payload_too_large: {
     status: 413,
     title: 'Payload too large',
-    meaning: 'The request body is larger than this operation accepts: 16 MiB for configurations and triggers, 16 KiB for a daemon\'s enrollment, 4 KiB for the OAuth forms (each operation\'s request body says). A body announced larger is refused before any of it is read.',
+    meaning:
+      "The request body is larger than this operation accepts: 16 MiB for configurations and triggers, 16 KiB for a daemon's enrollment, 4 KiB for the OAuth forms (each operation's request body says). A body announced larger is refused before any of it is read.",
     action: 'Send a smaller body: fewer or smaller partials or files.',
   },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
-    meaning: 'The request has a body that is not declared as JSON, or is JSON in another charset or encoding than UTF-8.',
+    meaning:
+      'The request has a body that is not declared as JSON, or is JSON in another charset or encoding than UTF-8.',
     action: 'Send the body as UTF-8 JSON with `Content-Type: application/json`.',
   },
   invalid_configuration: {
@@ -194,14 +205,16 @@ export const problemCatalog = {
   internal_error: {
     status: 500,
     title: 'Internal server error',
-    meaning: 'Something unexpected failed on the hub. The answer says nothing more; `requestId` identifies the failure in the hub\'s logs.',
-    action: 'Try again later; if it persists, give the hub\'s operator the `requestId` (also in the `X-Request-Id` header).',
+    meaning:
+      "Something unexpected failed on the hub. The answer says nothing more; `requestId` identifies the failure in the hub's logs.",
+    action:
+      "Try again later; if it persists, give the hub's operator the `requestId` (also in the `X-Request-Id` header).",
   },
   not_ready: {
     status: 503,
     title: 'Not ready',
     meaning: 'The hub is running but cannot serve: its database does not answer (`GET /readyz`).',
-    action: 'Send traffic to another instance or wait; the operator checks the hub\'s PostgreSQL.',
+    action: "Send traffic to another instance or wait; the operator checks the hub's PostgreSQL.",
   },
   database_unavailable: {
     status: 503,
@@ -209,14 +222,15 @@ export const problemCatalog = {
     meaning:
       'The hub cannot reach its PostgreSQL, or a statement did not finish in time. Nothing of the request was stored unless its answer said so; `Retry-After` says when to try again.',
     action:
-      'Retry after `Retry-After` seconds: an install is stored whole or not at all, and a dispatch with the same `deliveryKey` is never run twice. If it persists, the operator checks the hub\'s PostgreSQL (`GET /readyz`).',
+      "Retry after `Retry-After` seconds: an install is stored whole or not at all, and a dispatch with the same `deliveryKey` is never run twice. If it persists, the operator checks the hub's PostgreSQL (`GET /readyz`).",
   },
   server_busy: {
     status: 503,
     title: 'Server busy',
     meaning:
       'The hub is compiling as many large configurations as it can hold, or the compile of this one ran out of its memory ceiling; nothing was stored. `Retry-After` says when to try again.',
-    action: 'Retry after `Retry-After` seconds. If a single configuration always gets this answer, it needs more memory than the hub allows one compile: split it, or ask the operator to raise `HUB_COMPILE_MEMORY_MB`.',
+    action:
+      'Retry after `Retry-After` seconds. If a single configuration always gets this answer, it needs more memory than the hub allows one compile: split it, or ask the operator to raise `HUB_COMPILE_MEMORY_MB`.',
   },
 } as const satisfies Record<string, ProblemEntry>;
 

@@ -29,6 +29,10 @@ export function describeProblem(code: ProblemCode): ProblemDescription {
 /** Every problem of the catalog, by status, in the catalog's order within a status. */
 export function listProblems(): ProblemList {
   const codes = Object.keys(problemCatalog) as ProblemCode[];
-  const problems = codes.map((code) => ({ code, status: problemCatalog[code].status, title: problemCatalog[code].title }));
+  const problems = codes.map((code) => ({
+    code,
+    status: problemCatalog[code].status,
+    title: problemCatalog[code].title,
+  }));
   return { problems: problems.sort((a, b) => a.status - b.status) };
 }

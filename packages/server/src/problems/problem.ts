@@ -33,7 +33,10 @@ export class HttpProblem extends Error {
 }
 
 /** The problem document: the members of both shapes (DECISIONS.md, One hub, both shapes). */
-export function toProblem(problem: HttpProblem, context: { problemBase: string; requestId: string }): Record<string, unknown> {
+export function toProblem(
+  problem: HttpProblem,
+  context: { problemBase: string; requestId: string },
+): Record<string, unknown> {
   const { status, title } = problemCatalog[problem.code];
   const body: Record<string, unknown> = {
     type: `${context.problemBase}/problems/${problem.code}`,

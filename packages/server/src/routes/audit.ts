@@ -15,7 +15,13 @@ export function auditHandlers(hub: Hub): Handlers {
       const { cursor } = query;
       if (cursor !== undefined && !UUID.test(cursor)) {
         throw new HttpProblem('invalid_request', 'The cursor is not one this hub gave; pass `next` from an answer.', {
-          issues: [{ pointer: '', code: 'request.pattern', message: 'The query parameter cursor is not a cursor this hub gave.' }],
+          issues: [
+            {
+              pointer: '',
+              code: 'request.pattern',
+              message: 'The query parameter cursor is not a cursor this hub gave.',
+            },
+          ],
         });
       }
       const limit = query.limit ?? AUDIT_PAGE;

@@ -15,9 +15,13 @@ export function configurationHandlers(hub: Hub): Handlers {
   const compile = async (req: Request, body: ConfigurationBody) => {
     const { organizationId } = authOf(req);
     const { projectSlug } = body;
-    const authored: AuthoredConfiguration = 'yaml' in body ? { shape: 'configuration', yaml: body.yaml, partials: body.partials ?? [] } : { shape: 'bundle', files: body.files };
+    const authored: AuthoredConfiguration =
+      'yaml' in body
+        ? { shape: 'configuration', yaml: body.yaml, partials: body.partials ?? [] }
+        : { shape: 'bundle', files: body.files };
     const project = await hub.organizations.activeProject(organizationId, projectSlug);
-    if (project === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+    if (project === undefined)
+      throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
     const catalog = await hub.daemons.catalog(organizationId);
     const task: CompileTask =
       authored.shape === 'configuration'
@@ -34,16 +38,27 @@ export function configurationHandlers(hub: Hub): Handlers {
     installConfiguration: handle(async ({ req, res, body }) => {
       const { projectSlug, authored, model, triggerNames } = await compile(req, body);
       const { organizationId, keyId } = authOf(req);
-      const revision = await hub.revisions.install(organizationId, projectSlug, authored, { model, triggerNames }, keyId);
+      const revision = await hub.revisions.install(
+        organizationId,
+        projectSlug,
+        authored,
+        { model, triggerNames },
+        keyId,
+      );
       if (revision === 'key_revoked') throw unauthorized();
-      if (revision === undefined) throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
+      if (revision === undefined)
+        throw new HttpProblem('project_not_found', `The organization has no active project "${projectSlug}".`);
       res.status(201).json({ projectSlug, versionId: revision.versionId, version: revision.version, active: true });
     }),
   };
 }
 
 /** Compiles, then resolves resources against the task's catalog; either failing is a 422. */
-export async function compileChecked(hub: Hub, task: CompileTask, problem: 'invalid_configuration' | 'invalid_trigger') {
+export async function compileChecked(
+  hub: Hub,
+  task: CompileTask,
+  problem: 'invalid_configuration' | 'invalid_trigger',
+) {
   const what = problem === 'invalid_trigger' ? 'trigger' : 'configuration';
   const result = await hub.compile(task);
   if (result.ok) return result;
@@ -51,7 +66,9 @@ export async function compileChecked(hub: Hub, task: CompileTask, problem: 'inva
   const count = `${issues.length} issue${issues.length === 1 ? '' : 's'}`;
   throw new HttpProblem(
     problem,
-    result.stage === 'compile' ? `The ${what} has ${count}; see issues.` : `The ${what} names resources the organization does not have: ${count}; see issues.`,
+    result.stage === 'compile'
+      ? `The ${what} has ${count}; see issues.`
+      : `The ${what} names resources the organization does not have: ${count}; see issues.`,
     { issues },
   );
 }

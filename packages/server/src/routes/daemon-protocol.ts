@@ -20,14 +20,22 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
       const closed = new AbortController();
       // The response's close: the request's own has come and gone once its (signed) body was read.
       res.once('close', () => closed.abort());
-      const answer = await nextAssignment(hub, daemonOf(req).daemonId, { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 }, closed.signal);
+      const answer = await nextAssignment(
+        hub,
+        daemonOf(req).daemonId,
+        { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 },
+        closed.signal,
+      );
       if (answer === undefined) res.status(204).end();
       else res.json(answer);
     }),
     appendExecutionOutput: handle(async ({ req, res, params, body }) => {
       const { executionId } = params;
-      const nextSeq = UUID.test(executionId) ? await output.append(daemonOf(req).daemonId, executionId.toLowerCase(), body.chunks) : undefined;
-      if (nextSeq === undefined) throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
+      const nextSeq = UUID.test(executionId)
+        ? await output.append(daemonOf(req).daemonId, executionId.toLowerCase(), body.chunks)
+        : undefined;
+      if (nextSeq === undefined)
+        throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
       res.json({ executionId, nextSeq });
     }),
     daemonOffline: handle(async ({ req, res }) => {
@@ -36,7 +44,10 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
     }),
     reportExecutionStatus: handle(async ({ req, res, params, body }) => {
       const { executionId } = params;
-      const detail = { ...(typeof body.exitCode === 'number' ? { exitCode: body.exitCode } : {}), ...(body.message === undefined ? {} : { message: body.message }) };
+      const detail = {
+        ...(typeof body.exitCode === 'number' ? { exitCode: body.exitCode } : {}),
+        ...(body.message === undefined ? {} : { message: body.message }),
+      };
       const result = UUID.test(executionId)
         ? await reportStatus(hub.sql, daemonOf(req).daemonId, executionId.toLowerCase(), body.status, detail)
         : ({ ok: false, reason: 'not_found' } as const);
@@ -44,10 +55,15 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
         res.json({ executionId, status: result.status });
         return;
       }
-      if (result.reason === 'not_found') throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
-      throw new HttpProblem('execution_finished', `The execution is already ${result.status}; its status no longer changes.`, {
-        extensions: { executionStatus: result.status },
-      });
+      if (result.reason === 'not_found')
+        throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
+      throw new HttpProblem(
+        'execution_finished',
+        `The execution is already ${result.status}; its status no longer changes.`,
+        {
+          extensions: { executionStatus: result.status },
+        },
+      );
     }),
   };
 }

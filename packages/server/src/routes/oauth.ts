@@ -86,7 +86,15 @@ export function oauthHandlers(hub: Hub): Handlers {
         // codes a second draw is rare and a third rarer still.
         for (let attempt = 0; ; attempt++) {
           const userCode = newUserCode();
-          const created = await devices.create({ deviceDigest: digest(deviceCode), userCode, clientId: CLI_CLIENT_ID, host, scopes, lifetimeSeconds: timing.lifetimeSeconds, intervalSeconds: timing.intervalSeconds });
+          const created = await devices.create({
+            deviceDigest: digest(deviceCode),
+            userCode,
+            clientId: CLI_CLIENT_ID,
+            host,
+            scopes,
+            lifetimeSeconds: timing.lifetimeSeconds,
+            intervalSeconds: timing.intervalSeconds,
+          });
           if (created) {
             const shown = displayUserCode(userCode);
             return {
@@ -108,12 +116,16 @@ export function oauthHandlers(hub: Hub): Handlers {
         const form = formOf(req.body);
         const grantType = parameter(form, 'grant_type');
         if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-        if (grantType !== DEVICE_CODE_GRANT) throw new OAuthError('unsupported_grant_type', `The hub supports ${DEVICE_CODE_GRANT} only.`);
+        if (grantType !== DEVICE_CODE_GRANT)
+          throw new OAuthError('unsupported_grant_type', `The hub supports ${DEVICE_CODE_GRANT} only.`);
         checkClient(form);
         const deviceCode = parameter(form, 'device_code');
         if (deviceCode === undefined) throw new OAuthError('invalid_request', 'device_code is required.');
         const token = generateToken('cli');
-        const outcome = await devices.poll(digest(deviceCode), CLI_CLIENT_ID, { digest: digest(token), prefix: displayPrefix(token, 'cli') });
+        const outcome = await devices.poll(digest(deviceCode), CLI_CLIENT_ID, {
+          digest: digest(token),
+          prefix: displayPrefix(token, 'cli'),
+        });
         // An unknown device code is a failed credential: counted, and 429 past the limit.
         if (outcome.kind === 'invalid_grant') res.set(await hub.throttle.failedAuthentication(req));
         if (outcome.kind !== 'issued') throw new OAuthError(outcome.kind, DESCRIPTIONS[outcome.kind]);
@@ -128,7 +140,11 @@ export function oauthHandlers(hub: Hub): Handlers {
         const token = parameter(form, 'token');
         if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
         parameter(form, 'token_type_hint'); // Only checked for repetition: the prefix tells the kind.
-        if (isWellFormed(token, 'pk')) throw new OAuthError('unsupported_token_type', 'API keys are revoked by the organization owners in the dashboard, not here.');
+        if (isWellFormed(token, 'pk'))
+          throw new OAuthError(
+            'unsupported_token_type',
+            'API keys are revoked by the organization owners in the dashboard, not here.',
+          );
         if (!isWellFormed(token, 'cli')) return undefined;
         const secret = await hub.apiKeys.secret(digest(token));
         if (secret === undefined || secret.kind !== 'cli') return undefined;
@@ -149,7 +165,13 @@ async function answer(res: Response, step: () => Promise<object | undefined>): P
     result = await step();
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    res.status(400).json(error.description === undefined ? { error: error.error } : { error: error.error, error_description: error.description });
+    res
+      .status(400)
+      .json(
+        error.description === undefined
+          ? { error: error.error }
+          : { error: error.error, error_description: error.description },
+      );
     return;
   }
   if (result === undefined) res.status(200).end();
@@ -157,7 +179,8 @@ async function answer(res: Response, step: () => Promise<object | undefined>): P
 }
 
 function formOf(body: unknown): Form {
-  if (typeof body !== 'object' || body === null) throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
+  if (typeof body !== 'object' || body === null)
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded.');
   return body as Form;
 }
 
@@ -179,7 +202,11 @@ function scopesOf(scope: string | undefined): string[] {
   if (scope === undefined) return [...CLI_SCOPES];
   const asked = new Set(scope.split(' ').filter((item) => item !== ''));
   const unknown = [...asked].filter((item) => !(CLI_SCOPES as readonly string[]).includes(item));
-  if (unknown.length > 0) throw new OAuthError('invalid_scope', `Unknown scope ${unknown[0]?.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 64)}; the CLI's are ${CLI_SCOPES.join(' ')}.`);
+  if (unknown.length > 0)
+    throw new OAuthError(
+      'invalid_scope',
+      `Unknown scope ${unknown[0]?.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 64)}; the CLI's are ${CLI_SCOPES.join(' ')}.`,
+    );
   if (asked.size === 0) return [...CLI_SCOPES];
   return CLI_SCOPES.filter((item) => asked.has(item));
 }
@@ -187,7 +214,8 @@ function scopesOf(scope: string | undefined): string[] {
 /** The host name the CLI sent, shown to the person approving: printable, trimmed, at most 255 characters. */
 function hostOf(hostname: string | undefined): string | null {
   if (hostname === undefined) return null;
-  if (/[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/.test(hostname)) throw new OAuthError('invalid_request', 'hostname holds control characters.');
+  if (/[\u0000-\u001f\u007f-\u009f\ud800-\udfff]/.test(hostname))
+    throw new OAuthError('invalid_request', 'hostname holds control characters.');
   const host = hostname.trim();
   if (host.length > 255) throw new OAuthError('invalid_request', 'hostname is longer than 255 characters.');
   return host === '' ? null : host;

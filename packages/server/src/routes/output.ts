@@ -29,7 +29,12 @@ async function plain(output: OutputRepository, req: Request, res: Response, stat
   for (;;) {
     const chunks = await output.chunks(state.executionId, last, PAGE);
     for (const chunk of chunks) {
-      if (chunk.seq > last + 1) await write(res, `\n[… ${state.cutBytes} bytes of output cut here: the hub keeps the first and the last 5 MiB …]\n`, closed);
+      if (chunk.seq > last + 1)
+        await write(
+          res,
+          `\n[… ${state.cutBytes} bytes of output cut here: the hub keeps the first and the last 5 MiB …]\n`,
+          closed,
+        );
       await write(res, chunk.text, closed);
       last = chunk.seq;
     }
@@ -44,16 +49,32 @@ async function plain(output: OutputRepository, req: Request, res: Response, stat
  * status is read after the chunks, and the chunks once more when it is final, so the `end` event
  * follows every chunk stored before the end.
  */
-async function stream(hub: Hub, output: OutputRepository, req: Request, res: Response, state: OutputState): Promise<void> {
+async function stream(
+  hub: Hub,
+  output: OutputRepository,
+  req: Request,
+  res: Response,
+  state: OutputState,
+): Promise<void> {
   const closed = closing(res);
   const watch = hub.outputWakeups?.watch(state.executionId);
-  res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Accel-Buffering': 'no',
+  });
   res.flushHeaders();
   let last = lastEventId(req.get('last-event-id'));
   const send = async (chunks: StoredChunk[]) => {
     for (const chunk of chunks) {
-      if (chunk.seq > last + 1) await write(res, `event: cut\ndata: ${JSON.stringify({ bytes: state.cutBytes })}\n\n`, closed);
-      const data = JSON.stringify({ seq: chunk.seq, stream: chunk.stream, at: chunk.at.toISOString(), text: chunk.text });
+      if (chunk.seq > last + 1)
+        await write(res, `event: cut\ndata: ${JSON.stringify({ bytes: state.cutBytes })}\n\n`, closed);
+      const data = JSON.stringify({
+        seq: chunk.seq,
+        stream: chunk.stream,
+        at: chunk.at.toISOString(),
+        text: chunk.text,
+      });
       await write(res, `id: ${chunk.seq}\nevent: output\ndata: ${data}\n\n`, closed);
       last = chunk.seq;
     }

@@ -13,7 +13,8 @@ export type { ProblemDescription, ProblemList, ProblemSummary } from '../problem
 export function problemPage(req: Request, res: Response): void {
   const code = String(req.params.code);
   // Never echo the code: only the catalog's own text reaches a page.
-  if (!isProblemCode(code)) throw new HttpProblem('not_found', 'The hub has no problem of this code; GET /problems lists them all.');
+  if (!isProblemCode(code))
+    throw new HttpProblem('not_found', 'The hub has no problem of this code; GET /problems lists them all.');
   const problem = describeProblem(code);
   answer(req, res, problem, () => renderPage(h(ProblemPage, { problem })));
 }

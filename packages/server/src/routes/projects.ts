@@ -34,7 +34,11 @@ export function fromCursor(cursor: string): string | undefined {
 function asked(query: Request['query']): 'whole' | ProjectPage | undefined {
   const { limit, cursor } = query;
   if (limit === undefined && cursor === undefined) return 'whole';
-  if (limit !== undefined && (typeof limit !== 'string' || !/^[1-9][0-9]{0,3}$/.test(limit) || Number(limit) > LIMIT_MAX)) return undefined;
+  if (
+    limit !== undefined &&
+    (typeof limit !== 'string' || !/^[1-9][0-9]{0,3}$/.test(limit) || Number(limit) > LIMIT_MAX)
+  )
+    return undefined;
   const after = cursor === undefined ? undefined : typeof cursor === 'string' ? fromCursor(cursor) : undefined;
   if (cursor !== undefined && after === undefined) return undefined;
   return { after, limit: limit === undefined ? undefined : Number(limit) };
@@ -42,7 +46,9 @@ function asked(query: Request['query']): 'whole' | ProjectPage | undefined {
 
 const badCursor = () =>
   new HttpProblem('invalid_request', 'The cursor is not one this hub gave; pass `nextCursor` from an answer.', {
-    issues: [{ pointer: '', code: 'request.pattern', message: 'The query parameter cursor is not a cursor this hub gave.' }],
+    issues: [
+      { pointer: '', code: 'request.pattern', message: 'The query parameter cursor is not a cursor this hub gave.' },
+    ],
   });
 
 /**
@@ -53,23 +59,33 @@ const badCursor = () =>
 export function projectHandlers(hub: Hub): Handlers {
   const prefetch = (sql: Sql, req: Request) => {
     const wanted = asked(req.query);
-    return wanted === undefined ? sql`null` : wanted === 'whole' ? ProjectList.whole(sql) : ProjectList.page(sql, wanted);
+    return wanted === undefined
+      ? sql`null`
+      : wanted === 'whole'
+        ? ProjectList.whole(sql)
+        : ProjectList.page(sql, wanted);
   };
   return {
     listProjects: handle(
       async ({ req, res, query }) => {
         if (query.limit === undefined && query.cursor === undefined) {
-          const body = contextOf(req).prefetched ?? (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.whole(hub.sql)));
+          const body =
+            contextOf(req).prefetched ??
+            (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.whole(hub.sql)));
           res.set('Content-Type', 'application/json; charset=utf-8').send(body as string);
           return;
         }
         const after = query.cursor === undefined ? undefined : fromCursor(query.cursor);
         if (query.cursor !== undefined && after === undefined) throw badCursor();
         const page = { after, limit: query.limit };
-        const rows = (contextOf(req).prefetched ?? (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.page(hub.sql, page)))) as Project[];
+        const rows = (contextOf(req).prefetched ??
+          (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.page(hub.sql, page)))) as Project[];
         const projects = page.limit === undefined ? rows : rows.slice(0, page.limit);
         const last = projects.at(-1);
-        res.json({ projects, nextCursor: rows.length > projects.length && last !== undefined ? toCursor(last.slug) : null });
+        res.json({
+          projects,
+          nextCursor: rows.length > projects.length && last !== undefined ? toCursor(last.slug) : null,
+        });
       },
       { prefetch },
     ),
@@ -77,7 +93,13 @@ export function projectHandlers(hub: Hub): Handlers {
 }
 
 /** A listing's column read on its own, when the key check could not read it (a query the validator then took after all). */
-async function readOnce(sql: Sql, organizationId: string, column: ReturnType<typeof ProjectList.whole>): Promise<unknown> {
-  const [row] = await sql<{ listed: unknown }[]>`select ${column} as listed from (select ${organizationId}::uuid as organization_id) key`;
+async function readOnce(
+  sql: Sql,
+  organizationId: string,
+  column: ReturnType<typeof ProjectList.whole>,
+): Promise<unknown> {
+  const [row] = await sql<
+    { listed: unknown }[]
+  >`select ${column} as listed from (select ${organizationId}::uuid as organization_id) key`;
   return row?.listed;
 }

@@ -70,7 +70,9 @@ function asset(file: string): Buffer {
 export function documentationHandlers(): Handlers {
   return {
     getReference: handle(({ res }) => void res.setHeader('Content-Security-Policy', CSP).type('html').send(PAGE)),
-    getReferenceScript: handle(({ res }) => void res.setHeader('Content-Security-Policy', CSP).type('text/javascript').send(INIT)),
+    getReferenceScript: handle(
+      ({ res }) => void res.setHeader('Content-Security-Policy', CSP).type('text/javascript').send(INIT),
+    ),
     getReferenceAsset: handle(({ res, params }) => {
       const { file } = params;
       const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;

@@ -28,9 +28,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const early = {
   bodyFirst: 16 * 1024,
   prefetch: (sql: Sql, req: Request) => {
-    const body = (typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+    const body = (
+      typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body) ? req.body : {}
+    ) as Record<string, unknown>;
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
-    return RunRepository.lookupColumn(sql, { projectSlug: text(body.projectSlug), trigger: text(body.trigger), deliveryKey: text(body.deliveryKey) });
+    return RunRepository.lookupColumn(sql, {
+      projectSlug: text(body.projectSlug),
+      trigger: text(body.trigger),
+      deliveryKey: text(body.deliveryKey),
+    });
   },
 };
 
@@ -52,16 +58,26 @@ export function runHandlers(hub: Hub): Handlers {
     return result.dispatched;
   };
   // Before the key check: a run started in one statement from hints, or false for the exact path.
-  const attempt = async ({ req, res, body }: Call<'dispatchManualRunA' | 'dispatchManualRunB'>, answer: (dispatched: Dispatched) => object) => {
+  const attempt = async (
+    { req, res, body }: Call<'dispatchManualRunA' | 'dispatchManualRunB'>,
+    answer: (dispatched: Dispatched) => object,
+  ) => {
     const token = bearer(req.get('authorization'));
-    const dispatched = token === undefined ? undefined : await dispatchHinted(hub.runs, hints, { token, request: body, wake });
+    const dispatched =
+      token === undefined ? undefined : await dispatchHinted(hub.runs, hints, { token, request: body, wake });
     if (dispatched === undefined) return false;
     res.json(answer(dispatched));
     return true;
   };
   return {
-    dispatchManualRunA: handle(async (call) => void call.res.json(answerA(await dispatch(call))), { ...early, attempt: (call) => attempt(call, answerA) }),
-    dispatchManualRunB: handle(async (call) => void call.res.json(answerB(await dispatch(call))), { ...early, attempt: (call) => attempt(call, answerB) }),
+    dispatchManualRunA: handle(async (call) => void call.res.json(answerA(await dispatch(call))), {
+      ...early,
+      attempt: (call) => attempt(call, answerA),
+    }),
+    dispatchManualRunB: handle(async (call) => void call.res.json(answerB(await dispatch(call))), {
+      ...early,
+      attempt: (call) => attempt(call, answerB),
+    }),
     getRun: handle(async ({ req, res, params }) => {
       const id = params.triggerRunId;
       const run = UUID.test(id) ? await runView(hub.sql, authOf(req).organizationId, id.toLowerCase()) : undefined;
@@ -72,23 +88,37 @@ export function runHandlers(hub: Hub): Handlers {
       const limit = query.limit ?? 50;
       const before = query.cursor === undefined ? undefined : fromCursor(query.cursor);
       const filter = { projectSlug: query.project, trigger: query.trigger, status: query.status };
-      const runs = before === null ? undefined : await runViews(hub.sql, authOf(req).organizationId, filter, before, limit);
+      const runs =
+        before === null ? undefined : await runViews(hub.sql, authOf(req).organizationId, filter, before, limit);
       if (runs === undefined) throw badCursor();
       const page = runs.slice(0, limit);
       const last = page.at(-1);
-      res.json({ runs: page, nextCursor: runs.length > limit && last !== undefined ? toCursor(last.triggerRunId) : null });
+      res.json({
+        runs: page,
+        nextCursor: runs.length > limit && last !== undefined ? toCursor(last.triggerRunId) : null,
+      });
     }),
     cancelRun: handle(async ({ req, res, params }) => {
       const id = params.triggerRunId;
       const { organizationId, keyId } = authOf(req);
-      const result = UUID.test(id) ? await cancelRun(hub.sql, organizationId, id.toLowerCase(), keyId) : ({ ok: false, reason: 'not_found' } as const);
-      if (!result.ok && result.reason === 'not_found') throw new HttpProblem('run_not_found', `The organization has no run ${id}.`);
-      if (!result.ok) throw new HttpProblem('run_finished', `The run has already ended (${result.status}); there is nothing left to cancel.`, { extensions: { runStatus: result.status } });
+      const result = UUID.test(id)
+        ? await cancelRun(hub.sql, organizationId, id.toLowerCase(), keyId)
+        : ({ ok: false, reason: 'not_found' } as const);
+      if (!result.ok && result.reason === 'not_found')
+        throw new HttpProblem('run_not_found', `The organization has no run ${id}.`);
+      if (!result.ok)
+        throw new HttpProblem(
+          'run_finished',
+          `The run has already ended (${result.status}); there is nothing left to cancel.`,
+          { extensions: { runStatus: result.status } },
+        );
       res.status(202).json(await runView(hub.sql, organizationId, id.toLowerCase()));
     }),
     getExecution: handle(async ({ req, res, params }) => {
       const id = params.executionId;
-      const view = UUID.test(id) ? await executionView(hub.sql, authOf(req).organizationId, id.toLowerCase()) : undefined;
+      const view = UUID.test(id)
+        ? await executionView(hub.sql, authOf(req).organizationId, id.toLowerCase())
+        : undefined;
       if (view === undefined) throw new HttpProblem('execution_not_found', `The organization has no execution ${id}.`);
       res.json(view);
     }),
@@ -96,15 +126,26 @@ export function runHandlers(hub: Hub): Handlers {
       await sendOutput(hub, req, res, await outputState(hub, authOf(req).organizationId, params.executionId));
     }),
     getRunExecutionOutput: handle(async ({ req, res, params }) => {
-      await sendOutput(hub, req, res, await outputState(hub, authOf(req).organizationId, params.executionId, params.triggerRunId));
+      await sendOutput(
+        hub,
+        req,
+        res,
+        await outputState(hub, authOf(req).organizationId, params.executionId, params.triggerRunId),
+      );
     }),
   };
 }
 
 async function outputState(hub: Hub, organizationId: string, executionId: string, triggerRunId?: string) {
   const valid = UUID.test(executionId) && (triggerRunId === undefined || UUID.test(triggerRunId));
-  const state = valid ? await new OutputRepository(hub.sql).state(organizationId, executionId.toLowerCase(), triggerRunId?.toLowerCase()) : undefined;
-  if (state === undefined) throw new HttpProblem('execution_not_found', `The organization has no execution ${executionId}${triggerRunId === undefined ? '' : ` in run ${triggerRunId}`}.`);
+  const state = valid
+    ? await new OutputRepository(hub.sql).state(organizationId, executionId.toLowerCase(), triggerRunId?.toLowerCase())
+    : undefined;
+  if (state === undefined)
+    throw new HttpProblem(
+      'execution_not_found',
+      `The organization has no execution ${executionId}${triggerRunId === undefined ? '' : ` in run ${triggerRunId}`}.`,
+    );
   return state;
 }
 
@@ -121,9 +162,15 @@ function fromCursor(cursor: string): string | null {
 }
 
 const badCursor = () =>
-  new HttpProblem('invalid_request', 'The cursor is not one this hub gave for this organization; pass `nextCursor` from an answer.', {
-    issues: [{ pointer: '', code: 'request.pattern', message: 'The query parameter cursor is not a cursor this hub gave.' }],
-  });
+  new HttpProblem(
+    'invalid_request',
+    'The cursor is not one this hub gave for this organization; pass `nextCursor` from an answer.',
+    {
+      issues: [
+        { pointer: '', code: 'request.pattern', message: 'The query parameter cursor is not a cursor this hub gave.' },
+      ],
+    },
+  );
 
 function answerA(dispatched: Dispatched) {
   const { deliveryKey, triggerId, executionId, daemonId, agentId } = dispatched;
@@ -132,5 +179,11 @@ function answerA(dispatched: Dispatched) {
 
 function answerB(dispatched: Dispatched) {
   const { deliveryKey, receiptId, triggerRunId, triggerName } = dispatched;
-  return { deliveryKey, providerEventReceiptId: receiptId, triggerRunId, configuredTriggerName: triggerName, workflowStatus: 'running' };
+  return {
+    deliveryKey,
+    providerEventReceiptId: receiptId,
+    triggerRunId,
+    configuredTriggerName: triggerName,
+    workflowStatus: 'running',
+  };
 }

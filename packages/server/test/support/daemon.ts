@@ -30,7 +30,10 @@ export class TestDaemon {
     hub: Pick<RunningHub, 'url'>,
     key: string,
     name: string,
-    runtimes: { provider: string; modes?: string[]; models?: string[] }[] = [{ provider: 'claude' }, { provider: 'codex' }],
+    runtimes: { provider: string; modes?: string[]; models?: string[] }[] = [
+      { provider: 'claude' },
+      { provider: 'codex' },
+    ],
     options: { replace?: boolean } = {},
   ): Promise<TestDaemon> {
     const token = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', { token: key });
@@ -38,7 +41,13 @@ export class TestDaemon {
     const pair = generateKeyPairSync('ed25519');
     const x = pair.publicKey.export({ format: 'jwk' }).x as string;
     const enrolled = await call(hub, 'POST', '/api/v1/daemons/enroll', {
-      body: { token: token.body.token, name, publicKey: { kty: 'OKP', crv: 'Ed25519', x }, runtimes, replace: options.replace },
+      body: {
+        token: token.body.token,
+        name,
+        publicKey: { kty: 'OKP', crv: 'Ed25519', x },
+        runtimes,
+        replace: options.replace,
+      },
     });
     if (enrolled.status !== 201) throw new Error(`enroll: ${enrolled.status} ${enrolled.text}`);
     return new TestDaemon(hub, enrolled.body.daemonId, name, pair.privateKey);
@@ -58,7 +67,13 @@ export class TestDaemon {
     const digest = createHash('sha256').update(signedBody).digest('base64url');
     const message = `${method}\n${pathWithQuery}\n${timestamp}\n${nonce}\n${digest}`;
     const signature = overrides.signature ?? sign(null, Buffer.from(message), this.privateKey).toString('base64url');
-    const headers = { ...overrides.headers, 'hub-daemon': overrides.daemonId ?? this.id, 'hub-timestamp': timestamp, 'hub-nonce': nonce, 'hub-signature': signature };
+    const headers = {
+      ...overrides.headers,
+      'hub-daemon': overrides.daemonId ?? this.id,
+      'hub-timestamp': timestamp,
+      'hub-nonce': nonce,
+      'hub-signature': signature,
+    };
     return call(this.hub, method, pathWithQuery, body === undefined ? { headers } : { headers, raw });
   }
 

@@ -5,10 +5,12 @@ const examples = new URL('../../../schemas/examples/', import.meta.url);
 export const configurationYaml = readFileSync(new URL('configuration.yml', examples), 'utf8');
 export const configurationPartials = [{ path: 'testing.md', content: 'Run the whole suite.\n' }];
 export const triggerYaml = readFileSync(new URL('trigger.yml', examples), 'utf8');
-export const bundleFiles = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map((path) => ({
-  path,
-  content: readFileSync(new URL(`bundle/${path}`, examples), 'utf8'),
-}));
+export const bundleFiles = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map(
+  (path) => ({
+    path,
+    content: readFileSync(new URL(`bundle/${path}`, examples), 'utf8'),
+  }),
+);
 
 /** Daemons the examples name, with the runtimes they use. */
 export const exampleDaemons = [

@@ -18,7 +18,12 @@ const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 /** Limits no test reaches by accident (the most each allows, in a window of a second). */
 const UNTHROTTLED = Object.fromEntries(
-  ['HUB_THROTTLE_AUTH_ADDRESS', 'HUB_THROTTLE_AUTH_KEY', 'HUB_THROTTLE_ENROLL_ADDRESS', 'HUB_THROTTLE_DEVICE_ADDRESS'].map((name) => [name, '1000000/1']),
+  [
+    'HUB_THROTTLE_AUTH_ADDRESS',
+    'HUB_THROTTLE_AUTH_KEY',
+    'HUB_THROTTLE_ENROLL_ADDRESS',
+    'HUB_THROTTLE_DEVICE_ADDRESS',
+  ].map((name) => [name, '1000000/1']),
 );
 
 export interface RunningHub {
@@ -50,7 +55,9 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   };
 }
 
-export async function startHub(options: { databaseUrl?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<RunningHub> {
+export async function startHub(
+  options: { databaseUrl?: string; dataDir?: string; env?: Record<string, string> } = {},
+): Promise<RunningHub> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hub-test-'));
   const adminToken = `hub_admin_test_${randomBytes(16).toString('hex')}`;
   const child = spawn(process.execPath, [MAIN], {
@@ -104,7 +111,10 @@ export async function startHub(options: { databaseUrl?: string; dataDir?: string
 }
 
 /** A hub on the given kind of database, and what it takes to clean up after it. */
-export async function hubOn(kind: DatabaseKind, env: Record<string, string> = {}): Promise<RunningHub & { sql: Sql; close(): Promise<void> }> {
+export async function hubOn(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): Promise<RunningHub & { sql: Sql; close(): Promise<void> }> {
   const database = kind === 'external' ? await freshDatabase() : undefined;
   const hub = await startHub({ databaseUrl: database?.url, env });
   const url = database?.url ?? readFileSync(join(hub.dataDir, 'database-url'), 'utf8').trim();

@@ -14,7 +14,9 @@ export type OpenApiDocument = Record<string, unknown>;
 
 /** The bundled document as committed (@hub/schemas/openapi.json): what the hub serves. */
 export function committedDocument(): OpenApiDocument {
-  return JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@hub/schemas/openapi.json'), 'utf8')) as OpenApiDocument;
+  return JSON.parse(
+    readFileSync(createRequire(import.meta.url).resolve('@hub/schemas/openapi.json'), 'utf8'),
+  ) as OpenApiDocument;
 }
 
 export interface Operation {
@@ -36,9 +38,17 @@ export class OpenApiChecker {
     // strict: false, for OpenAPI's own keywords (example, discriminator, x-…) in schemas.
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     this.ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-    this.ajv.addFormat('date-time', (value: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i.test(value) && !Number.isNaN(Date.parse(value)));
+    this.ajv.addFormat(
+      'date-time',
+      (value: string) =>
+        /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/i.test(value) &&
+        !Number.isNaN(Date.parse(value)),
+    );
     this.ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:[^\s]*$/i);
-    this.ajv.addFormat('int32', { type: 'number', validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31 });
+    this.ajv.addFormat('int32', {
+      type: 'number',
+      validate: (value: number) => Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31,
+    });
     this.ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
     this.ajv.addSchema({ ...structuredClone(document), $id: DOCUMENT_ID });
   }
@@ -96,7 +106,8 @@ export class OpenApiChecker {
     if (body === undefined) return requestBody.required === true ? [`${method} ${path} requires a body`] : [];
     const content = (requestBody.content ?? {}) as Node;
     const media = mediaType(contentType);
-    if (content[media] === undefined) return [`${method} ${path} takes ${Object.keys(content).join(', ')}, not ${media}`];
+    if (content[media] === undefined)
+      return [`${method} ${path} takes ${Object.keys(content).join(', ')}, not ${media}`];
     return this.validate(`${pointer}/content/${escape(media)}/schema`, body);
   }
 
@@ -109,8 +120,11 @@ export class OpenApiChecker {
     const found = this.operation(method, path);
     if (found === undefined) return [`no operation ${method} ${path} in the document`];
     const responses = found.operation.responses as Node;
-    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((candidate) => responses[candidate] !== undefined);
-    if (key === undefined) return [`${method} ${path} does not document the status ${status} (only ${Object.keys(responses).join(', ')})`];
+    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find(
+      (candidate) => responses[candidate] !== undefined,
+    );
+    if (key === undefined)
+      return [`${method} ${path} does not document the status ${status} (only ${Object.keys(responses).join(', ')})`];
     const { node: response, pointer } = this.follow(responses[key], `${found.pointer}/responses/${key}`);
     if (response === undefined) return [`the response ${key} of ${method} ${path} does not resolve`];
     const errors: string[] = [];
@@ -120,11 +134,14 @@ export class OpenApiChecker {
     } else {
       const declared = Object.keys(content);
       const given = headers?.get('content-type');
-      const media = given === undefined || given === null ? (declared.length === 1 ? declared[0] : undefined) : mediaType(given);
+      const media =
+        given === undefined || given === null ? (declared.length === 1 ? declared[0] : undefined) : mediaType(given);
       if (media === undefined || content[media] === undefined) {
         errors.push(`${status} of ${method} ${path} is ${declared.join(', ')} in the document, not ${String(given)}`);
       } else {
-        errors.push(...this.validate(`${pointer}/content/${escape(media)}/schema`, body).map((error) => `body: ${error}`));
+        errors.push(
+          ...this.validate(`${pointer}/content/${escape(media)}/schema`, body).map((error) => `body: ${error}`),
+        );
       }
     }
     if (headers !== undefined) {
@@ -143,14 +160,24 @@ export class OpenApiChecker {
 
   /** checkResponse for an answer of support/client.ts. */
   checkAnswer(method: string, path: string, answer: Answer): string[] {
-    return this.checkResponse(method, path, answer.status, answer.text === '' ? undefined : answer.body, answer.headers);
+    return this.checkResponse(
+      method,
+      path,
+      answer.status,
+      answer.text === '' ? undefined : answer.body,
+      answer.headers,
+    );
   }
 
   /** A node, or what its $ref points at, with its pointer. */
   private follow(node: unknown, pointer: string): { node: Node | undefined; pointer: string } {
     let current = node;
     let at = pointer;
-    for (let hops = 0; hops < 10 && current !== null && typeof current === 'object' && typeof (current as Node).$ref === 'string'; hops++) {
+    for (
+      let hops = 0;
+      hops < 10 && current !== null && typeof current === 'object' && typeof (current as Node).$ref === 'string';
+      hops++
+    ) {
       const ref = (current as Node).$ref as string;
       if (!ref.startsWith('#/')) throw new Error(`only local references are supported: ${ref}`);
       at = ref.slice(1);

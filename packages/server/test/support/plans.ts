@@ -28,7 +28,8 @@ export class PlanRecorder {
       onnotice: (notice) => {
         const text = String(notice.message);
         const at = text.indexOf('{');
-        if (text.startsWith('duration:') && at >= 0) this.reported.push((JSON.parse(text.slice(at)) as { Plan: PlanNode }).Plan);
+        if (text.startsWith('duration:') && at >= 0)
+          this.reported.push((JSON.parse(text.slice(at)) as { Plan: PlanNode }).Plan);
       },
     });
   }
@@ -36,7 +37,8 @@ export class PlanRecorder {
   /** Loads auto_explain on the connection, reporting every statement's plan as a notice. */
   async start(): Promise<this> {
     await this.sql`load 'auto_explain'`;
-    await this.sql`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_format', 'json', false),
+    await this
+      .sql`select set_config('auto_explain.log_min_duration', '0', false), set_config('auto_explain.log_format', 'json', false),
       set_config('auto_explain.log_level', 'notice', false), set_config('client_min_messages', 'notice', false)`;
     return this;
   }
@@ -67,9 +69,17 @@ function accessOf(plan: PlanNode, into: Map<string, Set<string>>): void {
     ways.add(index === undefined ? plan['Node Type'] : `${plan['Node Type']} ${index}`);
     into.set(relation, ways);
   }
-  for (const child of plan.Plans ?? []) if (child['Node Type'] !== 'Bitmap Index Scan' && child['Node Type'] !== 'BitmapAnd' && child['Node Type'] !== 'BitmapOr') accessOf(child, into);
+  for (const child of plan.Plans ?? [])
+    if (
+      child['Node Type'] !== 'Bitmap Index Scan' &&
+      child['Node Type'] !== 'BitmapAnd' &&
+      child['Node Type'] !== 'BitmapOr'
+    )
+      accessOf(child, into);
 }
 
 function indexesBelow(plan: PlanNode): string[] {
-  return (plan.Plans ?? []).flatMap((child) => (child['Node Type'] === 'Bitmap Index Scan' ? [child['Index Name'] as string] : indexesBelow(child)));
+  return (plan.Plans ?? []).flatMap((child) =>
+    child['Node Type'] === 'Bitmap Index Scan' ? [child['Index Name'] as string] : indexesBelow(child),
+  );
 }

@@ -21,7 +21,12 @@ const REFERENCE: CompletionItemKind = 18;
 
 /** A placeholder being typed: `{{ `, `{{ pro`, `{{ inputs.br`. */
 const PLACEHOLDER = /\{\{\s*((?:inputs\.)?)([\w-]*)$/;
-const UNITS: [string, string][] = [['d', 'days'], ['h', 'hours'], ['m', 'minutes'], ['s', 'seconds']];
+const UNITS: [string, string][] = [
+  ['d', 'days'],
+  ['h', 'hours'],
+  ['m', 'minutes'],
+  ['s', 'seconds'],
+];
 
 export function completeAt(context: FeatureContext, position: Position): CompletionItem[] {
   const lines = splitLines(context.text);
@@ -31,7 +36,13 @@ export function completeAt(context: FeatureContext, position: Position): Complet
   const placeholder = PLACEHOLDER.exec(line.slice(0, ch));
   if (placeholder !== null) {
     const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
-    return placeholders(placeholder, line, position.line, ch, context.kind === 'partial' ? [] : declarations().inputs(chain));
+    return placeholders(
+      placeholder,
+      line,
+      position.line,
+      ch,
+      context.kind === 'partial' ? [] : declarations().inputs(chain),
+    );
   }
   const schema = schemaFor(context.kind);
   if (schema === undefined) return [];
@@ -49,7 +60,8 @@ function edit(row: number, from: number, to: number, newText: string) {
 function keys(schema: SchemaIndex, cursor: Extract<Cursor, { mode: 'key' }>, row: number): CompletionItem[] {
   const mapping = schema.at(cursor.path).resolved;
   // A prompt item takes one key (text or include): none more once it has it.
-  if (mapping.some((node) => typeof node.maxProperties === 'number' && cursor.present.size >= node.maxProperties)) return [];
+  if (mapping.some((node) => typeof node.maxProperties === 'number' && cursor.present.size >= node.maxProperties))
+    return [];
   const required = new Set(mapping.flatMap((node) => (Array.isArray(node.required) ? node.required.map(String) : [])));
   const items: CompletionItem[] = [];
   for (const [name, field] of schema.properties(cursor.path)) {
@@ -76,7 +88,10 @@ function valueItems(
 ): CompletionItem[] {
   const field = schema.at(cursor.path);
   const name = cursor.path[cursor.path.length - 1];
-  const inStep = cursor.path.length >= 3 && cursor.path[cursor.path.length - 2] === ITEM && cursor.path[cursor.path.length - 3] === 'steps';
+  const inStep =
+    cursor.path.length >= 3 &&
+    cursor.path[cursor.path.length - 2] === ITEM &&
+    cursor.path[cursor.path.length - 3] === 'steps';
   const item = (label: string, kind: CompletionItemKind, more: Partial<CompletionItem> = {}): CompletionItem => ({
     label,
     kind,
@@ -84,9 +99,15 @@ function valueItems(
     textEdit: edit(row, cursor.from, cursor.to, `${cursor.bare ? ' ' : ''}${label}`),
   });
   const named = (entries: Named[], kind: CompletionItemKind) =>
-    entries.map((entry) => item(entry.name, kind, { detail: entry.detail, documentation: entry.documentation === undefined ? undefined : markdown(entry.documentation) }));
+    entries.map((entry) =>
+      item(entry.name, kind, {
+        detail: entry.detail,
+        documentation: entry.documentation === undefined ? undefined : markdown(entry.documentation),
+      }),
+    );
   if (name === 'environment' && inStep) return named(declarations().environments(), REFERENCE);
-  if (name === 'agent' && inStep && context.kind === 'legacy-workflow') return named(declarations().agents(), REFERENCE);
+  if (name === 'agent' && inStep && context.kind === 'legacy-workflow')
+    return named(declarations().agents(), REFERENCE);
   if (name === 'include') return context.partials.map((path) => item(path, FILE));
   if (isDuration(field)) return durations(cursor.prefix).map(([text, unit]) => item(text, UNIT, { detail: unit }));
   return values(field).map((value) => item(value, ENUM_MEMBER, { documentation: fieldDoc(field) }));
@@ -100,7 +121,13 @@ function durations(prefix: string): [string, string][] {
   return UNITS.slice(after).map(([unit, name]) => [`${prefix}${unit}`, name]);
 }
 
-function placeholders(match: RegExpExecArray, line: string, row: number, ch: number, inputs: Named[]): CompletionItem[] {
+function placeholders(
+  match: RegExpExecArray,
+  line: string,
+  row: number,
+  ch: number,
+  inputs: Named[],
+): CompletionItem[] {
   const inInputs = match[1] !== '';
   const from = ch - (match[2] as string).length - (inInputs ? 0 : (match[1] as string).length);
   const rest = line.slice(ch);

@@ -7,7 +7,15 @@ import { ITEM, type Segment } from './schema.js';
 
 export type Cursor =
   /** A key at [from, to) of the line, into the mapping at `path`, which already has `present`. */
-  | { mode: 'key'; path: Segment[]; from: number; to: number; prefix: string; present: Set<string>; colonFollows: boolean }
+  | {
+      mode: 'key';
+      path: Segment[];
+      from: number;
+      to: number;
+      prefix: string;
+      present: Set<string>;
+      colonFollows: boolean;
+    }
   /** The value of the field at `path`, written at [from, to) of the line; `bare` when not even a space follows the colon. */
   | { mode: 'value'; path: Segment[]; from: number; to: number; prefix: string; bare: boolean }
   /** Inside a block scalar's text, the scalar being the value of the field at `path`. */
@@ -32,16 +40,32 @@ export function cursorAt(lines: readonly string[], row: number, character: numbe
   if (rest === '' && /^\s+\S/.test(line.slice(ch))) return null;
   if (PARTIAL_KEY.test(rest)) {
     const whole = lineNodes(line).find((node) => node.col === col);
-    const to = whole?.kind === 'key' ? Math.max(whole.end, ch) : col + (/^[^\s:#]*/.exec(line.slice(col))?.[0].length ?? 0);
-    return { mode: 'key', path, from: col, to, prefix: rest, present: siblingKeys(lines, row, col, nodes), colonFollows: whole?.kind === 'key' };
+    const to =
+      whole?.kind === 'key' ? Math.max(whole.end, ch) : col + (/^[^\s:#]*/.exec(line.slice(col))?.[0].length ?? 0);
+    return {
+      mode: 'key',
+      path,
+      from: col,
+      to,
+      prefix: rest,
+      present: siblingKeys(lines, row, col, nodes),
+      colonFollows: whole?.kind === 'key',
+    };
   }
   if (last?.kind === 'item' && /^[{[]/.test(rest)) return inFlow(path, line, col, ch);
   // A scalar entry of a sequence (`- ci-b|`).
-  if (last?.kind === 'item') return { mode: 'value', path, from: col, to: valueEnd(line, col, ch), prefix: rest, bare: false };
+  if (last?.kind === 'item')
+    return { mode: 'value', path, from: col, to: valueEnd(line, col, ch), prefix: rest, bare: false };
   return null;
 }
 
-function valueCursor(lines: readonly string[], row: number, line: string, ch: number, nodes: LineNode[]): Cursor | null {
+function valueCursor(
+  lines: readonly string[],
+  row: number,
+  line: string,
+  ch: number,
+  nodes: LineNode[],
+): Cursor | null {
   const key = nodes[nodes.length - 1] as Extract<LineNode, { kind: 'key' }>;
   const chain = ancestors(lines, row, key.col, nodes.slice(0, -1));
   const text = inBlockScalar(chain);
@@ -63,13 +87,33 @@ function inFlow(path: Segment[], line: string, start: number, ch: number): Curso
   const flow = flowCursor(line.slice(start, ch));
   if (flow === null) return null;
   const from = start + flow.from;
-  if (flow.key) return { mode: 'key', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, present: flow.present, colonFollows: false };
-  return { mode: 'value', path: [...path, ...flow.path], from, to: ch, prefix: flow.prefix, bare: line[from - 1] === ':' };
+  if (flow.key)
+    return {
+      mode: 'key',
+      path: [...path, ...flow.path],
+      from,
+      to: ch,
+      prefix: flow.prefix,
+      present: flow.present,
+      colonFollows: false,
+    };
+  return {
+    mode: 'value',
+    path: [...path, ...flow.path],
+    from,
+    to: ch,
+    prefix: flow.prefix,
+    bare: line[from - 1] === ':',
+  };
 }
 
 /** The end of a plain or quoted value that starts at `from`: before a comment, trailing blanks, a closing quote. */
 function valueEnd(line: string, from: number, ch: number): number {
-  const tail = line.slice(from).replace(/\s+#.*$/, '').replace(/\s+$/, '').replace(/["']$/, '');
+  const tail = line
+    .slice(from)
+    .replace(/\s+#.*$/, '')
+    .replace(/\s+$/, '')
+    .replace(/["']$/, '');
   return Math.max(ch, from + tail.length);
 }
 
@@ -97,7 +141,9 @@ interface FlowLevel {
 }
 
 /** The cursor at the end of `text`, a flow collection's start: its path below the block key, and whether a key or a value is being typed. */
-export function flowCursor(text: string): { path: Segment[]; key: boolean; prefix: string; from: number; present: Set<string> } | null {
+export function flowCursor(
+  text: string,
+): { path: Segment[]; key: boolean; prefix: string; from: number; present: Set<string> } | null {
   const stack: FlowLevel[] = [];
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -119,7 +165,12 @@ export function flowCursor(text: string): { path: Segment[]; key: boolean; prefi
     } else if (c === ',' && top !== undefined) {
       top.key = undefined;
       start = i + 1;
-    } else if (c === ':' && top?.map === true && top.key === undefined && /^(?:$|[\s,{}[\]])/.test(text.slice(i + 1, i + 2))) {
+    } else if (
+      c === ':' &&
+      top?.map === true &&
+      top.key === undefined &&
+      /^(?:$|[\s,{}[\]])/.test(text.slice(i + 1, i + 2))
+    ) {
       const key = unquote(text.slice(start, i).trim());
       top.key = key;
       top.keys.add(key);
@@ -138,7 +189,13 @@ export function flowCursor(text: string): { path: Segment[]; key: boolean; prefi
   const prefix = text.slice(start);
   if (top.map && top.key === undefined) return { path, key: true, prefix, from: start, present: top.keys };
   path.push(top.map ? (top.key as string) : ITEM);
-  return { path, key: false, prefix: prefix.replace(/^["']/, ''), from: start + (/^["']/.test(prefix) ? 1 : 0), present: new Set() };
+  return {
+    path,
+    key: false,
+    prefix: prefix.replace(/^["']/, ''),
+    from: start + (/^["']/.test(prefix) ? 1 : 0),
+    present: new Set(),
+  };
 }
 
 function closingQuote(text: string, open: number): number {

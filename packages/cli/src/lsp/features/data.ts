@@ -31,11 +31,15 @@ function parse(text: string): unknown {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : undefined;
 }
 
 /** The document's declarations, line `row` (the cursor's) left out. */
@@ -70,7 +74,9 @@ export class Declarations {
     const agents = record(record(parse(this.hubYaml))?.agents) ?? {};
     return Object.entries(agents).map(([name, value]) => {
       const agent = record(value);
-      const parts = ['provider', 'mode', 'model'].flatMap((field) => (text(agent?.[field]) === undefined ? [] : [`${field} ${text(agent?.[field])}`]));
+      const parts = ['provider', 'mode', 'model'].flatMap((field) =>
+        text(agent?.[field]) === undefined ? [] : [`${field} ${text(agent?.[field])}`],
+      );
       return { name, detail: parts.join(', ') || undefined };
     });
   }
@@ -82,7 +88,11 @@ export class Declarations {
     return Object.entries(inputs).map(([name, value]) => {
       const input = record(value);
       const fallback = text(input?.default);
-      return { name, detail: fallback === undefined ? undefined : `default ${fallback}`, documentation: text(input?.description) };
+      return {
+        name,
+        detail: fallback === undefined ? undefined : `default ${fallback}`,
+        documentation: text(input?.description),
+      };
     });
   }
 

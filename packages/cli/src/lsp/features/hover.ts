@@ -18,13 +18,20 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
   const lines = splitLines(context.text);
   const line = lines[position.line] ?? '';
   const ch = position.character;
-  const range = (from: number, to: number) => ({ start: { line: position.line, character: from }, end: { line: position.line, character: to } });
+  const range = (from: number, to: number) => ({
+    start: { line: position.line, character: from },
+    end: { line: position.line, character: to },
+  });
   const declarations = () => new Declarations(lines, position.line, context.kind, context.hubYaml);
   for (const match of line.matchAll(PLACEHOLDER)) {
     if (ch < match.index || ch > match.index + match[0].length) continue;
     const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
-    const value = placeholderDoc(match[1] as string, () => (context.kind === 'partial' ? [] : declarations().inputs(chain)));
-    return value === undefined ? null : { contents: { kind: 'markdown', value }, range: range(match.index, match.index + match[0].length) };
+    const value = placeholderDoc(match[1] as string, () =>
+      context.kind === 'partial' ? [] : declarations().inputs(chain),
+    );
+    return value === undefined
+      ? null
+      : { contents: { kind: 'markdown', value }, range: range(match.index, match.index + match[0].length) };
   }
   const schema = schemaFor(context.kind);
   if (schema === undefined) return null;
@@ -49,7 +56,9 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
     const value = written.replace(/^"(.*)"$|^'(.*)'$/, '$1$2');
     if (value === '') return null;
     const shown = valueDoc(context, path, value, declarations);
-    return shown === undefined ? null : { contents: { kind: 'markdown', value: shown }, range: range(key.valueCol, key.valueCol + written.length) };
+    return shown === undefined
+      ? null
+      : { contents: { kind: 'markdown', value: shown }, range: range(key.valueCol, key.valueCol + written.length) };
   }
   const doc = fieldDoc(schema.at(path));
   if (doc === undefined) return null;
@@ -57,16 +66,24 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
 }
 
 /** On a value, what the value names: an include's partial, a step's environment, a legacy step's agent. */
-function valueDoc(context: FeatureContext, path: Segment[], value: string, declarations: () => Declarations): string | undefined {
+function valueDoc(
+  context: FeatureContext,
+  path: Segment[],
+  value: string,
+  declarations: () => Declarations,
+): string | undefined {
   const name = path[path.length - 1];
   const inStep = path.length >= 3 && path[path.length - 2] === ITEM && path[path.length - 3] === 'steps';
   if (name === 'include') return preview(value, context.readPartial(value));
   const named = (entries: Named[], what: string) => {
     const found = entries.find((entry) => entry.name === value);
-    return found === undefined ? undefined : `**${value}**: ${what}${found.detail === undefined ? '' : ` (${found.detail})`}`;
+    return found === undefined
+      ? undefined
+      : `**${value}**: ${what}${found.detail === undefined ? '' : ` (${found.detail})`}`;
   };
   if (name === 'environment' && inStep) return named(declarations().environments(), 'environment');
-  if (name === 'agent' && inStep && context.kind === 'legacy-workflow') return named(declarations().agents(), 'agent of the hub file');
+  if (name === 'agent' && inStep && context.kind === 'legacy-workflow')
+    return named(declarations().agents(), 'agent of the hub file');
   return undefined;
 }
 
@@ -76,11 +93,20 @@ function placeholderDoc(name: string, inputs: () => Named[]): string | undefined
   if (!name.startsWith('inputs.')) return undefined;
   const input = inputs().find((entry) => entry.name === name.slice('inputs.'.length));
   if (input === undefined) return undefined;
-  return [`**{{ ${name} }}**: declared input`, input.documentation, input.detail].filter((part) => part !== undefined).join('\n\n');
+  return [`**{{ ${name} }}**: declared input`, input.documentation, input.detail]
+    .filter((part) => part !== undefined)
+    .join('\n\n');
 }
 
 /** A key inside a flow mapping (`agent: { provider: claude }`): the word under the cursor, followed by a colon. */
-function flowKeyHover(schema: SchemaIndex, path: Segment[], line: string, valueCol: number, ch: number, range: (from: number, to: number) => Range): Hover | null {
+function flowKeyHover(
+  schema: SchemaIndex,
+  path: Segment[],
+  line: string,
+  valueCol: number,
+  ch: number,
+  range: (from: number, to: number) => Range,
+): Hover | null {
   let from = ch;
   while (from > valueCol && /[\w.-]/.test(line[from - 1] as string)) from -= 1;
   const word = /^[\w.-]+/.exec(line.slice(from))?.[0];
@@ -88,7 +114,9 @@ function flowKeyHover(schema: SchemaIndex, path: Segment[], line: string, valueC
   const flow = flowCursor(line.slice(valueCol, from));
   if (flow === null || !flow.key) return null;
   const doc = fieldDoc(schema.at([...path, ...flow.path, word]));
-  return doc === undefined ? null : { contents: { kind: 'markdown', value: `**${word}**\n\n${doc.value}` }, range: range(from, from + word.length) };
+  return doc === undefined
+    ? null
+    : { contents: { kind: 'markdown', value: `**${word}**\n\n${doc.value}` }, range: range(from, from + word.length) };
 }
 
 function preview(path: string, content: string | undefined): string {

@@ -6,7 +6,9 @@
 import { ITEM, type Segment } from './schema.js';
 
 /** A node that starts on a line: a sequence entry's `- `, or a mapping key. */
-export type LineNode = { kind: 'item'; col: number } | { kind: 'key'; col: number; key: string; end: number; valueCol: number; value: string };
+export type LineNode =
+  | { kind: 'item'; col: number }
+  | { kind: 'key'; col: number; key: string; end: number; valueCol: number; value: string };
 
 /** A node and the line it starts on. */
 export type Located = LineNode & { row: number };
@@ -29,10 +31,16 @@ export function lineNodes(line: string): LineNode[] {
     while (line[at] === ' ' || line[at] === '\t') at += 1;
   }
   const rest = line.slice(at);
-  if (rest === '' || rest.startsWith('#') || (nodes.length === 0 && at === 0 && /^(?:---|\.\.\.)(?:\s|$)/.test(rest))) return nodes;
+  if (rest === '' || rest.startsWith('#') || (nodes.length === 0 && at === 0 && /^(?:---|\.\.\.)(?:\s|$)/.test(rest)))
+    return nodes;
   const match = KEY.exec(rest);
   if (match !== null) {
-    const key = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2] !== undefined ? match[2].replace(/''/g, "'") : (match[3] as string);
+    const key =
+      match[1] !== undefined
+        ? match[1].replace(/\\(.)/g, '$1')
+        : match[2] !== undefined
+          ? match[2].replace(/''/g, "'")
+          : (match[3] as string);
     let valueCol = at + match[0].length;
     while (line[valueCol] === ' ' || line[valueCol] === '\t') valueCol += 1;
     const keyLength = match[3] !== undefined ? match[3].length : (match[1] ?? match[2] ?? '').length + 2;
@@ -83,7 +91,12 @@ export function opensBlockScalar(node: LineNode): boolean {
 }
 
 /** The keys of the block mapping whose keys start at column `col` around line `row` (that line excluded). */
-export function siblingKeys(lines: readonly string[], row: number, col: number, before: readonly LineNode[]): Set<string> {
+export function siblingKeys(
+  lines: readonly string[],
+  row: number,
+  col: number,
+  before: readonly LineNode[],
+): Set<string> {
   const keys = new Set<string>();
   if (before.some((node) => node.kind === 'item' && node.col < col)) {
     // The mapping starts on this line (`- |`): nothing above belongs to it.
@@ -116,7 +129,12 @@ export function blockAt(lines: readonly string[], row: number, col: number, skip
   const out = [row === skip ? '' : (lines[row] as string)];
   for (let r = row + 1; r < lines.length; r++) {
     const first = lineNodes(lines[r] as string)[0];
-    if (first !== undefined && first.col <= col && !(head?.kind === 'key' && first.kind === 'item' && first.col === col)) break;
+    if (
+      first !== undefined &&
+      first.col <= col &&
+      !(head?.kind === 'key' && first.kind === 'item' && first.col === col)
+    )
+      break;
     out.push(r === skip ? '' : (lines[r] as string));
   }
   return out.join('\n');
@@ -124,5 +142,8 @@ export function blockAt(lines: readonly string[], row: number, col: number, skip
 
 /** The line of the document's top-level key `key`, or -1. */
 export function topLevelKey(lines: readonly string[], key: string): number {
-  return lines.findIndex((line) => line.startsWith(key) && lineNodes(line).some((node) => node.kind === 'key' && node.col === 0 && node.key === key));
+  return lines.findIndex(
+    (line) =>
+      line.startsWith(key) && lineNodes(line).some((node) => node.kind === 'key' && node.col === 0 && node.key === key),
+  );
 }

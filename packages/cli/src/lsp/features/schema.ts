@@ -1,7 +1,13 @@
 // The JSON Schemas of @hub/schemas, walked by a YAML path: what keys a mapping may have, what
 // values a field may take, and the description of each. One index per schema, built lazily and
 // memoized by path, so a keystroke walks a few nodes and never the whole schema.
-import { configurationSchema, legacyHubSchema, legacyWorkflowSchema, triggerSchema, type JsonSchema } from '@hub/schemas';
+import {
+  configurationSchema,
+  legacyHubSchema,
+  legacyWorkflowSchema,
+  triggerSchema,
+  type JsonSchema,
+} from '@hub/schemas';
 import type { DocumentKind } from './types.js';
 
 /** A step of a YAML path: a mapping's key, or ITEM for any entry of a sequence. */
@@ -37,7 +43,10 @@ export class SchemaIndex {
     const key = path.map((segment) => (segment === ITEM ? '\u0000' : segment)).join('\u0001');
     let field = this.#fields.get(key);
     if (field === undefined) {
-      field = path.length === 0 ? this.#field([this.#root]) : this.#field(this.#children(this.at(path.slice(0, -1)), path[path.length - 1] as Segment));
+      field =
+        path.length === 0
+          ? this.#field([this.#root])
+          : this.#field(this.#children(this.at(path.slice(0, -1)), path[path.length - 1] as Segment));
       this.#fields.set(key, field);
     }
     return field;
@@ -46,7 +55,8 @@ export class SchemaIndex {
   /** The keys a mapping at `path` may have, each with its field. */
   properties(path: readonly Segment[]): Map<string, Field> {
     const names = new Set<string>();
-    for (const node of this.at(path).resolved) if (isSchema(node.properties)) for (const name of Object.keys(node.properties)) names.add(name);
+    for (const node of this.at(path).resolved)
+      if (isSchema(node.properties)) for (const name of Object.keys(node.properties)) names.add(name);
     return new Map([...names].map((name) => [name, this.at([...path, name])]));
   }
 
@@ -77,7 +87,8 @@ export class SchemaIndex {
     }
     for (const keyword of ['oneOf', 'anyOf', 'allOf']) {
       const branches = node[keyword];
-      if (Array.isArray(branches)) for (const branch of branches) if (isSchema(branch)) out.push(...this.#resolve(branch, depth + 1));
+      if (Array.isArray(branches))
+        for (const branch of branches) if (isSchema(branch)) out.push(...this.#resolve(branch, depth + 1));
     }
     return out;
   }
@@ -96,7 +107,8 @@ export class SchemaIndex {
 
 /** The description shown for a field: the one written at the place, else the one of what it refers to. */
 export function describe(field: Field): string | undefined {
-  for (const node of [...field.nodes, ...field.resolved]) if (typeof node.description === 'string') return node.description;
+  for (const node of [...field.nodes, ...field.resolved])
+    if (typeof node.description === 'string') return node.description;
   return undefined;
 }
 
