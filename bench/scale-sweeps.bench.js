@@ -13,8 +13,8 @@ import { createDatabase, postgres } from './database.js';
 import { check, cleanupOnExit, table } from './report.js';
 
 const { migrate } = await import('../packages/server/dist/db/migrate.js');
-const { ExecutionRepository, SWEEP_BATCH } = await import('../packages/server/dist/db/executions.js');
-const { RetentionRepository } = await import('../packages/server/dist/db/retention.js');
+const { ExecutionRepository, SWEEP_BATCH } = await import('../packages/server/dist/runs/executions.js');
+const { RetentionRepository } = await import('../packages/server/dist/retention/policy.js');
 
 const SIZES = (process.env.HUB_BENCH_SIZES ?? '0,20000,200000').split(',').map(Number);
 const QUEUED = Number(process.env.HUB_BENCH_QUEUED || 25_000);

@@ -1,6 +1,6 @@
 import { dashboardRouter } from '@hub/dashboard';
 import express, { type Express } from 'express';
-import { dashboardStore } from './accounts/store.js';
+import { dashboardStore } from './dashboard/store.js';
 import { SCOPES } from './auth/api-key.js';
 import { apiNeedsDatabase, databaseUnavailable } from './db/health.js';
 import type { Hub } from './hub.js';
@@ -9,19 +9,19 @@ import { closeUnreadBody, problemHandler, requestContext, securityHeaders } from
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
-import { auditHandlers } from './routes/audit.js';
-import { configurationHandlers } from './routes/configurations.js';
-import { credentialHandlers } from './routes/credential.js';
-import { daemonProtocolHandlers } from './routes/daemon-protocol.js';
-import { daemonHandlers } from './routes/daemons.js';
-import { operationHandlers } from './routes/operations.js';
-import { oauthHandlers } from './routes/oauth.js';
-import { operatorHandlers } from './routes/operator.js';
-import { projectHandlers } from './routes/projects.js';
-import { documentationHandlers } from './routes/reference.js';
-import { runHandlers } from './routes/runs.js';
-import { schemaHandlers } from './routes/schemas.js';
-import { triggerHandlers } from './routes/triggers.js';
+import { auditHandlers } from './audit/routes.js';
+import { configurationHandlers } from './configurations/routes.js';
+import { credentialHandlers } from './keys/credential-routes.js';
+import { daemonProtocolHandlers } from './runs/protocol/routes.js';
+import { daemonHandlers } from './daemons/routes.js';
+import { operationHandlers } from './openapi/routes.js';
+import { oauthHandlers } from './logins/routes.js';
+import { operatorHandlers } from './projects/operator-routes.js';
+import { projectHandlers } from './projects/routes.js';
+import { documentationHandlers } from './openapi/reference.js';
+import { runHandlers } from './runs/routes.js';
+import { schemaHandlers } from './openapi/schemas.js';
+import { triggerHandlers } from './triggers/routes.js';
 
 export { Hub, type HubOptions } from './hub.js';
 

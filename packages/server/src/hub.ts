@@ -1,17 +1,17 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
 import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
-import { AccountRepository } from './db/accounts.js';
-import { ApiKeyRepository } from './db/api-keys.js';
-import { DaemonRepository } from './db/daemons.js';
-import { OrganizationRepository } from './db/organizations.js';
-import { RevisionRepository, TriggerRepository } from './db/revisions.js';
-import { ExecutionRepository } from './db/executions.js';
+import { AccountRepository } from './people/sql/accounts.js';
+import { ApiKeyRepository } from './keys/sql.js';
+import { DaemonRepository } from './daemons/sql.js';
+import { OrganizationRepository } from './projects/sql.js';
+import { RevisionRepository, TriggerRepository } from './configurations/sql.js';
+import { ExecutionRepository } from './runs/executions.js';
 import type { DatabaseHealth } from './db/health.js';
-import { RunRepository } from './db/runs.js';
-import { ThrottleRepository } from './db/throttle.js';
-import { DEFAULT_TIMING, type DispatchTiming } from './dispatch/presence.js';
-import type { Wakeups } from './dispatch/wakeups.js';
+import { RunRepository } from './runs/dispatch/sql.js';
+import { ThrottleRepository } from './auth/throttle-sql.js';
+import { DEFAULT_TIMING, type DispatchTiming } from './runs/protocol/presence.js';
+import type { Wakeups } from './runs/protocol/wakeups.js';
 import type { Logger } from './http/logger.js';
 
 export interface HubOptions {
@@ -44,7 +44,7 @@ export class Hub {
   readonly daemons: DaemonRepository;
   readonly runs: RunRepository;
   readonly executions: ExecutionRepository;
-  /** People: accounts, memberships, the setup link (the dashboard's store is accounts/store.ts). */
+  /** People: accounts, memberships, the setup link (the dashboard's store is dashboard/store.ts). */
   readonly accounts: AccountRepository;
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;

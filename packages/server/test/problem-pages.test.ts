@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../dist/http/logger.js';
 import { problemHandler, requestContext } from '../dist/http/middleware.js';
 import { problemCatalog, type ProblemCode } from '../dist/problems/catalog.js';
-import { problemIndex, problemPage } from '../dist/routes/problem-pages.js';
+import { problemIndex, problemPage } from '../dist/problems/routes.js';
 
 const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const chromiumAvailable = existsSync(CHROMIUM) || process.env.CI === 'true';

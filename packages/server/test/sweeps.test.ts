@@ -4,8 +4,8 @@
 // through the API are dispatch.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../dist/config.js';
-import { ExecutionRepository, SWEEP_BATCH } from '../dist/db/executions.js';
-import { RETENTION_BATCH, RetentionRepository } from '../dist/db/retention.js';
+import { ExecutionRepository, SWEEP_BATCH } from '../dist/runs/executions.js';
+import { RETENTION_BATCH, RetentionRepository } from '../dist/retention/policy.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';

@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request } from 'express';
-import type { CounterState, ThrottleRepository } from '../db/throttle.js';
+import type { CounterState, ThrottleRepository } from './throttle-sql.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /**

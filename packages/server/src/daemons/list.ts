@@ -1,0 +1,66 @@
+import type { Sql } from 'postgres';
+import { auditColumns, type AuditActor } from '../audit/sql.js';
+
+export interface DaemonListRow {
+  id: string;
+  name: string;
+  online: boolean;
+  lastSeenAt: Date | null;
+  runtimes: { provider: string; modes?: string[]; models?: string[] }[];
+  enrolledAt: Date;
+  retiredAt: Date | null;
+}
+
+/**
+ * The organization's daemons as people see them. Online is the dispatcher's rule (runs/dispatch/sql.ts):
+ * seen within `offlineAfterMs` by the database's clock, and not retired.
+ */
+export class DaemonListRepository {
+  constructor(
+    private readonly sql: Sql,
+    private readonly offlineAfterMs: number,
+  ) {}
+
+  /** Active daemons by name, then (with `retired`) retired ones, newest retirement first; one more than `limit` tells of a next page. */
+  async list(
+    organizationId: string,
+    query: { retired: boolean; offset: number; limit: number },
+  ): Promise<DaemonListRow[]> {
+    return this.sql<DaemonListRow[]>`
+      select ${this.columns()}
+      from daemons
+      where organization_id = ${organizationId} and (${query.retired} or retired_at is null)
+      order by retired_at desc nulls first, name, id
+      offset ${query.offset} limit ${query.limit + 1}`;
+  }
+
+  /** By its primary key alone, the organization checked after (see runs/run-view.ts, byId). */
+  async find(organizationId: string, daemonId: string): Promise<DaemonListRow | undefined> {
+    const [row] = await this.sql<DaemonListRow[]>`
+      with one as materialized (select * from daemons where id = ${daemonId})
+      select ${this.columns()} from one daemons where organization_id = ${organizationId}`;
+    return row;
+  }
+
+  /** Retires an active daemon: the signature check (auth/daemon-signature.ts) refuses it from now on, and its name is free. */
+  async retire(organizationId: string, daemonId: string, actor: AuditActor): Promise<boolean> {
+    const rows = await this.sql`
+      with retired as (
+        update daemons set retired_at = now()
+        where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
+        returning id, name
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'daemon.retired', actor, this.sql`jsonb_build_object('daemonId', retired.id, 'name', retired.name)`)}
+        from retired
+      )
+      select id from retired`;
+    return rows.length === 1;
+  }
+
+  private columns() {
+    return this
+      .sql`id, name, runtimes, created_at as "enrolledAt", coalesce(last_seen_at, stopped_at) as "lastSeenAt", retired_at as "retiredAt",
+      coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online`;
+  }
+}

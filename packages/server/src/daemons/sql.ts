@@ -1,0 +1,129 @@
+import type { ResourceCatalog } from '@hub/compiler';
+import type { Sql } from 'postgres';
+import { AuditRepository } from '../audit/sql.js';
+
+export interface Runtime {
+  provider: string;
+  modes?: string[];
+  models?: string[];
+}
+
+export type EnrollResult =
+  { ok: true; daemonId: string; name: string } | { ok: false; reason: 'token_invalid' | 'name_taken' };
+
+/** Enrollment tokens, the daemons that consume them, and their presence. */
+export class DaemonRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /**
+   * Stores a token's digest, ten minutes to live by the database's clock. The issuing key is
+   * re-checked FOR SHARE in the same transaction: a revocation racing this issuance either
+   * committed first (then nothing is stored) or waits, and expires the token when it commits.
+   * Undefined when the key was revoked meanwhile.
+   */
+  async issueToken(
+    organizationId: string,
+    apiKeyId: string,
+    tokenDigest: Buffer,
+  ): Promise<{ expiresAt: Date } | undefined> {
+    return this.sql.begin(async (tx) => {
+      const [key] = await tx`select id from api_keys where id = ${apiKeyId} and revoked_at is null for share`;
+      if (key === undefined) return undefined;
+      const [row] = await tx<{ id: string; expiresAt: Date }[]>`
+        insert into enrollment_tokens (organization_id, api_key_id, digest, expires_at)
+        values (${organizationId}, ${apiKeyId}, ${tokenDigest}, now() + interval '10 minutes')
+        returning id, expires_at as "expiresAt"`;
+      const { id, expiresAt } = row as { id: string; expiresAt: Date };
+      await new AuditRepository(tx).record(
+        organizationId,
+        'enrollment_token.issued',
+        { kind: 'key', id: apiKeyId },
+        { tokenId: id, expiresAt },
+      );
+      return { expiresAt };
+    });
+  }
+
+  /**
+   * Consumes the token and registers the daemon, atomically: of two enrollments with one token,
+   * one wins. A name held by an active daemon refuses the enrollment (and leaves the token
+   * unconsumed) unless `replace`, which retires the old identity.
+   */
+  async enroll(
+    tokenDigest: Buffer,
+    daemon: { name: string; publicKey: object; runtimes: Runtime[]; replace: boolean },
+  ): Promise<EnrollResult> {
+    try {
+      return await this.sql.begin(async (tx) => {
+        // The issuing key's row FOR SHARE first: a revocation in flight commits before this reads
+        // it (and the key is refused), or waits until this enrollment is done.
+        const [token] = await tx<{ id: string; organizationId: string }[]>`
+          select t.id, t.organization_id as "organizationId"
+          from enrollment_tokens t join api_keys k on k.id = t.api_key_id
+          where t.digest = ${tokenDigest} and k.revoked_at is null
+          for share of k`;
+        if (token === undefined) return { ok: false, reason: 'token_invalid' } as const;
+        const [consumed] = await tx`
+          update enrollment_tokens set consumed_at = now()
+          where id = ${token.id} and consumed_at is null and expires_at > now()
+          returning id`;
+        if (consumed === undefined) return { ok: false, reason: 'token_invalid' } as const;
+        // Enrollments of one name take turns, so that each replace retires the one before it.
+        await tx`select pg_advisory_xact_lock(hashtext(${`daemon-name:${token.organizationId}:${daemon.name}`}))`;
+        const [holder] = await tx`
+          select id from daemons where organization_id = ${token.organizationId} and name = ${daemon.name}
+            and retired_at is null`;
+        if (holder !== undefined && !daemon.replace) throw new NameTaken();
+        if (holder !== undefined) await tx`update daemons set retired_at = now() where id = ${holder.id as string}`;
+        const [row] = await tx<{ id: string }[]>`
+          insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id)
+          values (${token.organizationId}, ${daemon.name}, ${tx.json(daemon.publicKey as never)},
+                  ${tx.json(daemon.runtimes as never)}, ${token.id})
+          returning id`;
+        const daemonId = (row as { id: string }).id;
+        await new AuditRepository(tx).record(
+          token.organizationId,
+          'daemon.enrolled',
+          { kind: 'daemon' },
+          {
+            daemonId,
+            name: daemon.name,
+            ...(holder === undefined ? {} : { replacedDaemonId: holder.id as string }),
+          },
+        );
+        return { ok: true, daemonId, name: daemon.name } as const;
+      });
+    } catch (error) {
+      // Two enrollments of one name racing past the check meet the unique index instead.
+      if (error instanceof NameTaken || (error as { code?: string }).code === '23505')
+        return { ok: false, reason: 'name_taken' };
+      throw error;
+    }
+  }
+
+  /** The organization's active daemons and their runtimes, as the compiler's resource catalog. */
+  async catalog(organizationId: string): Promise<ResourceCatalog> {
+    const rows = await this.sql<{ name: string; runtimes: Runtime[] }[]>`
+      select name, runtimes from daemons where organization_id = ${organizationId} and retired_at is null`;
+    return { daemons: rows.map((row) => ({ name: row.name, runtimes: row.runtimes })) };
+  }
+
+  async heartbeat(daemonId: string, runtimes: unknown[] | undefined): Promise<Date> {
+    const [row] = await this.sql<{ now: Date }[]>`
+      update daemons set last_seen_at = now(), runtimes = coalesce(${runtimes === undefined ? null : this.sql.json(runtimes as never)}::jsonb, runtimes)
+      where id = ${daemonId} returning now() as now`;
+    return (row as { now: Date }).now;
+  }
+
+  /** The daemon is present (a long-poll is waiting). */
+  async touch(daemonId: string): Promise<void> {
+    await this.sql`update daemons set last_seen_at = now() where id = ${daemonId}`;
+  }
+
+  /** The daemon said it stops: offline at once (its next signed request brings it back). */
+  async stopped(daemonId: string): Promise<void> {
+    await this.sql`update daemons set last_seen_at = null, stopped_at = now() where id = ${daemonId}`;
+  }
+}
+
+class NameTaken extends Error {}

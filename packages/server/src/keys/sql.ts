@@ -1,0 +1,162 @@
+import type { Sql } from 'postgres';
+import { auditColumns, type AuditActor } from '../audit/sql.js';
+
+export interface ApiKeyListing {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  status: 'active' | 'revoked';
+}
+
+export interface CliCredentialRecord {
+  id: string;
+  organization: { id: string; slug: string; name: string };
+  host: string | null;
+  prefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  status: 'active' | 'revoked';
+}
+
+/** What a bearer credential is, for `GET /api/v1/credential`. */
+export interface CredentialRecord {
+  id: string;
+  kind: 'api_key' | 'cli';
+  name: string;
+  prefix: string;
+  scopes: string[];
+  organization: { id: string; slug: string; name: string };
+  account: { id: string; name: string; email: string } | null;
+  host: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+}
+
+export class ApiKeyRepository {
+  constructor(private readonly sql: Sql) {}
+
+  /** Creates a key and records who did, in one statement. */
+  async create(
+    organizationId: string,
+    key: { name: string; prefix: string; digest: Buffer; scopes: string[] },
+    actor: AuditActor,
+  ) {
+    const [row] = await this.sql<{ id: string; createdAt: Date }[]>`
+      with key as (
+        insert into api_keys (organization_id, name, prefix, digest, scopes)
+        values (${organizationId}, ${key.name}, ${key.prefix}, ${key.digest}, ${key.scopes})
+        returning id, name, prefix, created_at
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'api_key.created', actor, this.sql`jsonb_build_object('keyId', key.id, 'name', key.name, 'prefix', key.prefix)`)}
+        from key
+      )
+      select id, created_at as "createdAt" from key`;
+    return row as { id: string; createdAt: Date };
+  }
+
+  async list(organizationId: string): Promise<ApiKeyListing[]> {
+    return this.sql<ApiKeyListing[]>`
+      select id, name, prefix, scopes, created_at as "createdAt", last_used_at as "lastUsedAt",
+             case when revoked_at is null then 'active' else 'revoked' end as status
+      from api_keys where organization_id = ${organizationId} and kind = 'api_key' order by created_at, id`;
+  }
+
+  /**
+   * Revokes a key and expires its unconsumed enrollment tokens, in one transaction. The row
+   * lock it takes waits for any token issuance of this key in flight (which holds the key row
+   * FOR SHARE), so no live token of a revoked key can be left behind. The first revocation is
+   * recorded as an event; revoking a revoked key again changes nothing and records nothing.
+   * `filter` narrows which keys this caller may revoke: the dashboard's keys page revokes API
+   * keys only, a person their own CLI credentials only.
+   */
+  async revoke(
+    organizationId: string,
+    id: string,
+    actor: AuditActor,
+    filter: { kind?: 'api_key' | 'cli'; accountId?: string } = {},
+  ): Promise<boolean> {
+    return this.sql.begin(async (tx) => {
+      const [row] = await tx`
+        with was as (
+          select id, kind, revoked_at from api_keys
+          where organization_id = ${organizationId} and id = ${id}
+            ${filter.kind === undefined ? tx`` : tx`and kind = ${filter.kind}`}
+            ${filter.accountId === undefined ? tx`` : tx`and account_id = ${filter.accountId}`}
+          for update
+        ), revoked as (
+          update api_keys k set revoked_at = coalesce(k.revoked_at, now()) from was where k.id = was.id
+          returning k.id, k.name, k.prefix, was.kind, was.revoked_at is null as fresh
+        ), audit as (
+          insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+          select ${auditColumns(tx, organizationId, 'api_key.revoked', actor, tx`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+          from revoked where revoked.fresh and revoked.kind = 'api_key'
+          union all
+          select ${auditColumns(tx, organizationId, 'cli_credential.revoked', actor, tx`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+          from revoked where revoked.fresh and revoked.kind = 'cli'
+        )
+        select id from revoked`;
+      if (row === undefined) return false;
+      await tx`
+        update enrollment_tokens set expires_at = now()
+        where api_key_id = ${id} and consumed_at is null and expires_at > now()`;
+      return true;
+    });
+  }
+
+  /** A person's CLI credentials in every organization, newest first. */
+  async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
+    const rows = await this.sql<
+      (Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]
+    >`
+      select k.id, k.host, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
+             case when k.revoked_at is null then 'active' else 'revoked' end as status,
+             o.id as "organizationId", o.slug, o.name as "organizationName"
+      from api_keys k join organizations o on o.id = k.organization_id
+      where k.account_id = ${accountId} and k.kind = 'cli'
+      order by k.created_at desc, k.id`;
+    return rows.map(({ organizationId, slug, organizationName, ...row }) => ({
+      ...row,
+      organization: { id: organizationId, slug, name: organizationName },
+    }));
+  }
+
+  /** The organization of one of the account's CLI credentials. */
+  async cliCredentialOrganization(accountId: string, credentialId: string): Promise<string | undefined> {
+    const [row] = await this.sql<{ organizationId: string }[]>`
+      select organization_id as "organizationId" from api_keys where id = ${credentialId} and account_id = ${accountId} and kind = 'cli'`;
+    return row?.organizationId;
+  }
+
+  /** The kind, id and organization of a bearer secret by its digest, revoked or not. */
+  async secret(digest: Buffer): Promise<{ id: string; kind: 'api_key' | 'cli'; organizationId: string } | undefined> {
+    const [row] = await this.sql<{ id: string; kind: 'api_key' | 'cli'; organizationId: string }[]>`
+      select id, kind, organization_id as "organizationId" from api_keys where digest = ${digest}`;
+    return row;
+  }
+
+  /** What the credential `id` is: its organization, its person (CLI credentials), its scopes. */
+  async credential(id: string): Promise<CredentialRecord | undefined> {
+    const [row] = await this.sql<
+      (Omit<CredentialRecord, 'organization' | 'account'> &
+        Record<'organizationId' | 'slug' | 'organizationName', string> &
+        Record<'accountId' | 'accountName' | 'email', string | null>)[]
+    >`
+      select k.id, k.kind, k.name, k.prefix, k.scopes, k.host, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
+             o.id as "organizationId", o.slug, o.name as "organizationName",
+             a.id as "accountId", a.name as "accountName", a.email
+      from api_keys k join organizations o on o.id = k.organization_id left join accounts a on a.id = k.account_id
+      where k.id = ${id}`;
+    if (row === undefined) return undefined;
+    const { organizationId, slug, organizationName, accountId, accountName, email, ...rest } = row;
+    return {
+      ...rest,
+      organization: { id: organizationId, slug, name: organizationName },
+      account: accountId === null ? null : { id: accountId, name: accountName as string, email: email as string },
+    };
+  }
+}

@@ -1,0 +1,158 @@
+import type { Sql } from 'postgres';
+import { AccountRepository } from './sql/accounts.js';
+import { AuditRepository } from '../audit/sql.js';
+import { MemberRepository, type InvitationRecord } from './sql/members.js';
+import { SessionRepository } from './sql/sessions.js';
+import { acceptableEmail, acceptableName, isUuid, normalizeEmail, normalizeName } from './input.js';
+import { acceptablePassword, hashPassword } from './passwords.js';
+import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
+import type { Sessions } from './sessions.js';
+import type {
+  AcceptedInvitation,
+  CreatedInvitation,
+  InvitationLookup,
+  MemberRole,
+  NewAccount,
+} from '../dashboard/types.js';
+
+/** An invitation link works for 7 days, once. */
+export const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
+
+type Failure = Exclude<AcceptedInvitation, { ok: true }>['reason'];
+
+/** Thrown inside an acceptance's transaction to roll it back with an answer. */
+class Refused extends Error {
+  constructor(readonly reason: Failure) {
+    super(reason);
+  }
+}
+
+/** An owner's new invitation: the link's secret is in the answer only, its digest in the database. */
+export async function createInvitation(
+  sql: Sql,
+  sessions: Sessions,
+  accountId: string,
+  organizationId: string,
+  role: MemberRole,
+): Promise<CreatedInvitation> {
+  if (!isUuid(accountId) || !isUuid(organizationId) || (role !== 'owner' && role !== 'member'))
+    return { ok: false, reason: 'forbidden' };
+  const token = newSecret();
+  const now = sessions.now();
+  const expiresAt = new Date(now.getTime() + INVITATION_MS);
+  return sql.begin(async (tx): Promise<CreatedInvitation> => {
+    if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner')
+      return { ok: false, reason: 'forbidden' };
+    await new MemberRepository(tx).createInvitation({
+      organizationId,
+      digest: secretDigest(token),
+      role,
+      createdBy: accountId,
+      now,
+      expiresAt,
+    });
+    return { ok: true, token, expiresAt };
+  });
+}
+
+export async function invitation(sql: Sql, sessions: Sessions, token: string): Promise<InvitationLookup> {
+  if (!wellFormedSecret(token)) return { status: 'unknown' };
+  return lookup(await new MemberRepository(sql).invitation(secretDigest(token)), sessions.now());
+}
+
+/** A new account, its membership and its first session, in one transaction that spends the invitation. */
+export async function acceptInvitationAsNewAccount(
+  sql: Sql,
+  sessions: Sessions,
+  token: string,
+  account: NewAccount,
+): Promise<AcceptedInvitation> {
+  const found = await invitation(sql, sessions, token);
+  if (found.status !== 'open') return { ok: false, reason: found.status };
+  const input = { name: normalizeName(account.name), email: normalizeEmail(account.email), password: account.password };
+  if (
+    !acceptableName(input.name) ||
+    !acceptableEmail(input.email) ||
+    !input.password.isWellFormed() ||
+    !acceptablePassword(input.password)
+  ) {
+    return { ok: false, reason: 'invalid_input' };
+  }
+  const passwordHash = await hashPassword(input.password);
+  return refusable(() =>
+    sql.begin(async (tx): Promise<AcceptedInvitation> => {
+      const created = await new AccountRepository(tx).create({ email: input.email, name: input.name, passwordHash });
+      if (created === undefined) throw new Refused('email_taken');
+      const joined = await join(new MemberRepository(tx), new AuditRepository(tx), token, created.id, sessions.now());
+      const sessionSecret = await sessions.start(created.id, joined.organizationId, new SessionRepository(tx));
+      return { ok: true, slug: joined.slug, sessionSecret };
+    }),
+  );
+}
+
+/** The signed-in account joins; the organization becomes the session's current one. */
+export async function acceptInvitation(
+  sql: Sql,
+  sessions: Sessions,
+  token: string,
+  sessionSecret: string,
+): Promise<AcceptedInvitation> {
+  if (!wellFormedSecret(token)) return { ok: false, reason: 'unknown' };
+  const view = await sessions.view(sessionSecret);
+  if (view === undefined) return { ok: false, reason: 'signed_out' };
+  return refusable(() =>
+    sql.begin(async (tx): Promise<AcceptedInvitation> => {
+      const repository = new MemberRepository(tx);
+      const joined = await join(repository, new AuditRepository(tx), token, view.account.id, sessions.now());
+      await repository.setSessionOrganization(secretDigest(sessionSecret), joined.organizationId);
+      return { ok: true, slug: joined.slug };
+    }),
+  );
+}
+
+/** Spends the invitation on the account and adds the membership, or throws why not. */
+async function join(
+  repository: MemberRepository,
+  audit: AuditRepository,
+  token: string,
+  accountId: string,
+  now: Date,
+): Promise<{ organizationId: string; slug: string }> {
+  const digest = secretDigest(token);
+  const consumed = await repository.consumeInvitation(digest, accountId, now);
+  if (consumed === undefined) {
+    const state = lookup(await repository.invitation(digest), now);
+    throw new Refused(state.status === 'open' ? 'used' : state.status);
+  }
+  if (!(await repository.add(consumed.organizationId, accountId, consumed.role))) throw new Refused('already_member');
+  await audit.memberEvent(
+    consumed.organizationId,
+    'member.added',
+    { kind: 'account', id: accountId },
+    accountId,
+    consumed.role,
+  );
+  return consumed;
+}
+
+function lookup(row: InvitationRecord | undefined, now: Date): InvitationLookup {
+  if (row === undefined) return { status: 'unknown' };
+  if (row.consumedAt !== null) return { status: 'used' };
+  if (row.expiresAt.getTime() <= now.getTime()) return { status: 'expired' };
+  return {
+    status: 'open',
+    organizationName: row.organizationName,
+    organizationSlug: row.organizationSlug,
+    role: row.role,
+    expiresAt: row.expiresAt,
+  };
+}
+
+async function refusable(work: () => Promise<AcceptedInvitation>): Promise<AcceptedInvitation> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof Refused) return { ok: false, reason: error.reason };
+    throw error;
+  }
+}

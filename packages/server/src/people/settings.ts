@@ -1,0 +1,64 @@
+import type { Sql } from 'postgres';
+import { AuditRepository } from '../audit/sql.js';
+import { MemberRepository } from './sql/members.js';
+import { OrganizationRepository } from '../projects/sql.js';
+import { acceptableName, normalizeName, SLUG } from './input.js';
+import { acceptablePassword, hashPassword, PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { secretDigest } from './secrets.js';
+import type { Sessions } from './sessions.js';
+import type { CreatedOrganization, PasswordChange } from '../dashboard/types.js';
+
+/**
+ * Checks the current password, then sets the new one and ends every other session of the
+ * account in one transaction; the session that asked stays.
+ */
+export async function changePassword(
+  sql: Sql,
+  sessions: Sessions,
+  sessionSecret: string,
+  current: string,
+  next: string,
+): Promise<PasswordChange> {
+  const view = await sessions.view(sessionSecret);
+  if (view === undefined) return 'signed_out';
+  if (!next.isWellFormed() || !acceptablePassword(next)) return 'invalid_input';
+  const stored = await new MemberRepository(sql).passwordHash(view.account.id);
+  if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored)))
+    return 'wrong_password';
+  const passwordHash = await hashPassword(next);
+  await sql.begin(async (tx) => {
+    const repository = new MemberRepository(tx);
+    await repository.setPassword(view.account.id, passwordHash);
+    await repository.endOtherSessions(view.account.id, secretDigest(sessionSecret), sessions.now());
+  });
+  return 'changed';
+}
+
+/** A new organization, its creator its owner, and the session's current organization. */
+export async function createOrganization(
+  sql: Sql,
+  sessions: Sessions,
+  sessionSecret: string,
+  organization: { slug: string; name: string },
+): Promise<CreatedOrganization> {
+  const view = await sessions.view(sessionSecret);
+  if (view === undefined) return 'signed_out';
+  const name = normalizeName(organization.name);
+  if (!SLUG.test(organization.slug) || !acceptableName(name)) return 'invalid_input';
+  return sql.begin(async (tx): Promise<CreatedOrganization> => {
+    // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
+    const created = await new OrganizationRepository(tx as unknown as Sql).create(organization.slug, name);
+    if (created === undefined) return 'slug_taken';
+    const repository = new MemberRepository(tx);
+    await repository.add(created.id, view.account.id, 'owner');
+    await new AuditRepository(tx).memberEvent(
+      created.id,
+      'member.added',
+      { kind: 'account', id: view.account.id },
+      view.account.id,
+      'owner',
+    );
+    await repository.setSessionOrganization(secretDigest(sessionSecret), created.id);
+    return 'created';
+  });
+}

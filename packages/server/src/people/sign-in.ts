@@ -1,0 +1,84 @@
+import { isIPv4 } from 'node:net';
+import type { Sql } from 'postgres';
+import { addressKey as throttledAddress } from '../auth/throttle.js';
+import { AccountRepository } from './sql/accounts.js';
+import { AuditRepository } from '../audit/sql.js';
+import { SessionRepository } from './sql/sessions.js';
+import { SignInFailureRepository } from './sql/sign-in-failures.js';
+import { normalizeEmail } from './input.js';
+import { PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
+import type { Sessions } from './sessions.js';
+
+/** Failures counted within this window... */
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+/** ...after this many for one e-mail, its sign-ins are refused until the window has moved on. */
+export const THROTTLE_PER_ACCOUNT = 5;
+/** ...and after this many from one address (shared addresses make it larger than the account's). */
+export const THROTTLE_PER_ADDRESS = 20;
+
+export type SignInResult =
+  | { ok: true; sessionSecret: string }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Checks an e-mail and password. A wrong e-mail and a wrong password answer alike and take as
+ * long (an unknown e-mail still costs one scrypt). Once an e-mail or an address has had too
+ * many failures, the answer is `throttled` without the password being checked.
+ */
+export async function signIn(
+  sql: Sql,
+  sessions: Sessions,
+  email: string,
+  password: string,
+  address: string,
+): Promise<SignInResult> {
+  const failures = new SignInFailureRepository(sql);
+  const accounts = new AccountRepository(sql);
+  const normalized = normalizeEmail(email);
+  const accountKey = `account:${normalized}`;
+  const from = normalizeAddress(address);
+  // Counted as the hub's other throttles count an address (IPv6 by its /64); recorded in full.
+  const addressKey = `address:${throttledAddress(address)}`;
+  const now = sessions.now();
+  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+  const attempt = await failures.recordUnlessOver(
+    [
+      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
+      { key: addressKey, limit: THROTTLE_PER_ADDRESS },
+    ],
+    now,
+    since,
+  );
+  // Refused unchecked, and not recorded: the throttle lifts a window after the last real failure.
+  if ('retryAt' in attempt)
+    return {
+      ok: false,
+      reason: 'throttled',
+      retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)),
+    };
+  const account = await accounts.byEmail(normalized);
+  const right =
+    [...password].length <= PASSWORD_LENGTH.max &&
+    (account === undefined ? await verifyNothing(password) : await verifyPassword(password, account.passwordHash));
+  if (!right || account === undefined) {
+    await failures.prune(since);
+    return { ok: false, reason: 'invalid' };
+  }
+  await failures.clear(accountKey);
+  await failures.forget(attempt.ids);
+  const organization = (await accounts.memberships(account.id))[0];
+  // The session and its sign-in event (in each of the account's organizations) commit together.
+  const sessionSecret = await sql.begin(async (tx) => {
+    const secret = await sessions.start(account.id, organization?.organizationId, new SessionRepository(tx));
+    await new AuditRepository(tx).signedIn(account.id, from.slice(0, 100));
+    return secret;
+  });
+  return { ok: true, sessionSecret };
+}
+
+/** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */
+function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(.+)$/i.exec(address);
+  return mapped !== null && isIPv4(mapped[1] as string) ? (mapped[1] as string) : address.toLowerCase();
+}

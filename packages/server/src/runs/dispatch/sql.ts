@@ -1,0 +1,357 @@
+import type { Assignment as WireAssignment } from '@hub/schemas';
+import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
+import type { Fragment, Sql } from 'postgres';
+
+/** One step as the run will execute it: its daemon by name, the prompt rendered. */
+export interface PlannedStep {
+  id: string;
+  daemon: string;
+  cwd: string;
+  agent: { provider: string; mode?: string; model?: string };
+  prompt: string;
+  maxRuntimeMs: number;
+  idleTimeoutMs: number | null;
+}
+
+/** What a daemon receives for one execution: the document's Assignment. */
+export type Assignment = WireAssignment;
+
+/** The identifiers a dispatch answers with, in either shape; a replay answers the same. */
+export interface Dispatched {
+  deliveryKey: string;
+  triggerRunId: string;
+  receiptId: string;
+  triggerId: string;
+  triggerName: string;
+  executionId: string;
+  daemonId: string;
+  agentId: string;
+}
+
+/** A run a dispatch starts, planned: its identifiers, request and first assignment. */
+export interface NewRun {
+  triggerRunId: string;
+  executionId: string;
+  organizationId: string;
+  deliveryKey: string;
+  requestDigest: Buffer;
+  actor: string;
+  inputs: Record<string, string>;
+  plan: PlannedStep[];
+  /** The first step's, for the first execution. */
+  assignment: Assignment;
+}
+
+/** Where a dispatch found its trigger. */
+export type FoundTrigger = {
+  projectId: string;
+  trigger: CompiledTrigger;
+  environments: CompiledEnvironment[];
+} & (
+  | { source: 'configuration'; revisionId: string; configuredTriggerId?: string }
+  /** `configurationRevisionId`: the project's active configuration then (without the trigger), or null. */
+  | { source: 'trigger'; revisionId: string; triggerId: string; configurationRevisionId: string | null }
+);
+
+/**
+ * Where a dispatch of one project and trigger name last found its trigger, and the trigger as
+ * compiled. A revision is never changed once stored, so the model is exact for as long as the
+ * revision ids here are still the active ones; `dispatchHinted` checks that they are (runs/dispatch/hints.ts keeps them).
+ */
+export interface TriggerHint {
+  projectId: string;
+  /** The project's active configuration revision then; null when it had none. */
+  configurationRevisionId: string | null;
+  /** For an organization trigger: its active revision then (the configuration lacked the name). */
+  triggerRevisionId: string | null;
+  /** The run's triggerId (the configured trigger's or the organization trigger's). */
+  triggerId: string;
+  trigger: CompiledTrigger;
+  environments: CompiledEnvironment[];
+}
+
+/** An earlier dispatch with the same delivery key: its identifiers, and its request's digest. */
+export interface Delivery {
+  requestDigest: Buffer;
+  dispatched: Dispatched;
+}
+
+type DeliveryRow = Omit<Dispatched, never> & { requestDigest: string };
+
+interface LookupRow {
+  delivery: DeliveryRow | null;
+  projectId: string | null;
+  revisionId: string | null;
+  trigger: CompiledTrigger | null;
+  environments: CompiledEnvironment[] | null;
+  configuredTriggerId: string | null;
+  organizationTrigger: {
+    triggerId: string;
+    revisionId: string;
+    trigger: CompiledTrigger;
+    environments: CompiledEnvironment[];
+  } | null;
+}
+
+/** The earlier dispatch with the key, as one JSON column (null when there is none). */
+function deliveryColumn(sql: Sql, organization: Fragment, deliveryKey: string): Fragment {
+  return sql`(
+    select json_build_object('requestDigest', encode(r.request_digest, 'hex'), 'deliveryKey', r.delivery_key, 'triggerRunId', r.id,
+      'receiptId', r.receipt_id, 'triggerId', r.trigger_id, 'triggerName', r.trigger_name,
+      'executionId', e.id, 'daemonId', e.daemon_id, 'agentId', e.assignment -> 'agent' ->> 'provider')
+    from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
+    where r.organization_id = ${organization} and r.delivery_key = ${deliveryKey})`;
+}
+
+function deliveryOf(row: DeliveryRow): Delivery {
+  const { requestDigest, ...dispatched } = row;
+  return { requestDigest: Buffer.from(requestDigest, 'hex'), dispatched };
+}
+
+/** Runs and the delivery keys that make dispatch idempotent: a dispatch's reads and its write. */
+export class RunRepository {
+  constructor(
+    private readonly sql: Sql,
+    private readonly timing: { offlineAfterMs: number },
+  ) {}
+
+  /** The dispatch that used this delivery key in the organization, with its request's digest. */
+  async delivery(organizationId: string, deliveryKey: string): Promise<Delivery | undefined> {
+    const [row] = await this.sql<
+      { delivery: DeliveryRow | null }[]
+    >`select ${deliveryColumn(this.sql, this.sql`${organizationId}::uuid`, deliveryKey)} as delivery`;
+    return row?.delivery === null || row?.delivery === undefined ? undefined : deliveryOf(row.delivery);
+  }
+
+  /**
+   * Everything a dispatch reads, as one column for the key check's statement (`Prefetch`; the
+   * organization is `key.organization_id`): the run an earlier dispatch with this delivery key
+   * started, if any; and the trigger: in the project's active configuration first (found with a
+   * JSON path query, so that a large model is not read for it), then among the organization's
+   * triggers. `lookupOf` reads it.
+   */
+  static lookupColumn(sql: Sql, request: { projectSlug: string; trigger: string; deliveryKey: string }): Fragment {
+    return sql`(
+      with project as (
+        select id from projects where organization_id = key.organization_id and slug = ${request.projectSlug} and active
+      ), revision as (
+        select r.id, r.model from configuration_revisions r join project p on p.id = r.project_id where r.active
+      )
+      select json_build_object(
+        'delivery', ${deliveryColumn(sql, sql`key.organization_id`, request.deliveryKey)},
+        'projectId', (select id from project),
+        'revisionId', (select id from revision),
+        'trigger', (select jsonb_path_query_first(model, '$.triggers[*] ? (@.name == $name)', jsonb_build_object('name', ${request.trigger}::text)) from revision),
+        'environments', (select model -> 'environments' from revision),
+        'configuredTriggerId', (select c.id from configured_triggers c join project p on p.id = c.project_id where c.name = ${request.trigger}),
+        'organizationTrigger', (
+          select json_build_object('triggerId', t.id, 'revisionId', r.id, 'trigger', r.model -> 'triggers' -> 0, 'environments', r.model -> 'environments')
+          from triggers t join trigger_revisions r on r.trigger_id = t.id and r.active
+          where t.organization_id = key.organization_id and t.name = ${request.trigger})))`;
+  }
+
+  /** `lookupColumn`'s read on its own, for a dispatch whose key was checked before its body was read. */
+  async lookup(
+    organizationId: string,
+    request: { projectSlug: string; trigger: string; deliveryKey: string },
+  ): Promise<unknown> {
+    const [row] = await this.sql<{ found: unknown }[]>`
+      select ${RunRepository.lookupColumn(this.sql, request)} as found from (select ${organizationId}::uuid as organization_id) as key`;
+    return row?.found;
+  }
+
+  static lookupOf(value: unknown): {
+    earlier?: Delivery;
+    found: FoundTrigger | 'project_not_found' | 'trigger_not_found';
+  } {
+    const result = value as LookupRow;
+    const earlier = result.delivery === null ? undefined : deliveryOf(result.delivery);
+    if (result.projectId === null) return { earlier, found: 'project_not_found' };
+    if (result.revisionId !== null && result.trigger !== null) {
+      return {
+        earlier,
+        found: {
+          source: 'configuration',
+          projectId: result.projectId,
+          revisionId: result.revisionId,
+          configuredTriggerId: result.configuredTriggerId ?? undefined,
+          trigger: result.trigger,
+          environments: result.environments ?? [],
+        },
+      };
+    }
+    if (result.organizationTrigger === null) return { earlier, found: 'trigger_not_found' };
+    return {
+      earlier,
+      found: {
+        source: 'trigger',
+        projectId: result.projectId,
+        configurationRevisionId: result.revisionId,
+        ...result.organizationTrigger,
+      },
+    };
+  }
+
+  /**
+   * Starts a run and its first execution in one statement, when the first step's daemon is
+   * online (the caller then wakes that daemon's long-polls: runs/dispatch/notices.ts). The delivery key is
+   * unique per organization: of concurrent dispatches with one key, on any instance, one inserts
+   * and the others wait for it and insert nothing (`taken`). The API key is read again in the
+   * same statement, unrevoked and locked FOR KEY SHARE until it commits (as an install's is, see
+   * configurations/sql.ts): a key revoked before then starts nothing (`key_revoked`).
+   */
+  async dispatch(
+    run: NewRun & { found: FoundTrigger; triggerId: string; apiKeyId: string },
+  ): Promise<
+    | { outcome: 'dispatched'; daemonId: string; receiptId: string }
+    | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }
+  > {
+    const { found, triggerRunId, executionId, assignment, triggerId } = run;
+    const first = run.plan[0] as PlannedStep;
+    const [row] = await this.sql<
+      { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]
+    >`
+      with key as (
+        select id from api_keys where id = ${run.apiKeyId} and revoked_at is null for key share
+      ), daemon as (
+        select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
+        from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
+      ), run as (
+        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+        select ${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
+          ${found.source === 'configuration' ? found.revisionId : null}::uuid, ${found.source === 'trigger' ? found.revisionId : null}::uuid,
+          ${triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId}
+        from daemon where daemon.online and exists (select from key)
+        on conflict (organization_id, delivery_key) do nothing
+        returning receipt_id
+      ), execution as (
+        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
+        from daemon, run
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+        select ${run.organizationId}, 'run.dispatched', 'key', ${run.apiKeyId},
+          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${found.trigger.name}::text,
+            'projectSlug', (select slug from projects where id = ${found.projectId}), 'daemon', ${first.daemon}::text)
+        from run
+      )
+      select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
+        (select receipt_id from run) as "receiptId"`;
+    const result = row as {
+      keyValid: boolean;
+      daemonId: string | null;
+      online: boolean | null;
+      receiptId: string | null;
+    };
+    if (!result.keyValid) return { outcome: 'key_revoked' };
+    if (result.daemonId === null) return { outcome: 'not_enrolled' };
+    if (result.online !== true) return { outcome: 'offline' };
+    if (result.receiptId === null) return { outcome: 'taken' };
+    return { outcome: 'dispatched', daemonId: result.daemonId, receiptId: result.receiptId };
+  }
+
+  /**
+   * `dispatch` and the key check in one statement, from hints (runs/dispatch/hints.ts), with every
+   * precondition read again: the key by id and digest, unrevoked, with runs:dispatch, locked FOR
+   * KEY SHARE until commit (and its lastUsedAt moved on as the key check does); the project active
+   * under its slug, and the hint's revisions still the active ones (a revision never changes, so
+   * the trigger and the plan made from it are exact); the first step's daemon online; the delivery
+   * key unused. It starts the run only when all hold, and otherwise nothing: `started` false,
+   * with what was found not to hold, for the caller to take the exact path.
+   *
+   * Every table is read by a unique index whatever the statistics say: the key's organization is
+   * compared with IS NOT DISTINCT FROM, which no index serves, so that statistics taken while
+   * api_keys was all but empty cannot send the look-up through the organization's keys
+   * (api_keys_organization) instead of the primary key.
+   */
+  async dispatchHinted(
+    run: NewRun & { keyId: string; keyDigest: Buffer; projectSlug: string; hint: TriggerHint },
+  ): Promise<
+    { started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }
+  > {
+    const { hint, triggerRunId, executionId, organizationId } = run;
+    const first = run.plan[0] as PlannedStep;
+    const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
+    const [row] = await this.sql<
+      { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]
+    >`
+      with key as (
+        select id, last_used_at from api_keys
+        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id is not distinct from ${organizationId}::uuid
+          and revoked_at is null and 'runs:dispatch' = any (scopes)
+        for key share
+      ), touched as (
+        update api_keys set last_used_at = now() from key
+        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
+        returning 1
+      ), current as (
+        select p.id from projects p
+        where p.id = ${hint.projectId} and p.organization_id = ${organizationId} and p.slug = ${run.projectSlug} and p.active
+          and (select r.id from configuration_revisions r where r.project_id = p.id and r.active) is not distinct from ${hint.configurationRevisionId}::uuid
+          and (${hint.triggerRevisionId}::uuid is null or exists (select from trigger_revisions t where t.id = ${hint.triggerRevisionId}::uuid and t.active))
+      ), daemon as (
+        select id from daemons
+        where organization_id = ${organizationId} and name = ${first.daemon} and retired_at is null
+          and last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond'
+      ), run as (
+        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+        select ${triggerRunId}, ${organizationId}, current.id, ${run.deliveryKey}, ${run.requestDigest}, ${hint.trigger.name},
+          ${configurationRevisionId}::uuid, ${hint.triggerRevisionId}::uuid,
+          ${hint.triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${hint.trigger.maxRuntimeMs}, key.id
+        from key, current, daemon
+        on conflict (organization_id, delivery_key) do nothing
+        returning receipt_id
+      ), execution as (
+        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
+        from daemon, run
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+        select ${organizationId}, 'run.dispatched', 'key', ${run.keyId},
+          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${hint.trigger.name}::text, 'projectSlug', ${run.projectSlug}::text, 'daemon', ${first.daemon}::text)
+        from run
+      )
+      select exists (select from key) as "keyValid", exists (select from current) as current, (select id from daemon) as "daemonId",
+        (select receipt_id from run) as "receiptId", (select count(*) from touched) as touched`;
+    const result = row as { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null };
+    if (result.receiptId !== null && result.daemonId !== null)
+      return { started: true, daemonId: result.daemonId, receiptId: result.receiptId };
+    return { started: false, keyValid: result.keyValid, current: result.current };
+  }
+
+  /**
+   * The names a dispatch could have meant, for the "did you mean" of trigger_not_found (read only
+   * then): the manual.run triggers of the project's active configuration, then the organization's.
+   * At most 200, as many as `suggest` compares.
+   */
+  async manualTriggerNames(organizationId: string, projectSlug: string): Promise<string[]> {
+    const rows = await this.sql<{ name: string }[]>`
+      select name from (
+        select t ->> 'name' as name, t -> 'events' as events, 0 as source
+        from projects p
+        join configuration_revisions r on r.project_id = p.id and r.active
+        cross join jsonb_array_elements(r.model -> 'triggers') as t
+        where p.organization_id = ${organizationId} and p.slug = ${projectSlug} and p.active
+        union all
+        select r.model -> 'triggers' -> 0 ->> 'name', r.model -> 'triggers' -> 0 -> 'events', 1
+        from triggers o join trigger_revisions r on r.trigger_id = o.id and r.active
+        where o.organization_id = ${organizationId}
+      ) as named
+      where events @> '[{"kind":"manual.run"}]'::jsonb
+      order by source, name
+      limit 200`;
+    return rows.map((row) => row.name);
+  }
+
+  /** A's triggerId for a configuration installed before triggers got theirs at install. */
+  async configuredTrigger(projectId: string, name: string): Promise<string> {
+    const [row] = await this.sql<{ id: string }[]>`
+      with made as (
+        insert into configured_triggers (project_id, name) values (${projectId}, ${name}) on conflict (project_id, name) do nothing returning id
+      )
+      select id from made union all select id from configured_triggers where project_id = ${projectId} and name = ${name}`;
+    return (row as { id: string }).id;
+  }
+}

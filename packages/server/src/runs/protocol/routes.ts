@@ -1,0 +1,69 @@
+import { OutputRepository } from '../output/sql.js';
+import { reportStatus } from './report.js';
+import { nextAssignment } from './presence.js';
+import type { Hub } from '../../hub.js';
+import { daemonOf } from '../../http/context.js';
+import { handle, type Handlers } from '../../http/operation.js';
+import { HttpProblem } from '../../problems/problem.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The signed daemon protocol (DECISIONS.md, Daemons): heartbeat, assignments and cancellations, output, status reports, a clean stop. */
+export function daemonProtocolHandlers(hub: Hub): Handlers {
+  const output = new OutputRepository(hub.sql);
+  return {
+    daemonHeartbeat: handle(async ({ req, res, body }) => {
+      const serverTime = await hub.daemons.heartbeat(daemonOf(req).daemonId, body?.runtimes);
+      res.json({ serverTime: serverTime.toISOString() });
+    }),
+    nextAssignment: handle(async ({ req, res, query }) => {
+      const closed = new AbortController();
+      // The response's close: the request's own has come and gone once its (signed) body was read.
+      res.once('close', () => closed.abort());
+      const answer = await nextAssignment(
+        hub,
+        daemonOf(req).daemonId,
+        { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 },
+        closed.signal,
+      );
+      if (answer === undefined) res.status(204).end();
+      else res.json(answer);
+    }),
+    appendExecutionOutput: handle(async ({ req, res, params, body }) => {
+      const { executionId } = params;
+      const nextSeq = UUID.test(executionId)
+        ? await output.append(daemonOf(req).daemonId, executionId.toLowerCase(), body.chunks)
+        : undefined;
+      if (nextSeq === undefined)
+        throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
+      res.json({ executionId, nextSeq });
+    }),
+    daemonOffline: handle(async ({ req, res }) => {
+      await hub.daemons.stopped(daemonOf(req).daemonId);
+      res.status(204).end();
+    }),
+    reportExecutionStatus: handle(async ({ req, res, params, body }) => {
+      const { executionId } = params;
+      const detail = {
+        ...(typeof body.exitCode === 'number' ? { exitCode: body.exitCode } : {}),
+        ...(body.message === undefined ? {} : { message: body.message }),
+      };
+      const result = UUID.test(executionId)
+        ? await reportStatus(hub.sql, daemonOf(req).daemonId, executionId.toLowerCase(), body.status, detail)
+        : ({ ok: false, reason: 'not_found' } as const);
+      if (result.ok) {
+        res.json({ executionId, status: result.status });
+        return;
+      }
+      if (result.reason === 'not_found')
+        throw new HttpProblem('execution_not_found', `This daemon has no execution ${executionId}.`);
+      throw new HttpProblem(
+        'execution_finished',
+        `The execution is already ${result.status}; its status no longer changes.`,
+        {
+          extensions: { executionStatus: result.status },
+        },
+      );
+    }),
+  };
+}
