@@ -1,7 +1,10 @@
 // The one place the hub opens PostgreSQL clients (postgres.js), so that every client has the same
 // bounds: how long a connection may take to open, how long a statement may run, how long a
 // transaction may sit idle, and how soon a lost connection is tried again.
-import postgres, { type Sql } from 'postgres';
+import postgres, { type Sql, type TransactionSql } from 'postgres';
+
+/** What a repository runs its statements on: the pool, or a transaction's connection. */
+export type Db = Sql | TransactionSql;
 
 /** The database bounds (docs/decisions.md, Database faults); configurable through HUB_DB_* (config.ts). */
 export interface DatabaseTimeouts {
