@@ -2,10 +2,13 @@ import { dashboardRouter } from '@hub/dashboard';
 import express, { type Express } from 'express';
 import { dashboardStore } from './dashboard/store.js';
 import { SCOPES } from './auth/api-key.js';
-import { apiNeedsDatabase, databaseUnavailable } from './db/health.js';
+import { databaseUnavailable } from './db/health.js';
+import { apiNeedsDatabase, databaseGate } from './http/database-gate.js';
 import type { Hub } from './hub.js';
 import { mountFallback, mountOperations } from './http/mount.js';
-import { closeUnreadBody, problemHandler, requestContext, securityHeaders } from './http/middleware.js';
+import { closeUnreadBody } from './http/body.js';
+import { requestContext, securityHeaders } from './http/middleware.js';
+import { problemHandler } from './http/problem-handler.js';
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
@@ -39,7 +42,7 @@ export function createApp(hub: Hub): Express {
   app.use(requestContext(hub.log));
   app.use(securityHeaders());
   // While the database is known to be away, the API answers 503 at once instead of trying it.
-  if (hub.health !== undefined) app.use(hub.health.gate(apiNeedsDatabase));
+  if (hub.health !== undefined) app.use(databaseGate(hub.health, apiNeedsDatabase));
   const operations = mountOperations(app, hub, document, new ContractValidator(document), {
     ...projectHandlers(hub),
     ...configurationHandlers(hub),

@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
-import { invalidJson, isJsonType, notJson, readBody } from '../http/middleware.js';
+import { invalidJson, isJsonType, notJson, readBody } from '../http/body.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Throttle } from './throttle.js';
 

@@ -1,8 +1,6 @@
-// Whether the hub's PostgreSQL is there: which errors mean it is not, the instance's view of it
-// (up, or down since a check failed), and the gate that answers 503 at once while it is down.
-import type { RequestHandler } from 'express';
+// Whether the hub's PostgreSQL is there: which errors mean it is not, and the instance's view of it
+// (up, or down since a check failed). What the API answers meanwhile is http/database-gate.ts's.
 import type { Sql } from 'postgres';
-import { HttpProblem } from '../problems/problem.js';
 import { connectDatabase, type DatabaseTimeouts } from './connect.js';
 
 /** Where the health's changes are logged (the hub's logger, as far as this needs it). */
@@ -57,17 +55,6 @@ export function databaseUnavailable(error: unknown): boolean {
   return lostDatabase(error) || (code !== undefined && TIMEOUT.has(code));
 }
 
-/** The answer while the database is unavailable: 503, try again in a second (docs/decisions.md, Database faults). */
-export function unavailableProblem(): HttpProblem {
-  return new HttpProblem(
-    'database_unavailable',
-    'The hub cannot reach its database right now; nothing was stored. Try again shortly.',
-    {
-      headers: { 'Retry-After': '1' },
-    },
-  );
-}
-
 /** How often a down database is checked again. */
 export const PROBE_EVERY_MS = 250;
 
@@ -75,7 +62,7 @@ export const PROBE_EVERY_MS = 250;
  * This instance's view of its database. It starts up; a check (`select 1` on a connection of its
  * own) runs when that connection closes (PostgreSQL stopping ends every session) and when a
  * request or task reports an error that means the database went away. A failed check makes it
- * down: requests that need the database answer 503 at once (`gate`), long-polls and streams end,
+ * down: requests that need the database answer 503 at once (http/database-gate.ts), long-polls and streams end,
  * and a check runs every PROBE_EVERY_MS until one passes, so the first request after PostgreSQL is
  * back is served within a fraction of a second. Each change is logged once.
  */
@@ -136,17 +123,6 @@ export class DatabaseHealth {
       this.checking = false;
       if (!this.closed) this.settle(ok);
     });
-  }
-
-  /**
-   * Answers 503 database_unavailable, at once, to requests that `needsDatabase` while the database
-   * is down; everything else goes on (the problem pages, the document, liveness).
-   */
-  gate(needsDatabase: (path: string) => boolean): RequestHandler {
-    return (req, _res, next) => {
-      if (this.isDown && needsDatabase(req.path)) next(unavailableProblem());
-      else next();
-    };
   }
 
   async close(): Promise<void> {
@@ -226,13 +202,4 @@ export class DatabaseHealth {
       }
     }
   }
-}
-
-/**
- * The API paths that need the database: all under /api/ and /oauth/ but the OpenAPI document and
- * the reference. Liveness, readiness (which answers for itself), the problem pages, the OAuth
- * metadata and the dashboard (whose pages answer their own 503) are not gated.
- */
-export function apiNeedsDatabase(path: string): boolean {
-  return /^\/(?:api\/(?!openapi\.json$|reference(?:\/|$))|oauth\/)/.test(path);
 }

@@ -7,7 +7,7 @@ import { operationsOf, type Node, type OperationSpec } from '../openapi/contract
 import type { ContractValidator } from '../openapi/validator.js';
 import { HttpProblem, toProblem } from '../problems/problem.js';
 import { contextOf } from './context.js';
-import { closeUnreadBody, formBody, jsonBody, tooLarge } from './middleware.js';
+import { closeUnreadBody, formBody, jsonBody, tooLarge } from './body.js';
 import type { Handler, Handlers, OperationId } from './operation.js';
 
 const KiB = 1024;

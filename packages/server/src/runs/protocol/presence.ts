@@ -1,7 +1,8 @@
 import type { Sql } from 'postgres';
 import type { DaemonRepository } from '../../daemons/sql.js';
 import type { ExecutionRepository } from '../executions.js';
-import { unavailableProblem, type DatabaseHealth } from '../../db/health.js';
+import type { DatabaseHealth } from '../../db/health.js';
+import { unavailableProblem } from '../../http/database-gate.js';
 import type { Assignment } from '../dispatch/sql.js';
 import { takeCancellations } from '../cancel.js';
 import type { Wakeups } from './wakeups.js';
