@@ -5,7 +5,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
 import {
@@ -17,6 +16,9 @@ import {
   reachableBinaries,
   type Account,
 } from './embedded-access.js';
+import { alive, collect, freePort, gone, sleep, spawnOptions, track } from './embedded-children.js';
+
+export { stopEmbeddedNow } from './embedded-children.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -45,9 +47,6 @@ const OWNER_FILE = 'postgres-owner';
 const FAST_SHUTDOWN_MS = 10_000;
 const START_TIMEOUT_MS = 60_000;
 const PORT_ATTEMPTS = 3;
-
-/** PostgreSQL processes (and initdb) this process started and has not seen exit. */
-const children = new Set<ChildProcess>();
 
 /**
  * Starts PostgreSQL in `dataDir`'s cluster (made on first start, kept across restarts), on a free
@@ -98,79 +97,6 @@ export async function startEmbedded(
       await rm(join(data, OWNER_FILE), { force: true });
     },
   };
-}
-
-/**
- * Ends at once what this process started: PostgreSQL by immediate shutdown (no checkpoint; it
- * recovers from its WAL on the next start), initdb by interrupt (it removes what it made).
- */
-export async function stopEmbeddedNow(): Promise<void> {
-  await Promise.all(
-    [...children].map(async (child) => {
-      const exited = onceExited(child);
-      child.kill(child.spawnfile.endsWith('initdb') ? 'SIGINT' : 'SIGQUIT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
-}
-
-// PostgreSQL is not in the hub's process group: if the hub ends without stopping it (an uncaught
-// error), it is told to stop now rather than left running.
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGINT');
-});
-
-/** The child's options: its own session, and as root the postgres account (and only its primary group). */
-function spawnOptions(account: Account | undefined) {
-  return {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, LC_MESSAGES: 'C' },
-    ...(account === undefined ? {} : { uid: account.uid, gid: account.gid }),
-  };
-}
-
-/** Keeps a child's output: every line to the log (debug), the last few for an error message. */
-function collect(
-  child: ChildProcess,
-  log: PostgresLog,
-): { tail(): string; onLine(listener: (line: string) => void): void } {
-  const lines: string[] = [];
-  const listeners: ((line: string) => void)[] = [];
-  const take = (chunk: Buffer) => {
-    const text = chunk.toString('utf8').trim();
-    if (text === '') return;
-    log.debug('postgres', { message: text });
-    for (const line of text.split('\n')) {
-      lines.push(line);
-      if (lines.length > 20) lines.shift();
-      for (const listener of listeners) listener(line);
-    }
-  };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', take);
-  return { tail: () => lines.join('\n'), onLine: (listener) => listeners.push(listener) };
-}
-
-function track(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
-  children.add(child);
-  return new Promise((resolveExit) => {
-    child.on('error', (error) => {
-      children.delete(child);
-      resolveExit({ code: null, signal: null, error });
-    });
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolveExit({ code, signal });
-    });
-  });
-}
-
-function onceExited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolveExit) => child.once('exit', () => resolveExit()));
 }
 
 async function initialise(
@@ -314,24 +240,6 @@ async function takeOver(dataDir: string, cluster: string, log: PostgresLog): Pro
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function gone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (alive(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(50);
-  }
-  return true;
-}
-
 /** The hub's database, made if missing (also when an earlier first start ended before making it). */
 async function ensureDatabase(port: number, password: string): Promise<void> {
   const sql = postgres({
@@ -350,22 +258,4 @@ async function ensureDatabase(port: number, password: string): Promise<void> {
   } finally {
     await sql.end({ timeout: 1 });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null ? resolvePort(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
 }
