@@ -13,26 +13,15 @@ import { ThrottleRepository } from './auth/throttle-sql.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './runs/protocol/presence.js';
 import type { Wakeups } from './runs/protocol/wakeups.js';
 import type { Logger } from './http/logger.js';
+import type { PlatformOptions } from './http/platform.js';
 
-export interface HubOptions {
-  /** {problem_base}: problem types are {problemBase}/problems/<code>. */
-  problemBase: string;
-  /** The bearer token of the operator API. */
-  adminToken: string;
-  /** Bodies above this many bytes are refused with 413. */
-  maxBodyBytes: number;
-  /** {base_url}, the hub's public URL: the dashboard's origin (its cross-site check, its cookie's Secure). Defaults to the problem base. */
-  publicUrl?: string;
-  /** Check every response against the OpenAPI document (a mismatch is a 500): for tests. */
-  validateResponses?: boolean;
+export interface HubOptions extends PlatformOptions {
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
   timing?: DispatchTiming;
   /** `hub login`'s device codes: their lifetime and poll interval (RFC 8628); 600 s and 5 s unless tuned (tests shorten them). */
   deviceLogin?: { lifetimeSeconds: number; intervalSeconds: number };
   /** Throttling's limits (HUB_THROTTLE_*); DEFAULT_THROTTLE unless tuned. */
   throttle?: ThrottlePolicies;
-  /** HUB_TRUST_PROXY: Express's `trust proxy` (hops, or the proxies' addresses); unset, the socket's peer is the client. */
-  trustProxy?: number | string;
 }
 
 /** Everything a route needs: the database's repositories, the compiler, the log, the options. */

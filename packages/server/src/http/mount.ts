@@ -2,7 +2,7 @@ import { type Express, type Request, type RequestHandler } from 'express';
 import { requireAdmin } from '../auth/admin.js';
 import { requireScope, type Scope } from '../auth/api-key.js';
 import { requireDaemon } from '../auth/daemon-signature.js';
-import type { Hub } from '../hub.js';
+import type { Platform } from './platform.js';
 import { operationsOf, type Node, type OperationSpec } from '../openapi/contract.js';
 import type { ContractValidator } from '../openapi/validator.js';
 import { HttpProblem, toProblem } from '../problems/problem.js';
@@ -69,7 +69,7 @@ export function bodyLimit(operation: OperationSpec, largest: number): number {
  */
 export function mountOperations(
   app: Express,
-  hub: Hub,
+  hub: Platform,
   document: Node,
   validator: ContractValidator,
   handlers: Handlers,
@@ -96,7 +96,7 @@ export function mountOperations(
 }
 
 function steps(
-  hub: Hub,
+  hub: Platform,
   validator: ContractValidator,
   operation: OperationSpec,
   handler: Handler<OperationId>,
@@ -232,7 +232,7 @@ const raiseDeferred: RequestHandler = (req, _res, next) => next(contextOf(req).b
  * For tests (HubOptions.validateResponses): every answer is checked against the document before
  * it is sent; one the document does not describe becomes a 500 naming the difference.
  */
-function checkResponses(hub: Hub, validator: ContractValidator, operation: OperationSpec): RequestHandler {
+function checkResponses(hub: Platform, validator: ContractValidator, operation: OperationSpec): RequestHandler {
   return (req, res, next) => {
     const send = res.send.bind(res);
     let checked = false;

@@ -1,10 +1,10 @@
-import type { Hub } from '../hub.js';
+import type { Platform } from '../http/platform.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { documentText } from './contract.js';
 import { HttpProblem } from '../problems/problem.js';
 
 /** Liveness, readiness, and the OpenAPI document itself (served as committed, byte for byte). */
-export function operationHandlers(hub: Hub): Handlers {
+export function operationHandlers(hub: Platform): Handlers {
   return {
     health: handle(({ res }) => void res.json({ status: 'ok' })),
     readiness: handle(async ({ res }) => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Hub } from '../hub.js';
+import type { Platform } from '../http/platform.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
 
@@ -35,7 +35,7 @@ function servedSchema(text: string, origin: string, file: string): string {
 }
 
 /** GET /schemas/{file}: each body built once, on its first request, for the hub's one public URL. */
-export function schemaHandlers(hub: Hub): Handlers {
+export function schemaHandlers(hub: Platform): Handlers {
   const origin = hub.options.publicUrl ?? hub.options.problemBase;
   const resolve = createRequire(import.meta.url).resolve;
   // Built on a schema's first request, then kept: most hubs never serve one.
