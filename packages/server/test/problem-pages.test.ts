@@ -5,7 +5,8 @@ import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../dist/http/logger.js';
-import { problemHandler, requestContext } from '../dist/http/middleware.js';
+import { requestContext } from '../dist/http/middleware.js';
+import { problemHandler } from '../dist/http/problem-handler.js';
 import { problemCatalog, type ProblemCode } from '../dist/problems/catalog.js';
 import { problemIndex, problemPage } from '../dist/problems/routes.js';
 
