@@ -361,7 +361,8 @@ describe.each(databases)('throttling across two hub instances on the %s database
       expect(html).toContain('action="/sign-in"');
       expect(html).toContain('Too many failed sign-ins');
     }
-  });
+    // Each failure costs a password hash (scrypt, tens of MB): on a loaded machine 22 of them take more than 30 s.
+  }, 120_000);
 });
 
 describe('throttling settings', () => {
