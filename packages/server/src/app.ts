@@ -11,13 +11,12 @@ import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
 import { auditHandlers } from './audit/routes.js';
 import { configurationHandlers } from './configurations/routes.js';
-import { credentialHandlers } from './keys/credential-routes.js';
+import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
 import { daemonProtocolHandlers } from './runs/protocol/routes.js';
 import { daemonHandlers } from './daemons/routes.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/routes.js';
-import { operatorHandlers } from './projects/operator-routes.js';
-import { projectHandlers } from './projects/routes.js';
+import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { runHandlers } from './runs/routes.js';
 import { schemaHandlers } from './openapi/schemas.js';
@@ -51,6 +50,7 @@ export function createApp(hub: Hub): Express {
     ...daemonProtocolHandlers(hub),
     ...daemonHandlers(hub),
     ...operatorHandlers(hub),
+    ...operatorKeyHandlers(hub),
     ...operationHandlers(hub),
     ...documentationHandlers(),
     ...schemaHandlers(hub),
