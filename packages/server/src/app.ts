@@ -9,11 +9,11 @@ import { closeUnreadBody, problemHandler, requestContext, securityHeaders } from
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
-import { auditHandlers } from './audit/routes.js';
+import { auditHandlers } from './audit/index.js';
 import { configurationHandlers } from './configurations/routes.js';
 import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
 import { daemonProtocolHandlers } from './runs/protocol/routes.js';
-import { daemonHandlers } from './daemons/routes.js';
+import { daemonHandlers } from './daemons/index.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/routes.js';
 import { operatorHandlers, projectHandlers } from './projects/index.js';

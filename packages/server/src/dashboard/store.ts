@@ -1,9 +1,9 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../people/sql/accounts.js';
-import { auditStore } from '../audit/dashboard.js';
+import { auditStore } from '../audit/index.js';
 import { cliLoginStore } from '../logins/dashboard.js';
 import { DEFAULT_TIMING } from '../runs/protocol/presence.js';
-import { daemonStore } from '../daemons/dashboard.js';
+import { daemonStore } from '../daemons/index.js';
 import { keyStore } from '../keys/index.js';
 import { memberStore } from '../people/members.js';
 import { projectStore } from '../projects/index.js';

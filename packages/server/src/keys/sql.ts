@@ -1,4 +1,4 @@
-import { auditColumns, type AuditActor } from '../audit/sql.js';
+import { auditColumns, type AuditActor } from '../audit/index.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 
