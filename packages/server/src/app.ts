@@ -10,7 +10,7 @@ import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
 import { auditHandlers } from './audit/index.js';
-import { configurationHandlers } from './configurations/routes.js';
+import { configurationHandlers } from './configurations/index.js';
 import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
 import { daemonProtocolHandlers } from './runs/protocol/routes.js';
 import { daemonHandlers } from './daemons/index.js';
@@ -20,7 +20,7 @@ import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { runHandlers } from './runs/routes.js';
 import { schemaHandlers } from './openapi/schemas.js';
-import { triggerHandlers } from './triggers/routes.js';
+import { triggerHandlers } from './triggers/index.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
