@@ -7,7 +7,7 @@ export {
   listDaemons,
   resourceCatalog,
   retireDaemon,
-  type DaemonRetirement,
+  type Retirement,
   type IssuedToken,
 } from './service.js';
 export { DaemonRepository, type EnrollResult, type Runtime } from './sql.js';

@@ -56,7 +56,7 @@ export async function findDaemon(
   return new DaemonListRepository(sql, offlineAfterMs).find(organizationId, daemonId);
 }
 
-export type DaemonRetirement = { ok: true } | { ok: false; reason: 'not_found' } | Forbidden;
+export type Retirement = { ok: true } | { ok: false; reason: 'not_found' } | Forbidden;
 
 /** Retires an active daemon: its signed requests are refused from now on, and its name is free. */
 export async function retireDaemon(
@@ -64,8 +64,8 @@ export async function retireDaemon(
   by: Changer,
   organizationId: string,
   daemonId: string,
-): Promise<DaemonRetirement> {
-  return asOwner(sql, by, organizationId, async (db): Promise<DaemonRetirement> => {
+): Promise<Retirement> {
+  return asOwner(sql, by, organizationId, async (db): Promise<Retirement> => {
     if (!isUuid(daemonId)) return { ok: false, reason: 'not_found' };
     const retired = await new DaemonRepository(db).retire(organizationId, daemonId, by);
     return retired ? { ok: true } : { ok: false, reason: 'not_found' };

@@ -88,6 +88,7 @@ export function projectStore(sql: Sql): ProjectsPort {
     revisions: (organizationId, slug, page) => revisions(sql, organizationId, slug, page),
     revision: (organizationId, slug, version) => revision(sql, organizationId, slug, version),
     async createProject(accountId, organizationId, input): Promise<CreatedProject> {
+      // The form's rules (a name normalized, then 1 to 200 characters), not the operator API's document's.
       const name = normalizeName(input.name);
       if (!SLUG.test(input.slug) || !acceptableName(name)) return 'invalid';
       const created = await createProject(sql, { kind: 'account', id: accountId }, organizationId, {

@@ -9,9 +9,9 @@ export {
   listProjects,
   organizationBySlug,
   setProjectActive,
-  type CreatedOrganization,
-  type CreatedProject,
-  type ProjectChange,
+  type OrganizationCreation,
+  type ProjectCreation,
+  type ProjectActivation,
 } from './service.js';
 export { OrganizationRepository, type Organization, type Project } from './sql.js';
 export { ProjectList, type ProjectPage } from './list.js';

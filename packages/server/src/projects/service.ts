@@ -8,13 +8,13 @@ import { OrganizationRepository, type Organization, type Project } from './sql.j
 // and the dashboard (dashboard.ts). Names come checked by the caller: the document's rules for
 // the operator API, the form's (normalized) for the dashboard.
 
-export type CreatedOrganization = { ok: true; organization: Organization } | { ok: false; reason: 'exists' };
+export type OrganizationCreation = { ok: true; organization: Organization } | { ok: false; reason: 'exists' };
 
 /** A new organization; `db` may be a transaction that goes on to make its first owner. */
 export async function createOrganization(
   db: Db,
   organization: { slug: string; name: string },
-): Promise<CreatedOrganization> {
+): Promise<OrganizationCreation> {
   const created = await new OrganizationRepository(db).create(organization.slug, organization.name);
   return created === undefined ? { ok: false, reason: 'exists' } : { ok: true, organization: created };
 }
@@ -33,21 +33,21 @@ export const listProjects = (sql: Sql, organizationId: string): Promise<Project[
 export const activeProject = (db: Db, organizationId: string, slug: string) =>
   new OrganizationRepository(db).activeProject(organizationId, slug);
 
-export type CreatedProject = { ok: true; project: Project } | { ok: false; reason: 'exists' } | Forbidden;
+export type ProjectCreation = { ok: true; project: Project } | { ok: false; reason: 'exists' } | Forbidden;
 
 export async function createProject(
   sql: Sql,
   by: Changer,
   organizationId: string,
   project: { slug: string; name: string },
-): Promise<CreatedProject> {
-  return asOwner(sql, by, organizationId, async (db): Promise<CreatedProject> => {
+): Promise<ProjectCreation> {
+  return asOwner(sql, by, organizationId, async (db): Promise<ProjectCreation> => {
     const created = await new OrganizationRepository(db).createProject(organizationId, project.slug, project.name);
     return created === undefined ? { ok: false, reason: 'exists' } : { ok: true, project: created };
   });
 }
 
-export type ProjectChange = { ok: true; project: Project } | { ok: false; reason: 'not_found' } | Forbidden;
+export type ProjectActivation = { ok: true; project: Project } | { ok: false; reason: 'not_found' } | Forbidden;
 
 /** Deactivation hides the project from keys (the API's listings, installs, dispatches); reactivation undoes it. */
 export async function setProjectActive(
@@ -56,8 +56,8 @@ export async function setProjectActive(
   organizationId: string,
   slug: string,
   active: boolean,
-): Promise<ProjectChange> {
-  return asOwner(sql, by, organizationId, async (db): Promise<ProjectChange> => {
+): Promise<ProjectActivation> {
+  return asOwner(sql, by, organizationId, async (db): Promise<ProjectActivation> => {
     if (!SLUG.test(slug)) return { ok: false, reason: 'not_found' };
     const organizations = new OrganizationRepository(db);
     const changed = active
