@@ -12,19 +12,18 @@ import { problemHandler } from './http/problem-handler.js';
 import { documentText, type Node } from './openapi/contract.js';
 import { checkDocument } from './openapi/check.js';
 import { ContractValidator } from './openapi/validator.js';
-import { auditHandlers } from './audit/routes.js';
-import { configurationHandlers } from './configurations/routes.js';
-import { credentialHandlers } from './keys/credential-routes.js';
+import { auditHandlers } from './audit/index.js';
+import { configurationHandlers } from './configurations/index.js';
+import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
 import { daemonProtocolHandlers } from './runs/protocol/routes.js';
-import { daemonHandlers } from './daemons/routes.js';
+import { daemonHandlers } from './daemons/index.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/routes.js';
-import { operatorHandlers } from './projects/operator-routes.js';
-import { projectHandlers } from './projects/routes.js';
+import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { runHandlers } from './runs/routes.js';
 import { schemaHandlers } from './openapi/schemas.js';
-import { triggerHandlers } from './triggers/routes.js';
+import { triggerHandlers } from './triggers/index.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
@@ -54,6 +53,7 @@ export function createApp(hub: Hub): Express {
     ...daemonProtocolHandlers(hub),
     ...daemonHandlers(hub),
     ...operatorHandlers(hub),
+    ...operatorKeyHandlers(hub),
     ...operationHandlers(hub),
     ...documentationHandlers(),
     ...schemaHandlers(hub),

@@ -2,10 +2,6 @@ import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
 import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
 import { AccountRepository } from './people/sql/accounts.js';
-import { ApiKeyRepository } from './keys/sql.js';
-import { DaemonRepository } from './daemons/sql.js';
-import { OrganizationRepository } from './projects/sql.js';
-import { RevisionRepository, TriggerRepository } from './configurations/sql.js';
 import { ExecutionRepository } from './runs/executions.js';
 import type { DatabaseHealth } from './db/health.js';
 import { RunRepository } from './runs/dispatch/sql.js';
@@ -26,11 +22,6 @@ export interface HubOptions extends PlatformOptions {
 
 /** Everything a route needs: the database's repositories, the compiler, the log, the options. */
 export class Hub {
-  readonly organizations: OrganizationRepository;
-  readonly apiKeys: ApiKeyRepository;
-  readonly revisions: RevisionRepository;
-  readonly triggers: TriggerRepository;
-  readonly daemons: DaemonRepository;
   readonly runs: RunRepository;
   readonly executions: ExecutionRepository;
   /** People: accounts, memberships, the setup link (the dashboard's store is dashboard/store.ts). */
@@ -62,11 +53,6 @@ export class Hub {
     const timing = options.timing ?? DEFAULT_TIMING;
     this.runs = new RunRepository(sql, timing);
     this.executions = new ExecutionRepository(sql, timing);
-    this.organizations = new OrganizationRepository(sql);
-    this.apiKeys = new ApiKeyRepository(sql);
-    this.revisions = new RevisionRepository(sql);
-    this.triggers = new TriggerRepository(sql);
-    this.daemons = new DaemonRepository(sql);
     this.accounts = new AccountRepository(sql);
     this.throttle = new Throttle(new ThrottleRepository(this.authSql), options.throttle ?? DEFAULT_THROTTLE);
   }

@@ -1,4 +1,5 @@
-import { AuditListRepository, type AuditEventRow } from './sql.js';
+import { auditEvents } from './service.js';
+import type { AuditEventRow } from './sql.js';
 import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
@@ -9,7 +10,6 @@ export const AUDIT_PAGE = 50;
 
 /** The organization's events, newest first, a page at a time: the cursor is the last event's id. */
 export function auditHandlers(hub: Hub): Handlers {
-  const events = new AuditListRepository(hub.sql);
   return {
     listAuditEvents: handle(async ({ req, res, query }) => {
       const { cursor } = query;
@@ -24,10 +24,8 @@ export function auditHandlers(hub: Hub): Handlers {
           ],
         });
       }
-      const limit = query.limit ?? AUDIT_PAGE;
-      const rows = await events.list(authOf(req).organizationId, cursor, limit);
-      const shown = rows.slice(0, limit);
-      res.json({ events: shown.map(wire), next: rows.length > limit ? (shown.at(-1)?.id ?? null) : null });
+      const page = await auditEvents(hub.sql, authOf(req).organizationId, cursor, query.limit ?? AUDIT_PAGE);
+      res.json({ events: page.events.map(wire), next: page.older ?? null });
     }),
   };
 }

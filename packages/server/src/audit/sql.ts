@@ -1,4 +1,5 @@
-import type { Fragment, ISql, Sql } from 'postgres';
+import type { Fragment, ISql } from 'postgres';
+import type { Db } from '../db/connect.js';
 
 /** What happened: a closed set, as the table's check constraint has it. */
 export const AUDIT_KINDS = [
@@ -55,7 +56,7 @@ export function auditColumns(
 
 /** Events of organizations: each recorded in the transaction of its change (pass the transaction). */
 export class AuditRepository {
-  constructor(private readonly sql: ISql) {}
+  constructor(private readonly sql: Db) {}
 
   async record(
     organizationId: string,
@@ -99,7 +100,7 @@ export class AuditRepository {
 
 /** The organization's events, newest first, by keyset: a page goes on after the event named by its cursor. */
 export class AuditListRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /** Up to `limit + 1` events older than the event `before` (from the newest when undefined); the extra one tells of a next page. */
   async list(organizationId: string, before: string | undefined, limit: number): Promise<AuditEventRow[]> {

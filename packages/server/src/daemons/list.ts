@@ -1,5 +1,4 @@
-import type { Sql } from 'postgres';
-import { auditColumns, type AuditActor } from '../audit/sql.js';
+import type { Db } from '../db/connect.js';
 
 export interface DaemonListRow {
   id: string;
@@ -17,7 +16,7 @@ export interface DaemonListRow {
  */
 export class DaemonListRepository {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: Db,
     private readonly offlineAfterMs: number,
   ) {}
 
@@ -40,22 +39,6 @@ export class DaemonListRepository {
       with one as materialized (select * from daemons where id = ${daemonId})
       select ${this.columns()} from one daemons where organization_id = ${organizationId}`;
     return row;
-  }
-
-  /** Retires an active daemon: the signature check (auth/daemon-signature.ts) refuses it from now on, and its name is free. */
-  async retire(organizationId: string, daemonId: string, actor: AuditActor): Promise<boolean> {
-    const rows = await this.sql`
-      with retired as (
-        update daemons set retired_at = now()
-        where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
-        returning id, name
-      ), audit as (
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
-        select ${auditColumns(this.sql, organizationId, 'daemon.retired', actor, this.sql`jsonb_build_object('daemonId', retired.id, 'name', retired.name)`)}
-        from retired
-      )
-      select id from retired`;
-    return rows.length === 1;
   }
 
   private columns() {

@@ -1,9 +1,9 @@
-import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
 import { clientAddress } from '../auth/throttle.js';
 import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
+import { enrollDaemon, issueEnrollmentToken } from './service.js';
 
 const tokenInvalid = (headers: Record<string, string>) =>
   new HttpProblem(
@@ -17,30 +17,27 @@ export function daemonHandlers(hub: Hub): Handlers {
   return {
     issueEnrollmentToken: handle(async ({ req, res }) => {
       const { organizationId, keyId } = authOf(req);
-      const token = generateToken('et');
-      const issued = await hub.daemons.issueToken(organizationId, keyId, digest(token));
-      if (issued === undefined) {
+      const issued = await issueEnrollmentToken(hub.sql, organizationId, keyId);
+      if (!issued.ok) {
         throw new HttpProblem('unauthorized', 'The API key was revoked.', {
           headers: { 'WWW-Authenticate': 'Bearer realm="hub"' },
         });
       }
-      res.status(201).json({ token, expiresAt: issued.expiresAt.toISOString() });
+      res.status(201).json({ token: issued.token, expiresAt: issued.expiresAt.toISOString() });
     }),
     enrollDaemon: handle(async ({ req, res, body }) => {
-      // Each refused token counts against the address (429 past the limit); a valid one is always served.
-      const refuse = async () =>
-        tokenInvalid(await hub.throttle.count([{ policy: 'enroll-address', subject: clientAddress(req) }]));
-      // Any string is a token to the document: a malformed one is refused like an unknown one.
-      if (!isWellFormed(body.token, 'et')) throw await refuse();
       const { name, runtimes } = body;
-      const publicKey = { kty: 'OKP', crv: 'Ed25519', x: body.publicKey.x };
-      const result = await hub.daemons.enroll(digest(body.token), {
+      // Any string is a token to the document: the service refuses a malformed one like an unknown one.
+      const result = await enrollDaemon(hub.sql, {
+        token: body.token,
         name,
-        publicKey,
+        publicKey: { kty: 'OKP', crv: 'Ed25519', x: body.publicKey.x },
         runtimes,
         replace: body.replace === true,
       });
-      if (!result.ok && result.reason === 'token_invalid') throw await refuse();
+      // Each refused token counts against the address (429 past the limit); a valid one is always served.
+      if (!result.ok && result.reason === 'token_invalid')
+        throw tokenInvalid(await hub.throttle.count([{ policy: 'enroll-address', subject: clientAddress(req) }]));
       if (!result.ok)
         throw new HttpProblem(
           'daemon_name_taken',

@@ -1,6 +1,7 @@
 import type { ResourceCatalog } from '@hub/compiler';
-import type { Sql } from 'postgres';
-import { AuditRepository } from '../audit/sql.js';
+import { AuditRepository, auditColumns, type AuditActor } from '../audit/index.js';
+import type { Db } from '../db/connect.js';
+import { atomically } from '../db/transaction.js';
 
 export interface Runtime {
   provider: string;
@@ -11,9 +12,9 @@ export interface Runtime {
 export type EnrollResult =
   { ok: true; daemonId: string; name: string } | { ok: false; reason: 'token_invalid' | 'name_taken' };
 
-/** Enrollment tokens, the daemons that consume them, and their presence. */
+/** Enrollment tokens, the daemons that consume them, their presence, and their retirement. */
 export class DaemonRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /**
    * Stores a token's digest, ten minutes to live by the database's clock. The issuing key is
@@ -26,7 +27,7 @@ export class DaemonRepository {
     apiKeyId: string,
     tokenDigest: Buffer,
   ): Promise<{ expiresAt: Date } | undefined> {
-    return this.sql.begin(async (tx) => {
+    return atomically(this.sql, async (tx) => {
       const [key] = await tx`select id from api_keys where id = ${apiKeyId} and revoked_at is null for share`;
       if (key === undefined) return undefined;
       const [row] = await tx<{ id: string; expiresAt: Date }[]>`
@@ -54,7 +55,7 @@ export class DaemonRepository {
     daemon: { name: string; publicKey: object; runtimes: Runtime[]; replace: boolean },
   ): Promise<EnrollResult> {
     try {
-      return await this.sql.begin(async (tx) => {
+      return await atomically(this.sql, async (tx): Promise<EnrollResult> => {
         // The issuing key's row FOR SHARE first: a revocation in flight commits before this reads
         // it (and the key is refused), or waits until this enrollment is done.
         const [token] = await tx<{ id: string; organizationId: string }[]>`
@@ -106,6 +107,22 @@ export class DaemonRepository {
     const rows = await this.sql<{ name: string; runtimes: Runtime[] }[]>`
       select name, runtimes from daemons where organization_id = ${organizationId} and retired_at is null`;
     return { daemons: rows.map((row) => ({ name: row.name, runtimes: row.runtimes })) };
+  }
+
+  /** Retires an active daemon: the signature check (auth/daemon-signature.ts) refuses it from now on, and its name is free. */
+  async retire(organizationId: string, daemonId: string, actor: AuditActor): Promise<boolean> {
+    const rows = await this.sql`
+      with retired as (
+        update daemons set retired_at = now()
+        where organization_id = ${organizationId} and id = ${daemonId} and retired_at is null
+        returning id, name
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'daemon.retired', actor, this.sql`jsonb_build_object('daemonId', retired.id, 'name', retired.name)`)}
+        from retired
+      )
+      select id from retired`;
+    return rows.length === 1;
   }
 
   async heartbeat(daemonId: string, runtimes: unknown[] | undefined): Promise<Date> {

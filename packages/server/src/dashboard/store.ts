@@ -1,12 +1,12 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from '../people/sql/accounts.js';
-import { auditStore } from '../audit/dashboard.js';
+import { auditStore } from '../audit/index.js';
 import { cliLoginStore } from '../logins/dashboard.js';
 import { DEFAULT_TIMING } from '../runs/protocol/presence.js';
-import { daemonStore } from '../daemons/dashboard.js';
-import { apiKeys, createApiKey, revokeApiKey } from '../keys/dashboard.js';
+import { daemonStore } from '../daemons/index.js';
+import { keyStore } from '../keys/index.js';
 import { memberStore } from '../people/members.js';
-import { projectStore } from '../projects/dashboard.js';
+import { projectStore } from '../projects/index.js';
 import { runStore } from '../runs/dashboard.js';
 import { Sessions } from '../people/sessions.js';
 import { completeSetup, issueSetupToken } from '../people/setup.js';
@@ -34,8 +34,6 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     session: (secret) => sessions.view(secret),
     signOut: (secret) => sessions.end(secret),
     switchOrganization: (secret, slug) => sessions.switchOrganization(secret, slug),
-    apiKeys: (organizationId) => apiKeys(sql, organizationId),
-    createApiKey: (accountId, organizationId, key) => createApiKey(sql, accountId, organizationId, key),
-    revokeApiKey: (accountId, organizationId, keyId) => revokeApiKey(sql, accountId, organizationId, keyId),
+    ...keyStore(sql),
   };
 }

@@ -1,5 +1,6 @@
-import type { Sql } from 'postgres';
-import { auditColumns, type AuditActor } from '../audit/sql.js';
+import { auditColumns, type AuditActor } from '../audit/index.js';
+import type { Db } from '../db/connect.js';
+import { atomically } from '../db/transaction.js';
 
 export interface ApiKeyListing {
   id: string;
@@ -9,6 +10,8 @@ export interface ApiKeyListing {
   createdAt: Date;
   lastUsedAt: Date | null;
   status: 'active' | 'revoked';
+  /** The name of the account that made the key in the dashboard; null for the operator API's. */
+  createdBy: string | null;
 }
 
 export interface CliCredentialRecord {
@@ -37,9 +40,9 @@ export interface CredentialRecord {
 }
 
 export class ApiKeyRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
-  /** Creates a key and records who did, in one statement. */
+  /** Creates a key and records who did (as its maker, when an account), in one statement. */
   async create(
     organizationId: string,
     key: { name: string; prefix: string; digest: Buffer; scopes: string[] },
@@ -47,8 +50,9 @@ export class ApiKeyRepository {
   ) {
     const [row] = await this.sql<{ id: string; createdAt: Date }[]>`
       with key as (
-        insert into api_keys (organization_id, name, prefix, digest, scopes)
-        values (${organizationId}, ${key.name}, ${key.prefix}, ${key.digest}, ${key.scopes})
+        insert into api_keys (organization_id, name, prefix, digest, scopes, created_by_account_id)
+        values (${organizationId}, ${key.name}, ${key.prefix}, ${key.digest}, ${key.scopes},
+                ${actor.kind === 'account' ? actor.id : null}::uuid)
         returning id, name, prefix, created_at
       ), audit as (
         insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
@@ -61,9 +65,10 @@ export class ApiKeyRepository {
 
   async list(organizationId: string): Promise<ApiKeyListing[]> {
     return this.sql<ApiKeyListing[]>`
-      select id, name, prefix, scopes, created_at as "createdAt", last_used_at as "lastUsedAt",
-             case when revoked_at is null then 'active' else 'revoked' end as status
-      from api_keys where organization_id = ${organizationId} and kind = 'api_key' order by created_at, id`;
+      select k.id, k.name, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
+             case when k.revoked_at is null then 'active' else 'revoked' end as status, a.name as "createdBy"
+      from api_keys k left join accounts a on a.id = k.created_by_account_id
+      where k.organization_id = ${organizationId} and k.kind = 'api_key' order by k.created_at, k.id`;
   }
 
   /**
@@ -80,7 +85,7 @@ export class ApiKeyRepository {
     actor: AuditActor,
     filter: { kind?: 'api_key' | 'cli'; accountId?: string } = {},
   ): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+    return atomically(this.sql, async (tx) => {
       const [row] = await tx`
         with was as (
           select id, kind, revoked_at from api_keys

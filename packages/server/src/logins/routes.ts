@@ -8,6 +8,7 @@ import { CLI_SCOPES } from '../auth/api-key.js';
 import { digest, displayPrefix, generateToken, isWellFormed } from '../auth/secrets.js';
 import { clientAddress } from '../auth/throttle.js';
 import { DeviceAuthorizationRepository } from './sql.js';
+import { ApiKeyRepository } from '../keys/index.js';
 import type { Hub } from '../hub.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { displayUserCode, newUserCode } from './user-code.js';
@@ -146,10 +147,11 @@ export function oauthHandlers(hub: Hub): Handlers {
             'API keys are revoked by the organization owners in the dashboard, not here.',
           );
         if (!isWellFormed(token, 'cli')) return undefined;
-        const secret = await hub.apiKeys.secret(digest(token));
+        const keys = new ApiKeyRepository(hub.sql);
+        const secret = await keys.secret(digest(token));
         if (secret === undefined || secret.kind !== 'cli') return undefined;
         // The holder revokes it: the credential itself is the actor of the event.
-        await hub.apiKeys.revoke(secret.organizationId, secret.id, { kind: 'key', id: secret.id }, { kind: 'cli' });
+        await keys.revoke(secret.organizationId, secret.id, { kind: 'key', id: secret.id }, { kind: 'cli' });
         return undefined;
       }),
     ),

@@ -9,8 +9,7 @@ import type {
   RevisionDetail,
   RevisionSummary,
 } from '@hub/dashboard';
-import { AccountRepository } from '../people/sql/accounts.js';
-import { OrganizationRepository } from './sql.js';
+import { createProject, setProjectActive } from './service.js';
 import { ProjectViewRepository } from './views.js';
 import type { RevisionContentRow, RevisionListing } from './views.js';
 import { acceptableName, isUuid, normalizeName, SLUG } from '../people/input.js';
@@ -81,48 +80,6 @@ export async function revision(
   return row && detail(row);
 }
 
-/** An owner's new project: the role check (holding the membership FOR SHARE) and the insert in one transaction. */
-export async function createProject(
-  sql: Sql,
-  accountId: string,
-  organizationId: string,
-  input: { slug: string; name: string },
-): Promise<CreatedProject> {
-  if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
-  const name = normalizeName(input.name);
-  if (!SLUG.test(input.slug) || !acceptableName(name)) return 'invalid';
-  return sql.begin(async (tx): Promise<CreatedProject> => {
-    if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner') return 'forbidden';
-    // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-    const created = await new OrganizationRepository(tx as unknown as Sql).createProject(
-      organizationId,
-      input.slug,
-      name,
-    );
-    return created ? 'created' : 'taken';
-  });
-}
-
-/** Deactivation is the operator API's own (keys stop seeing the project); reactivation undoes it. */
-export async function setProjectActive(
-  sql: Sql,
-  accountId: string,
-  organizationId: string,
-  slug: string,
-  active: boolean,
-): Promise<ProjectChange> {
-  if (!isUuid(accountId) || !isUuid(organizationId)) return 'forbidden';
-  return sql.begin(async (tx): Promise<ProjectChange> => {
-    if ((await new AccountRepository(tx).role(organizationId, accountId)) !== 'owner') return 'forbidden';
-    if (!SLUG.test(slug)) return 'not_found';
-    const organizations = new OrganizationRepository(tx as unknown as Sql);
-    const changed = active
-      ? await organizations.reactivateProject(organizationId, slug)
-      : await organizations.deactivateProject(organizationId, slug);
-    return changed ? 'done' : 'not_found';
-  });
-}
-
 /** The projects part of the dashboard's store. */
 export function projectStore(sql: Sql): ProjectsPort {
   return {
@@ -130,8 +87,19 @@ export function projectStore(sql: Sql): ProjectsPort {
     project: (organizationId, slug) => project(sql, organizationId, slug),
     revisions: (organizationId, slug, page) => revisions(sql, organizationId, slug, page),
     revision: (organizationId, slug, version) => revision(sql, organizationId, slug, version),
-    createProject: (accountId, organizationId, input) => createProject(sql, accountId, organizationId, input),
-    setProjectActive: (accountId, organizationId, slug, active) =>
-      setProjectActive(sql, accountId, organizationId, slug, active),
+    async createProject(accountId, organizationId, input): Promise<CreatedProject> {
+      // The form's rules (a name normalized, then 1 to 200 characters), not the operator API's document's.
+      const name = normalizeName(input.name);
+      if (!SLUG.test(input.slug) || !acceptableName(name)) return 'invalid';
+      const created = await createProject(sql, { kind: 'account', id: accountId }, organizationId, {
+        slug: input.slug,
+        name,
+      });
+      return created.ok ? 'created' : created.reason === 'exists' ? 'taken' : 'forbidden';
+    },
+    async setProjectActive(accountId, organizationId, slug, active): Promise<ProjectChange> {
+      const changed = await setProjectActive(sql, { kind: 'account', id: accountId }, organizationId, slug, active);
+      return changed.ok ? 'done' : changed.reason;
+    },
   };
 }

@@ -43,4 +43,12 @@ export const ProjectList = {
         where p.organization_id = key.organization_id and p.active and p.slug > (select ${page.after ?? ''}::text)
         order by p.slug limit (select ${page.limit === undefined ? null : page.limit + 1}::int)) p), '[]'::json)`;
   },
+
+  /** A listing's column read on its own, when the key check could not read it (a query the validator then took after all). */
+  async readAlone(sql: Sql, organizationId: string, column: Fragment): Promise<unknown> {
+    const [row] = await sql<
+      { listed: unknown }[]
+    >`select ${column} as listed from (select ${organizationId}::uuid as organization_id) key`;
+    return row?.listed;
+  },
 };

@@ -71,7 +71,7 @@ export function projectHandlers(hub: Hub): Handlers {
         if (query.limit === undefined && query.cursor === undefined) {
           const body =
             contextOf(req).prefetched ??
-            (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.whole(hub.sql)));
+            (await ProjectList.readAlone(hub.sql, authOf(req).organizationId, ProjectList.whole(hub.sql)));
           res.set('Content-Type', 'application/json; charset=utf-8').send(body as string);
           return;
         }
@@ -79,7 +79,11 @@ export function projectHandlers(hub: Hub): Handlers {
         if (query.cursor !== undefined && after === undefined) throw badCursor();
         const page = { after, limit: query.limit };
         const rows = (contextOf(req).prefetched ??
-          (await readOnce(hub.sql, authOf(req).organizationId, ProjectList.page(hub.sql, page)))) as Project[];
+          (await ProjectList.readAlone(
+            hub.sql,
+            authOf(req).organizationId,
+            ProjectList.page(hub.sql, page),
+          ))) as Project[];
         const projects = page.limit === undefined ? rows : rows.slice(0, page.limit);
         const last = projects.at(-1);
         res.json({
@@ -90,16 +94,4 @@ export function projectHandlers(hub: Hub): Handlers {
       { prefetch },
     ),
   };
-}
-
-/** A listing's column read on its own, when the key check could not read it (a query the validator then took after all). */
-async function readOnce(
-  sql: Sql,
-  organizationId: string,
-  column: ReturnType<typeof ProjectList.whole>,
-): Promise<unknown> {
-  const [row] = await sql<
-    { listed: unknown }[]
-  >`select ${column} as listed from (select ${organizationId}::uuid as organization_id) key`;
-  return row?.listed;
 }

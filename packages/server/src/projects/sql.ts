@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 
 export interface Organization {
   id: string;
@@ -13,9 +13,21 @@ export interface Project {
   active: boolean;
 }
 
-/** Organizations and their projects. */
+/** Organizations, their projects, and who may change them. */
 export class OrganizationRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
+
+  /**
+   * The account's role in the organization, or undefined. FOR SHARE: inside a transaction, the
+   * membership cannot change or go until it ends.
+   */
+  async role(organizationId: string, accountId: string): Promise<'owner' | 'member' | undefined> {
+    const [row] = await this.sql<{ role: 'owner' | 'member' }[]>`
+      select role from organization_members
+      where organization_id = ${organizationId} and account_id = ${accountId}
+      for share`;
+    return row?.role;
+  }
 
   /** The new organization, or undefined when the slug is taken. */
   async create(slug: string, name: string): Promise<Organization | undefined> {

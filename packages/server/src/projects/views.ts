@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 
 export interface ProjectListing {
   slug: string;
@@ -27,7 +27,7 @@ export interface RevisionContentRow extends RevisionListing {
 
 /** What the dashboard reads of projects and their configuration revisions (the API's reads live elsewhere). */
 export class ProjectViewRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /** The organization's projects, active or not, by slug, each with its active revision. */
   async projects(organizationId: string, limit: number, offset: number): Promise<ProjectListing[]> {

@@ -1,32 +1,23 @@
-import type { Request } from 'express';
 import { unauthorized } from '../auth/api-key.js';
+import { invalidProblem } from '../configurations/index.js';
 import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
-import { compileChecked } from '../configurations/routes.js';
+import { checkTrigger, installTrigger } from './service.js';
 
 /** The organization's triggers (B): sections 4.6 and 4.7. */
 export function triggerHandlers(hub: Hub): Handlers {
-  const compile = async (req: Request, yaml: string) => {
-    const catalog = await hub.daemons.catalog(authOf(req).organizationId);
-    const { model, triggerNames } = await compileChecked(
-      hub,
-      { kind: 'trigger', input: { yaml }, catalog },
-      'invalid_trigger',
-    );
-    return { model, name: triggerNames[0] as string };
-  };
   return {
     validateTrigger: handle(async ({ req, res, body }) => {
-      const { name } = await compile(req, body.yaml);
-      res.json({ name, valid: true });
+      const checked = await checkTrigger(hub.sql, hub.compile, authOf(req).organizationId, body.yaml);
+      if (!checked.ok) throw invalidProblem(checked, 'invalid_trigger');
+      res.json({ name: checked.name, valid: true });
     }),
     installTrigger: handle(async ({ req, res, body }) => {
-      const { model, name } = await compile(req, body.yaml);
-      const { organizationId, keyId } = authOf(req);
-      const installed = await hub.triggers.install(organizationId, name, body.yaml, model, keyId);
-      if (installed === 'key_revoked') throw unauthorized();
-      res.status(201).json({ ...installed, active: true });
+      const installed = await installTrigger(hub.sql, hub.compile, authOf(req), body.yaml);
+      if (!installed.ok)
+        throw installed.reason === 'invalid' ? invalidProblem(installed, 'invalid_trigger') : unauthorized();
+      res.status(201).json({ ...installed.trigger, active: true });
     }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { DaemonRepository } from '../../daemons/sql.js';
+import { DaemonRepository } from '../../daemons/index.js';
 import type { ExecutionRepository } from '../executions.js';
 import type { DatabaseHealth } from '../../db/health.js';
 import { unavailableProblem } from '../../http/database-gate.js';
@@ -41,7 +41,6 @@ export async function nextAssignment(
   hub: {
     sql: Sql;
     executions: ExecutionRepository;
-    daemons: DaemonRepository;
     wakeups?: Wakeups | undefined;
     health?: DatabaseHealth | undefined;
   },
@@ -68,7 +67,7 @@ export async function nextAssignment(
       await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
       if (closed.aborted || stopping()) return undefined;
       if (hub.health?.down === true) throw unavailableProblem();
-      await hub.daemons.touch(daemonId);
+      await new DaemonRepository(hub.sql).touch(daemonId);
     }
   } finally {
     watch?.close();

@@ -1,6 +1,7 @@
 import { OutputRepository } from '../output/sql.js';
 import { reportStatus } from './report.js';
 import { nextAssignment } from './presence.js';
+import { DaemonRepository } from '../../daemons/index.js';
 import type { Hub } from '../../hub.js';
 import { daemonOf } from '../../http/context.js';
 import { handle, type Handlers } from '../../http/operation.js';
@@ -13,7 +14,7 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
   const output = new OutputRepository(hub.sql);
   return {
     daemonHeartbeat: handle(async ({ req, res, body }) => {
-      const serverTime = await hub.daemons.heartbeat(daemonOf(req).daemonId, body?.runtimes);
+      const serverTime = await new DaemonRepository(hub.sql).heartbeat(daemonOf(req).daemonId, body?.runtimes);
       res.json({ serverTime: serverTime.toISOString() });
     }),
     nextAssignment: handle(async ({ req, res, query }) => {
@@ -39,7 +40,7 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
       res.json({ executionId, nextSeq });
     }),
     daemonOffline: handle(async ({ req, res }) => {
-      await hub.daemons.stopped(daemonOf(req).daemonId);
+      await new DaemonRepository(hub.sql).stopped(daemonOf(req).daemonId);
       res.status(204).end();
     }),
     reportExecutionStatus: handle(async ({ req, res, params, body }) => {
