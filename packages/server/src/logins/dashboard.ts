@@ -4,8 +4,7 @@ import type { Sql } from 'postgres';
 import { ApiKeyRepository } from '../keys/sql.js';
 import { DeviceAuthorizationRepository } from './sql.js';
 import { SignInFailureRepository } from '../people/sql/sign-in-failures.js';
-import { displayUserCode, parseUserCode } from './user-code.js';
-import { isUuid } from '../people/input.js';
+import { formatUserCode, isUuid, parseUserCode } from '@hub/schemas';
 import { THROTTLE_WINDOW_MS } from '../people/sign-in.js';
 import type { DashboardStore } from '../dashboard/types.js';
 
@@ -43,7 +42,7 @@ export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): Cli
         return { ok: false, reason: 'not_found' };
       }
       await failures.forget(attempt.ids);
-      return { ok: true, request: { ...request, userCode: displayUserCode(request.userCode) } };
+      return { ok: true, request: { ...request, userCode: formatUserCode(request.userCode) } };
     },
 
     async approveDevice(accountId, userCode, organizationId) {

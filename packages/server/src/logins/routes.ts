@@ -10,7 +10,8 @@ import { clientAddress } from '../auth/throttle.js';
 import { DeviceAuthorizationRepository } from './sql.js';
 import type { Hub } from '../hub.js';
 import { handle, type Handlers } from '../http/operation.js';
-import { displayUserCode, newUserCode } from './user-code.js';
+import { formatUserCode } from '@hub/schemas';
+import { newUserCode } from './user-code.js';
 
 export const CLI_CLIENT_ID = 'hub-cli';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -96,7 +97,7 @@ export function oauthHandlers(hub: Hub): Handlers {
             intervalSeconds: timing.intervalSeconds,
           });
           if (created) {
-            const shown = displayUserCode(userCode);
+            const shown = formatUserCode(userCode);
             return {
               device_code: deviceCode,
               user_code: shown,

@@ -3,8 +3,9 @@ import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
 import { MemberRepository, type InvitationRecord } from './sql/members.js';
 import { SessionRepository } from './sql/sessions.js';
-import { acceptableEmail, acceptableName, isUuid, normalizeEmail, normalizeName } from './input.js';
-import { acceptablePassword, hashPassword } from './passwords.js';
+import { isUuid } from '@hub/schemas';
+import { accountInput } from './input.js';
+import { hashPassword } from './passwords.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
 import type { Sessions } from './sessions.js';
 import type {
@@ -69,15 +70,8 @@ export async function acceptInvitationAsNewAccount(
 ): Promise<AcceptedInvitation> {
   const found = await invitation(sql, sessions, token);
   if (found.status !== 'open') return { ok: false, reason: found.status };
-  const input = { name: normalizeName(account.name), email: normalizeEmail(account.email), password: account.password };
-  if (
-    !acceptableName(input.name) ||
-    !acceptableEmail(input.email) ||
-    !input.password.isWellFormed() ||
-    !acceptablePassword(input.password)
-  ) {
-    return { ok: false, reason: 'invalid_input' };
-  }
+  const input = accountInput(account);
+  if (input === undefined) return { ok: false, reason: 'invalid_input' };
   const passwordHash = await hashPassword(input.password);
   return refusable(() =>
     sql.begin(async (tx): Promise<AcceptedInvitation> => {

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import { AuditRepository, type AuditKind } from '../audit/sql.js';
 import { MemberRepository } from './sql/members.js';
-import { isUuid } from './input.js';
+import { isUuid } from '@hub/schemas';
 import { acceptInvitation, acceptInvitationAsNewAccount, createInvitation, invitation } from './invitations.js';
 import type { Sessions } from './sessions.js';
 import { changePassword, createOrganization } from './settings.js';

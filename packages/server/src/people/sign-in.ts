@@ -6,7 +6,8 @@ import { AuditRepository } from '../audit/sql.js';
 import { SessionRepository } from './sql/sessions.js';
 import { SignInFailureRepository } from './sql/sign-in-failures.js';
 import { normalizeEmail } from './input.js';
-import { PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
+import { PASSWORD_LENGTH } from '@hub/schemas';
+import { verifyNothing, verifyPassword } from './passwords.js';
 import type { Sessions } from './sessions.js';
 
 /** Failures counted within this window... */
