@@ -1,7 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
 import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
-import { AccountRepository } from './people/sql/accounts.js';
 import { ApiKeyRepository } from './keys/sql.js';
 import { DaemonRepository } from './daemons/sql.js';
 import { OrganizationRepository } from './projects/sql.js';
@@ -44,8 +43,6 @@ export class Hub {
   readonly daemons: DaemonRepository;
   readonly runs: RunRepository;
   readonly executions: ExecutionRepository;
-  /** People: accounts, memberships, the setup link (the dashboard's store is dashboard/store.ts). */
-  readonly accounts: AccountRepository;
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;
 
@@ -78,7 +75,6 @@ export class Hub {
     this.revisions = new RevisionRepository(sql);
     this.triggers = new TriggerRepository(sql);
     this.daemons = new DaemonRepository(sql);
-    this.accounts = new AccountRepository(sql);
     this.throttle = new Throttle(new ThrottleRepository(this.authSql), options.throttle ?? DEFAULT_THROTTLE);
   }
 }

@@ -2,7 +2,6 @@ import type { Sql } from 'postgres';
 import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
 import { MemberRepository, type InvitationRecord } from './sql/members.js';
-import { SessionRepository } from './sql/sessions.js';
 import { isUuid } from '@hub/schemas';
 import { accountInput } from './input.js';
 import { hashPassword } from './passwords.js';
@@ -78,7 +77,7 @@ export async function acceptInvitationAsNewAccount(
       const created = await new AccountRepository(tx).create({ email: input.email, name: input.name, passwordHash });
       if (created === undefined) throw new Refused('email_taken');
       const joined = await join(new MemberRepository(tx), new AuditRepository(tx), token, created.id, sessions.now());
-      const sessionSecret = await sessions.start(created.id, joined.organizationId, new SessionRepository(tx));
+      const sessionSecret = await sessions.start(created.id, joined.organizationId, tx);
       return { ok: true, slug: joined.slug, sessionSecret };
     }),
   );
