@@ -9,7 +9,7 @@ import {
 
 // The field rules are @hub/schemas's (fields.ts), shared with the dashboard's forms. Other
 // features still take these from here; they may import them from @hub/schemas directly.
-export { acceptableName, isUuid, normalizeEmail, normalizeName, SLUG_PATTERN as SLUG } from '@hub/schemas';
+export { acceptableName, isUuid, normalizeName, SLUG_PATTERN as SLUG } from '@hub/schemas';
 
 export interface NewAccount {
   name: string;

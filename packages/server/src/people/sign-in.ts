@@ -4,8 +4,7 @@ import { addressKey as throttledAddress } from '../auth/throttle.js';
 import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
 import { SignInFailureRepository } from './sql/sign-in-failures.js';
-import { normalizeEmail } from './input.js';
-import { PASSWORD_LENGTH } from '@hub/schemas';
+import { normalizeEmail, PASSWORD_LENGTH } from '@hub/schemas';
 import { verifyNothing, verifyPassword } from './passwords.js';
 import type { Sessions } from './sessions.js';
 
