@@ -1,3 +1,15 @@
+// Where the dashboard's forms are checked: the rules are @hub/schemas's field rules, the ones the
+// hub's services apply; this file only says what is wrong in words, in the order of the fields.
+import {
+  acceptableEmail,
+  formatUserCode,
+  isSlug,
+  nameIssue,
+  parseUserCode,
+  PASSWORD_LENGTH,
+  passwordIssue,
+} from '@hub/schemas';
+
 /** One text field of a urlencoded body (the first, when it came twice); '' when absent. */
 export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -12,17 +24,31 @@ export function fields(body: unknown, name: string): string[] {
   return all.filter((item): item is string => typeof item === 'string');
 }
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-export const PASSWORD_MIN = 12;
-const PASSWORD_MAX = 1024;
-
-/** A display name as the API takes it: not blank, at most 200 characters, no NUL or lone surrogate. */
+/** A display name as the hub takes it: not blank, at most 200 characters, none it cannot store. */
 export function nameProblem(label: string, name: string): string | undefined {
-  if (name.trim() === '') return `${label} is required.`;
-  if (name.length > 200) return `${label} is longer than 200 characters.`;
-  if (name.includes('\u0000') || !name.isWellFormed()) return `${label} contains a character the hub cannot store.`;
+  const issue = nameIssue(name);
+  if (issue === 'required') return `${label} is required.`;
+  if (issue === 'too_long') return `${label} is longer than 200 characters.`;
+  if (issue === 'unstorable') return `${label} contains a character the hub cannot store.`;
   return undefined;
+}
+
+function emailProblem(email: string): string | undefined {
+  return acceptableEmail(email) ? undefined : 'Enter an e-mail address such as ada@example.com.';
+}
+
+function passwordProblem(password: string): string | undefined {
+  const issue = passwordIssue(password);
+  if (issue === 'too_short') return `The password needs at least ${PASSWORD_LENGTH.min} characters.`;
+  if (issue === 'too_long') return `The password is longer than ${PASSWORD_LENGTH.max} characters.`;
+  if (issue === 'unstorable') return 'The password contains a character the hub cannot store.';
+  return undefined;
+}
+
+function slugProblem(slug: string): string | undefined {
+  return isSlug(slug)
+    ? undefined
+    : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).';
 }
 
 export interface SetupInput {
@@ -37,14 +63,9 @@ export interface SetupInput {
 export function setupProblem(input: SetupInput): string | undefined {
   return (
     nameProblem('Your name', input.name) ??
-    (EMAIL.test(input.email) && input.email.length <= 254
-      ? undefined
-      : 'Enter an e-mail address such as ada@example.com.') ??
-    (input.password.length < PASSWORD_MIN ? `The password needs at least ${PASSWORD_MIN} characters.` : undefined) ??
-    (input.password.length > PASSWORD_MAX ? `The password is longer than ${PASSWORD_MAX} characters.` : undefined) ??
-    (SLUG.test(input.slug)
-      ? undefined
-      : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).') ??
+    emailProblem(input.email) ??
+    passwordProblem(input.password) ??
+    slugProblem(input.slug) ??
     nameProblem("The organization's name", input.organizationName)
   );
 }
@@ -56,4 +77,33 @@ export function keyProblem(name: string, scopes: string[], allowed: readonly str
     (scopes.length === 0 ? 'Choose at least one scope.' : undefined) ??
     (scopes.every((scope) => allowed.includes(scope)) ? undefined : 'Choose scopes from the list.')
   );
+}
+
+/** What is wrong with a new project's slug and name. */
+export function projectProblem(slug: string, name: string): string | undefined {
+  return slugProblem(slug) ?? nameProblem("The project's name", name);
+}
+
+/** What is wrong with an invitation's new account; undefined when nothing is. */
+export function newAccountProblem(input: { name: string; email: string; password: string }): string | undefined {
+  return nameProblem('Your name', input.name) ?? emailProblem(input.email) ?? passwordProblem(input.password);
+}
+
+/** What is wrong with a new password typed twice. */
+export function newPasswordProblem(password: string, repeat: string): string | undefined {
+  return (
+    passwordProblem(password) ??
+    (password === repeat ? undefined : 'The new password and its repetition differ: type it twice the same.')
+  );
+}
+
+/** What is wrong with a new organization's slug and name. */
+export function organizationProblem(slug: string, name: string): string | undefined {
+  return slugProblem(slug) ?? nameProblem("The organization's name", name);
+}
+
+/** A typed user code (`hub login`) as the hub shows it, XXXX-XXXX; undefined when it cannot be one. */
+export function userCodeOf(typed: string): string | undefined {
+  const code = parseUserCode(typed);
+  return code === undefined ? undefined : formatUserCode(code);
 }

@@ -1,6 +1,7 @@
 /**
  * The storage the dashboard needs, as a port: the server implements it over PostgreSQL and
- * passes it to `dashboardRouter`. The dashboard depends on nothing of ours at run time.
+ * passes it to `dashboardRouter`. The dashboard depends on nothing of ours at run time but the
+ * field rules of @hub/schemas, which the hub's services apply too.
  */
 import type { MembersPort } from './ports/members.js';
 import type { ProjectsPort } from './ports/projects.js';

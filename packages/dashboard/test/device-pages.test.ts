@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { accountPage, deviceCodePage, deviceConfirmPage, signInPage } from '../src/pages/index.js';
 import type { CliCredentialRow, DeviceRequestView } from '../src/ports/cli-logins.js';
 import { safeNext } from '../src/security.js';
-import { userCodeOf } from '../src/user-code.js';
+import { userCodeOf } from '../src/forms.js';
 import { HOSTILE, sessionOf } from './support/data.js';
 
 const REQUEST: DeviceRequestView = {

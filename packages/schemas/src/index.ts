@@ -27,3 +27,27 @@ export type {
   StatusReport,
   WireSchema,
 } from './wire.js';
+
+// The rules of the fields people type, shared by the dashboard's forms and the hub's services.
+export {
+  acceptableEmail,
+  acceptableName,
+  acceptablePassword,
+  EMAIL_MAX,
+  EMAIL_PATTERN,
+  formatUserCode,
+  isSlug,
+  isUuid,
+  NAME_MAX,
+  nameIssue,
+  normalizeEmail,
+  normalizeName,
+  normalizePassword,
+  parseUserCode,
+  PASSWORD_LENGTH,
+  passwordIssue,
+  SLUG_PATTERN,
+  USER_CODE_ALPHABET,
+  USER_CODE_LENGTH,
+  UUID_PATTERN,
+} from './fields.js';

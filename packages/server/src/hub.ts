@@ -1,7 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
 import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
-import { AccountRepository } from './people/sql/accounts.js';
 import { ExecutionRepository } from './runs/executions.js';
 import type { DatabaseHealth } from './db/health.js';
 import { RunRepository } from './runs/dispatch/sql.js';
@@ -24,8 +23,6 @@ export interface HubOptions extends PlatformOptions {
 export class Hub {
   readonly runs: RunRepository;
   readonly executions: ExecutionRepository;
-  /** People: accounts, memberships, the setup link (the dashboard's store is dashboard/store.ts). */
-  readonly accounts: AccountRepository;
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;
 
@@ -53,7 +50,6 @@ export class Hub {
     const timing = options.timing ?? DEFAULT_TIMING;
     this.runs = new RunRepository(sql, timing);
     this.executions = new ExecutionRepository(sql, timing);
-    this.accounts = new AccountRepository(sql);
     this.throttle = new Throttle(new ThrottleRepository(this.authSql), options.throttle ?? DEFAULT_THROTTLE);
   }
 }

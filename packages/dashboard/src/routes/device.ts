@@ -1,11 +1,10 @@
 import type { Response, Router } from 'express';
-import { field } from '../forms.js';
+import { field, userCodeOf } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { deviceCodePage, deviceConfirmPage } from '../pages/index.js';
 import type { DeviceDecision } from '../ports/cli-logins.js';
 import type { SessionView } from '../store.js';
-import { userCodeOf } from '../user-code.js';
 
 const UNKNOWN = 'This code is unknown, has expired or was used already. Run hub login again for a new code.';
 const THROTTLED = 'Too many unknown codes: wait a few minutes, then type the code again.';

@@ -1,9 +1,8 @@
 import type { Response, Router } from 'express';
 import { sessionCookie } from '../cookies.js';
-import { field } from '../forms.js';
+import { field, newAccountProblem } from '../forms.js';
 import { currentSession, formBody, refuseCrossSite, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
-import { newAccountProblem } from '../member-forms.js';
 import { invitationPage } from '../pages/index.js';
 import type { AcceptFailure, InvitationLookup } from '../ports/members.js';
 import type { SessionView } from '../store.js';

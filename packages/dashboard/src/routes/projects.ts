@@ -1,5 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import { field, nameProblem } from '../forms.js';
+import { field, projectProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { projectChangePage, projectPage, projectsPage, revisionPage } from '../pages/index.js';
@@ -7,7 +7,6 @@ import type { ProjectFormValues } from '../pages/index.js';
 import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const CHANGES = ['deactivate', 'reactivate'] as const;
 
 /** The organization's projects and their configuration revisions: everyone reads, owners change. */
@@ -58,9 +57,7 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
     const caller = await owned(req, res);
     if (!caller) return;
     const values = { slug: field(req.body, 'slug').trim(), name: field(req.body, 'name') };
-    const problem = SLUG.test(values.slug)
-      ? nameProblem("The project's name", values.name)
-      : 'The slug takes lowercase letters, digits and hyphens, and starts with a letter or digit (at most 63).';
+    const problem = projectProblem(values.slug, values.name);
     if (problem) return list(res, caller.session, 422, 1, { ...values, message: problem });
     const outcome = await store.createProject(caller.session.account.id, caller.organization.organizationId, {
       slug: values.slug,

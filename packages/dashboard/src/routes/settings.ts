@@ -1,8 +1,7 @@
 import type { Response, Router } from 'express';
-import { field } from '../forms.js';
+import { field, newPasswordProblem, organizationProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions, Signed } from '../http.js';
-import { newPasswordProblem, organizationProblem } from '../member-forms.js';
 import { accountPage } from '../pages/index.js';
 import type { AccountPageProps } from '../pages/index.js';
 

@@ -1,39 +1,33 @@
 import type { Sql } from 'postgres';
-import { AccountRepository } from '../people/sql/accounts.js';
 import { auditStore } from '../audit/index.js';
-import { cliLoginStore } from '../logins/dashboard.js';
+import { cliLoginStore } from '../logins/index.js';
 import { DEFAULT_TIMING } from '../runs/protocol/presence.js';
 import { daemonStore } from '../daemons/index.js';
 import { keyStore } from '../keys/index.js';
-import { memberStore } from '../people/members.js';
+import { peopleStore } from '../people/index.js';
 import { projectStore } from '../projects/index.js';
 import { runStore } from '../runs/dashboard.js';
-import { Sessions } from '../people/sessions.js';
-import { completeSetup, issueSetupToken } from '../people/setup.js';
-import { signIn } from '../people/sign-in.js';
 import type { DashboardStore, DashboardStoreOptions } from './types.js';
 
 export type { Account, ApiKeyRow, DashboardStore, DashboardStoreOptions, Membership, SessionView } from './types.js';
-export { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS } from '../people/sessions.js';
-export { THROTTLE_PER_ACCOUNT, THROTTLE_PER_ADDRESS, THROTTLE_WINDOW_MS } from '../people/sign-in.js';
+export {
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  SESSION_TOUCH_MS,
+  THROTTLE_PER_ACCOUNT,
+  THROTTLE_PER_ADDRESS,
+  THROTTLE_WINDOW_MS,
+} from '../people/index.js';
 
 /** Everything the dashboard stores, over the hub's database (PostgreSQL is the system of record). */
 export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): DashboardStore {
-  const sessions = new Sessions(sql, options);
   return {
-    ...memberStore(sql, sessions),
+    ...peopleStore(sql, options),
     ...projectStore(sql),
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql),
     ...auditStore(sql),
     ...cliLoginStore(sql),
-    setupPending: async () => !(await new AccountRepository(sql).anyAccount()),
-    issueSetupToken: () => issueSetupToken(sql),
-    completeSetup: (token, owner, organization) => completeSetup(sql, sessions, token, owner, organization),
-    signIn: (email, password, address) => signIn(sql, sessions, email, password, address),
-    session: (secret) => sessions.view(secret),
-    signOut: (secret) => sessions.end(secret),
-    switchOrganization: (secret, slug) => sessions.switchOrganization(secret, slug),
     ...keyStore(sql),
   };
 }

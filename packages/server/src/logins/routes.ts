@@ -1,26 +1,26 @@
 // `hub login`'s side of the hub: the OAuth 2.0 device authorization grant (RFC 8628), advertised
 // by authorization server metadata (RFC 8414), with revocation (RFC 7009). The CLI is the one
 // public client, `hub-cli`. Requests are forms, answers JSON, errors OAuth errors (not problems):
-// OAuth clients read `error`. Every step is in PostgreSQL, so any instance answers any of them.
-import { randomBytes } from 'node:crypto';
+// OAuth clients read `error`. The use cases are device-flow.ts's and credentials.ts's.
 import type { Response } from 'express';
 import { CLI_SCOPES } from '../auth/api-key.js';
-import { digest, displayPrefix, generateToken, isWellFormed } from '../auth/secrets.js';
 import { clientAddress } from '../auth/throttle.js';
-import { DeviceAuthorizationRepository } from './sql.js';
-import { ApiKeyRepository } from '../keys/index.js';
 import type { Hub } from '../hub.js';
 import { handle, type Handlers } from '../http/operation.js';
-import { displayUserCode, newUserCode } from './user-code.js';
+import { revokeCliToken } from './credentials.js';
+import {
+  CLI_CLIENT_ID,
+  DEFAULT_DEVICE_LOGIN,
+  pollDeviceAuthorization,
+  startDeviceAuthorization,
+} from './device-flow.js';
 
-export const CLI_CLIENT_ID = 'hub-cli';
+// app.ts and config.ts import these here; logins/index.ts is the feature's surface.
+export { DEFAULT_DEVICE_LOGIN, type DeviceLoginTiming } from './device-flow.js';
+
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** Where people approve: a dashboard page. */
 export const VERIFICATION_PATH = '/device';
-
-/** RFC 8628 leaves these to the server; the issue caps the lifetime at 10 minutes. */
-export const DEFAULT_DEVICE_LOGIN = { lifetimeSeconds: 600, intervalSeconds: 5 } as const;
-export type DeviceLoginTiming = { lifetimeSeconds: number; intervalSeconds: number };
 
 type OAuthErrorCode =
   | 'invalid_request'
@@ -55,7 +55,6 @@ class OAuthError extends Error {
 }
 
 export function oauthHandlers(hub: Hub): Handlers {
-  const devices = new DeviceAuthorizationRepository(hub.sql);
   const timing = hub.options.deviceLogin ?? DEFAULT_DEVICE_LOGIN;
   const base = hub.options.publicUrl ?? hub.options.problemBase;
   return {
@@ -81,34 +80,15 @@ export function oauthHandlers(hub: Hub): Handlers {
         const host = hostOf(parameter(form, 'hostname'));
         // Every start stores a request, unauthenticated: each counts against the address (429 past the limit).
         res.set(await hub.throttle.count([{ policy: 'device-address', subject: clientAddress(req) }]));
-        const deviceCode = randomBytes(32).toString('base64url');
-        await devices.prune();
-        // A user code already taken by an unsettled request is drawn again; with 2.6 × 10^10
-        // codes a second draw is rare and a third rarer still.
-        for (let attempt = 0; ; attempt++) {
-          const userCode = newUserCode();
-          const created = await devices.create({
-            deviceDigest: digest(deviceCode),
-            userCode,
-            clientId: CLI_CLIENT_ID,
-            host,
-            scopes,
-            lifetimeSeconds: timing.lifetimeSeconds,
-            intervalSeconds: timing.intervalSeconds,
-          });
-          if (created) {
-            const shown = displayUserCode(userCode);
-            return {
-              device_code: deviceCode,
-              user_code: shown,
-              verification_uri: `${base}${VERIFICATION_PATH}`,
-              verification_uri_complete: `${base}${VERIFICATION_PATH}?user_code=${shown}`,
-              expires_in: timing.lifetimeSeconds,
-              interval: timing.intervalSeconds,
-            };
-          }
-          if (attempt === 5) throw new Error('no free user code after 6 draws');
-        }
+        const started = await startDeviceAuthorization(hub.sql, { scopes, host }, timing);
+        return {
+          device_code: started.deviceCode,
+          user_code: started.userCode,
+          verification_uri: `${base}${VERIFICATION_PATH}`,
+          verification_uri_complete: `${base}${VERIFICATION_PATH}?user_code=${started.userCode}`,
+          expires_in: timing.lifetimeSeconds,
+          interval: timing.intervalSeconds,
+        };
       }),
     ),
 
@@ -122,15 +102,11 @@ export function oauthHandlers(hub: Hub): Handlers {
         checkClient(form);
         const deviceCode = parameter(form, 'device_code');
         if (deviceCode === undefined) throw new OAuthError('invalid_request', 'device_code is required.');
-        const token = generateToken('cli');
-        const outcome = await devices.poll(digest(deviceCode), CLI_CLIENT_ID, {
-          digest: digest(token),
-          prefix: displayPrefix(token, 'cli'),
-        });
+        const outcome = await pollDeviceAuthorization(hub.sql, deviceCode);
         // An unknown device code is a failed credential: counted, and 429 past the limit.
         if (outcome.kind === 'invalid_grant') res.set(await hub.throttle.failedAuthentication(req));
         if (outcome.kind !== 'issued') throw new OAuthError(outcome.kind, DESCRIPTIONS[outcome.kind]);
-        return { access_token: token, token_type: 'Bearer', scope: outcome.scopes.join(' ') };
+        return { access_token: outcome.token, token_type: 'Bearer', scope: outcome.scopes.join(' ') };
       }),
     ),
 
@@ -141,17 +117,12 @@ export function oauthHandlers(hub: Hub): Handlers {
         const token = parameter(form, 'token');
         if (token === undefined) throw new OAuthError('invalid_request', 'token is required.');
         parameter(form, 'token_type_hint'); // Only checked for repetition: the prefix tells the kind.
-        if (isWellFormed(token, 'pk'))
+        // An unknown token is revoked already, as far as its holder can tell (RFC 7009, section 2.2).
+        if ((await revokeCliToken(hub.sql, token)) === 'api_key')
           throw new OAuthError(
             'unsupported_token_type',
             'API keys are revoked by the organization owners in the dashboard, not here.',
           );
-        if (!isWellFormed(token, 'cli')) return undefined;
-        const keys = new ApiKeyRepository(hub.sql);
-        const secret = await keys.secret(digest(token));
-        if (secret === undefined || secret.kind !== 'cli') return undefined;
-        // The holder revokes it: the credential itself is the actor of the event.
-        await keys.revoke(secret.organizationId, secret.id, { kind: 'key', id: secret.id }, { kind: 'cli' });
         return undefined;
       }),
     ),

@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 import { auditColumns } from '../audit/sql.js';
 
 export interface NewDeviceAuthorization {
@@ -27,10 +27,19 @@ export interface CredentialToIssue {
   prefix: string;
 }
 
-/** What a poll of the token endpoint finds, in RFC 8628's words (section 3.5). */
-export type PollOutcome =
-  | { kind: 'issued'; scopes: string[] }
-  | { kind: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant' };
+/** A request as a poll of the token endpoint finds it. */
+export interface PolledRequest {
+  id: string;
+  clientId: string;
+  status: string;
+  expired: boolean;
+  /** Polled sooner than its interval after the last poll. */
+  early: boolean;
+  host: string | null;
+  scopes: string[];
+  accountId: string | null;
+  organizationId: string | null;
+}
 
 /** A settled request is kept this long after it expired (for people reading the table), then deleted. */
 const KEEP_EXPIRED = '1 day';
@@ -38,10 +47,11 @@ const KEEP_EXPIRED = '1 day';
 /**
  * The device authorization grant's requests (RFC 8628), all in PostgreSQL so that any hub
  * instance answers any step; a poll that finds one approved makes its CLI credential (an
- * api_keys row of kind 'cli', read and revoked through ApiKeyRepository).
+ * api_keys row of kind 'cli', read and revoked through ApiKeyRepository). Built on the pool or
+ * on a transaction (a poll is one: logins/device-flow.ts).
  */
 export class DeviceAuthorizationRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /** Stores a new request; false when its user code is taken by another unsettled request (draw another). */
   async create(request: NewDeviceAuthorization): Promise<boolean> {
@@ -103,62 +113,56 @@ export class DeviceAuthorizationRepository {
   }
 
   /**
-   * One poll of the token endpoint, in one transaction holding the request's row: an approved
-   * request becomes the CLI credential `credential` (if its approver is still a member, whose
-   * membership is held FOR SHARE so that a removal waits and then revokes it) and is redeemed,
-   * once. A pending one polled sooner than its interval after the last poll is `slow_down`, and
-   * its interval grows by 5 s.
+   * The request of a device code, its row locked (FOR UPDATE) until the transaction ends: one
+   * poll at a time decides it.
    */
-  async poll(deviceDigest: Buffer, clientId: string, credential: CredentialToIssue): Promise<PollOutcome> {
-    return this.sql.begin(async (tx): Promise<PollOutcome> => {
-      const [row] = await tx<
-        {
-          id: string;
-          clientId: string;
-          status: string;
-          expired: boolean;
-          early: boolean;
-          host: string | null;
-          scopes: string[];
-          accountId: string | null;
-          organizationId: string | null;
-        }[]
-      >`
-        select id, client_id as "clientId", status, expires_at <= now() as expired,
-               coalesce(last_polled_at > now() - make_interval(secs => poll_interval), false) as early,
-               host, scopes, account_id as "accountId", organization_id as "organizationId"
-        from device_authorizations where device_digest = ${deviceDigest}
-        for update`;
-      if (row === undefined || row.clientId !== clientId || row.status === 'redeemed') return { kind: 'invalid_grant' };
-      if (row.expired) return { kind: 'expired_token' };
-      if (row.status === 'denied') return { kind: 'access_denied' };
-      if (row.status === 'pending') {
-        await tx`
-          update device_authorizations
-          set last_polled_at = now(), poll_interval = poll_interval + ${row.early ? 5 : 0}
-          where id = ${row.id}`;
-        return { kind: row.early ? 'slow_down' : 'authorization_pending' };
-      }
-      const [member] = await tx`
-        select 1 from organization_members where organization_id = ${row.organizationId} and account_id = ${row.accountId} for share`;
-      if (member === undefined) {
-        await tx`update device_authorizations set status = 'denied' where id = ${row.id}`;
-        return { kind: 'access_denied' };
-      }
-      const name = `hub login on ${row.host ?? 'an unnamed host'}`.slice(0, 200);
-      await tx`
-        with key as (
-          insert into api_keys (organization_id, name, prefix, digest, scopes, kind, account_id, host, created_by_account_id)
-          values (${row.organizationId}, ${name}, ${credential.prefix}, ${credential.digest}, ${row.scopes}, 'cli', ${row.accountId}, ${row.host}, ${row.accountId})
-          returning id, name, prefix
-        ), redeemed as (
-          update device_authorizations set status = 'redeemed', api_key_id = key.id, last_polled_at = now()
-          from key where device_authorizations.id = ${row.id}
-        )
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
-        select ${auditColumns(tx, row.organizationId as string, 'cli_credential.created', { kind: 'account', id: row.accountId as string }, tx`jsonb_build_object('keyId', key.id, 'name', key.name, 'prefix', key.prefix, 'host', ${row.host}::text)`)}
-        from key`;
-      return { kind: 'issued', scopes: row.scopes };
-    });
+  async lockForPoll(deviceDigest: Buffer): Promise<PolledRequest | undefined> {
+    const [row] = await this.sql<PolledRequest[]>`
+      select id, client_id as "clientId", status, expires_at <= now() as expired,
+             coalesce(last_polled_at > now() - make_interval(secs => poll_interval), false) as early,
+             host, scopes, account_id as "accountId", organization_id as "organizationId"
+      from device_authorizations where device_digest = ${deviceDigest}
+      for update`;
+    return row;
+  }
+
+  /** A poll of a pending request: an early one makes its interval 5 s longer (slow_down). */
+  async polled(id: string, early: boolean): Promise<void> {
+    await this.sql`
+      update device_authorizations
+      set last_polled_at = now(), poll_interval = poll_interval + ${early ? 5 : 0}
+      where id = ${id}`;
+  }
+
+  /**
+   * Whether the approver is still a member of the organization, their membership held FOR SHARE
+   * until the transaction ends (a removal waits, then revokes the credential).
+   */
+  async approverIsMember(request: PolledRequest): Promise<boolean> {
+    const [member] = await this.sql`
+      select 1 from organization_members where organization_id = ${request.organizationId} and account_id = ${request.accountId} for share`;
+    return member !== undefined;
+  }
+
+  async deny(id: string): Promise<void> {
+    await this.sql`update device_authorizations set status = 'denied' where id = ${id}`;
+  }
+
+  /** Makes an approved request's CLI credential and redeems the request, with the credential's audit event. */
+  async redeem(request: PolledRequest, credential: CredentialToIssue): Promise<void> {
+    const name = `hub login on ${request.host ?? 'an unnamed host'}`.slice(0, 200);
+    const sql = this.sql;
+    await sql`
+      with key as (
+        insert into api_keys (organization_id, name, prefix, digest, scopes, kind, account_id, host, created_by_account_id)
+        values (${request.organizationId}, ${name}, ${credential.prefix}, ${credential.digest}, ${request.scopes}, 'cli', ${request.accountId}, ${request.host}, ${request.accountId})
+        returning id, name, prefix
+      ), redeemed as (
+        update device_authorizations set status = 'redeemed', api_key_id = key.id, last_polled_at = now()
+        from key where device_authorizations.id = ${request.id}
+      )
+      insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+      select ${auditColumns(sql, request.organizationId as string, 'cli_credential.created', { kind: 'account', id: request.accountId as string }, sql`jsonb_build_object('keyId', key.id, 'name', key.name, 'prefix', key.prefix, 'host', ${request.host}::text)`)}
+      from key`;
   }
 }

@@ -1,55 +1,47 @@
-import { acceptablePassword } from './passwords.js';
+import {
+  acceptableEmail,
+  acceptableName,
+  acceptablePassword,
+  isSlug,
+  normalizeEmail,
+  normalizeName,
+} from '@hub/schemas';
 
-/** Organization slugs, as the organizations table's check (migrations/001_initial.sql). */
-export const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+$/u;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const CONTROL = /\p{Cc}/u;
+// The field rules are @hub/schemas's (fields.ts), shared with the dashboard's forms. Other
+// features still take these from here; they may import them from @hub/schemas directly.
+export { acceptableName, isUuid, normalizeName, SLUG_PATTERN as SLUG } from '@hub/schemas';
 
-/** An e-mail as stored: NFC, trimmed, lower-cased. */
-export function normalizeEmail(email: string): string {
-  return email.normalize('NFC').trim().toLowerCase();
+export interface NewAccount {
+  name: string;
+  email: string;
+  password: string;
 }
 
-/** A normalized e-mail that looks like one: something@somewhere, 3 to 254 characters. */
-export function acceptableEmail(email: string): boolean {
-  return email.isWellFormed() && email.length >= 3 && email.length <= 254 && EMAIL.test(email) && !CONTROL.test(email);
+/** A new account's fields as stored (name and e-mail normalized), or undefined when any is unacceptable. */
+export function accountInput(account: NewAccount): NewAccount | undefined {
+  const input = { name: normalizeName(account.name), email: normalizeEmail(account.email), password: account.password };
+  return acceptableName(input.name) && acceptableEmail(input.email) && acceptablePassword(input.password)
+    ? input
+    : undefined;
 }
 
-/** A name as stored: NFC, trimmed. */
-export function normalizeName(name: string): string {
-  return name.normalize('NFC').trim();
-}
-
-/** 1 to 200 characters (code points), no control characters. */
-export function acceptableName(name: string): boolean {
-  const length = [...name].length;
-  return name.isWellFormed() && length >= 1 && length <= 200 && !CONTROL.test(name);
+/** A new organization's fields as stored, or undefined when either is unacceptable. */
+export function organizationInput(organization: {
+  slug: string;
+  name: string;
+}): { slug: string; name: string } | undefined {
+  const name = normalizeName(organization.name);
+  return isSlug(organization.slug) && acceptableName(name) ? { slug: organization.slug, name } : undefined;
 }
 
 export interface NewOwner {
-  account: { name: string; email: string; password: string };
+  account: NewAccount;
   organization: { slug: string; name: string };
 }
 
 /** The normalized setup form, or undefined when any field is unacceptable. */
-export function setupInput(
-  owner: { name: string; email: string; password: string },
-  organization: { slug: string; name: string },
-): NewOwner | undefined {
-  const account = { name: normalizeName(owner.name), email: normalizeEmail(owner.email), password: owner.password };
-  const org = { slug: organization.slug, name: normalizeName(organization.name) };
-  const ok =
-    acceptableName(account.name) &&
-    acceptableEmail(account.email) &&
-    account.password.isWellFormed() &&
-    acceptablePassword(account.password) &&
-    SLUG.test(org.slug) &&
-    acceptableName(org.name);
-  return ok ? { account, organization: org } : undefined;
-}
-
-/** Ids are UUIDs: anything else names nothing (and is never sent to PostgreSQL, which would throw). */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
+export function setupInput(owner: NewAccount, organization: { slug: string; name: string }): NewOwner | undefined {
+  const account = accountInput(owner);
+  const org = organizationInput(organization);
+  return account === undefined || org === undefined ? undefined : { account, organization: org };
 }

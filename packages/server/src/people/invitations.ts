@@ -2,9 +2,9 @@ import type { Sql } from 'postgres';
 import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
 import { MemberRepository, type InvitationRecord } from './sql/members.js';
-import { SessionRepository } from './sql/sessions.js';
-import { acceptableEmail, acceptableName, isUuid, normalizeEmail, normalizeName } from './input.js';
-import { acceptablePassword, hashPassword } from './passwords.js';
+import { isUuid } from '@hub/schemas';
+import { accountInput } from './input.js';
+import { hashPassword } from './passwords.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
 import type { Sessions } from './sessions.js';
 import type {
@@ -69,22 +69,15 @@ export async function acceptInvitationAsNewAccount(
 ): Promise<AcceptedInvitation> {
   const found = await invitation(sql, sessions, token);
   if (found.status !== 'open') return { ok: false, reason: found.status };
-  const input = { name: normalizeName(account.name), email: normalizeEmail(account.email), password: account.password };
-  if (
-    !acceptableName(input.name) ||
-    !acceptableEmail(input.email) ||
-    !input.password.isWellFormed() ||
-    !acceptablePassword(input.password)
-  ) {
-    return { ok: false, reason: 'invalid_input' };
-  }
+  const input = accountInput(account);
+  if (input === undefined) return { ok: false, reason: 'invalid_input' };
   const passwordHash = await hashPassword(input.password);
   return refusable(() =>
     sql.begin(async (tx): Promise<AcceptedInvitation> => {
       const created = await new AccountRepository(tx).create({ email: input.email, name: input.name, passwordHash });
       if (created === undefined) throw new Refused('email_taken');
       const joined = await join(new MemberRepository(tx), new AuditRepository(tx), token, created.id, sessions.now());
-      const sessionSecret = await sessions.start(created.id, joined.organizationId, new SessionRepository(tx));
+      const sessionSecret = await sessions.start(created.id, joined.organizationId, tx);
       return { ok: true, slug: joined.slug, sessionSecret };
     }),
   );

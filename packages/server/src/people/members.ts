@@ -1,33 +1,8 @@
 import type { Sql } from 'postgres';
 import { AuditRepository, type AuditKind } from '../audit/sql.js';
 import { MemberRepository } from './sql/members.js';
-import { isUuid } from './input.js';
-import { acceptInvitation, acceptInvitationAsNewAccount, createInvitation, invitation } from './invitations.js';
-import type { Sessions } from './sessions.js';
-import { changePassword, createOrganization } from './settings.js';
-import type { MemberChange, MemberRow, MemberRole, MembersPort } from '../dashboard/types.js';
-
-/** The members part of the dashboard's store: members, invitations, the account page. */
-export function memberStore(sql: Sql, sessions: Sessions): MembersPort {
-  return {
-    members: (organizationId, page) => members(sql, organizationId, page),
-    member: async (organizationId, accountId) =>
-      isUuid(organizationId) && isUuid(accountId)
-        ? new MemberRepository(sql).one(organizationId, accountId)
-        : undefined,
-    createInvitation: (accountId, organizationId, role) =>
-      createInvitation(sql, sessions, accountId, organizationId, role),
-    invitation: (token) => invitation(sql, sessions, token),
-    acceptInvitationAsNewAccount: (token, account) => acceptInvitationAsNewAccount(sql, sessions, token, account),
-    acceptInvitation: (token, sessionSecret) => acceptInvitation(sql, sessions, token, sessionSecret),
-    removeMember: (accountId, organizationId, memberId) => removeMember(sql, accountId, organizationId, memberId),
-    changeRole: (accountId, organizationId, memberId, role) =>
-      changeRole(sql, accountId, organizationId, memberId, role),
-    leaveOrganization: (accountId, organizationId) => leaveOrganization(sql, accountId, organizationId),
-    changePassword: (sessionSecret, current, next) => changePassword(sql, sessions, sessionSecret, current, next),
-    createOrganization: (sessionSecret, organization) => createOrganization(sql, sessions, sessionSecret, organization),
-  };
-}
+import { isUuid } from '@hub/schemas';
+import type { MemberChange, MemberRow, MemberRole } from '../dashboard/types.js';
 
 /** The organization's members, ordered by name. */
 export async function members(
@@ -37,6 +12,13 @@ export async function members(
 ): Promise<MemberRow[]> {
   if (!isUuid(organizationId)) return [];
   return new MemberRepository(sql).list(organizationId, Math.max(0, page.offset), Math.max(0, page.limit));
+}
+
+/** One member of the organization, or undefined. */
+export async function member(sql: Sql, organizationId: string, accountId: string): Promise<MemberRow | undefined> {
+  return isUuid(organizationId) && isUuid(accountId)
+    ? new MemberRepository(sql).one(organizationId, accountId)
+    : undefined;
 }
 
 /** An owner removes a member (or themselves); the last owner stays. */

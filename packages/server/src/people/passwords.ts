@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { normalizePassword } from '@hub/schemas';
 
 /**
  * scrypt's cost: N = 2^15, r = 8, p = 1 (OWASP's minimum for scrypt), a 64-byte key from a
@@ -11,19 +12,6 @@ export const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLength: 64, saltLength: 16 } 
 const MAX_MEMORY = 2 * 128 * SCRYPT.N * SCRYPT.r;
 /** Stored parameters beyond these are refused rather than computed (a broken row is no DoS). */
 const MAX_N = 2 ** 20;
-
-/** Passwords are 12 to 1024 characters (code points), after NFC normalization. */
-export const PASSWORD_LENGTH = { min: 12, max: 1024 } as const;
-
-export function normalizePassword(password: string): string {
-  return password.normalize('NFC');
-}
-
-/** Whether the password has an allowed length (in code points, after NFC). */
-export function acceptablePassword(password: string): boolean {
-  const length = [...normalizePassword(password)].length;
-  return length >= PASSWORD_LENGTH.min && length <= PASSWORD_LENGTH.max;
-}
 
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64url. */
 export async function hashPassword(password: string): Promise<string> {

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 import { SessionRepository, type Liveness } from './sql/sessions.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
 import type { DashboardStoreOptions, SessionView } from '../dashboard/types.js';
@@ -12,23 +13,24 @@ export const SESSION_TOUCH_MS = 60 * 1000;
 
 /** Dashboard sessions: the cookie holds a random secret, the database its SHA-256. */
 export class Sessions {
-  private readonly repository: SessionRepository;
   readonly idleMs: number;
   readonly absoluteMs: number;
   readonly now: () => Date;
 
-  constructor(sql: Sql, options: DashboardStoreOptions = {}) {
-    this.repository = new SessionRepository(sql);
+  constructor(
+    private readonly sql: Sql,
+    options: DashboardStoreOptions = {},
+  ) {
     this.idleMs = options.idleMs ?? SESSION_IDLE_MS;
     this.absoluteMs = options.absoluteMs ?? SESSION_ABSOLUTE_MS;
     this.now = options.now ?? (() => new Date());
   }
 
-  /** Starts a session (on `repository`'s connection: a transaction's, when it must be part of one); returns its secret. */
-  async start(accountId: string, organizationId: string | undefined, repository = this.repository): Promise<string> {
+  /** Starts a session (on `db`: a transaction, when it must be part of one); returns its secret. */
+  async start(accountId: string, organizationId: string | undefined, db: Db = this.sql): Promise<string> {
     const secret = newSecret();
     const now = this.now();
-    await repository.create({
+    await new SessionRepository(db).create({
       digest: secretDigest(secret),
       accountId,
       organizationId,
@@ -41,22 +43,22 @@ export class Sessions {
   async view(secret: string): Promise<SessionView | undefined> {
     if (!wellFormedSecret(secret)) return undefined;
     const at = this.liveness();
-    const session = await this.repository.live(secretDigest(secret), at);
+    const repository = new SessionRepository(this.sql);
+    const session = await repository.live(secretDigest(secret), at);
     if (session === undefined) return undefined;
-    if (at.now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS)
-      await this.repository.touch(session.id, at.now);
+    if (at.now.getTime() - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS) await repository.touch(session.id, at.now);
     const organizations = session.memberships;
     const current = organizations.find((membership) => membership.organizationId === session.organizationId);
     return { account: session.account, organizations, current };
   }
 
   async end(secret: string): Promise<void> {
-    if (wellFormedSecret(secret)) await this.repository.revoke(secretDigest(secret), this.now());
+    if (wellFormedSecret(secret)) await new SessionRepository(this.sql).revoke(secretDigest(secret), this.now());
   }
 
   async switchOrganization(secret: string, slug: string): Promise<boolean> {
     if (!wellFormedSecret(secret)) return false;
-    return this.repository.switchOrganization(secretDigest(secret), slug, this.liveness());
+    return new SessionRepository(this.sql).switchOrganization(secretDigest(secret), slug, this.liveness());
   }
 
   private liveness(): Liveness {

@@ -2,8 +2,9 @@ import type { Sql } from 'postgres';
 import { AuditRepository } from '../audit/sql.js';
 import { MemberRepository } from './sql/members.js';
 import { OrganizationRepository } from '../projects/sql.js';
-import { acceptableName, normalizeName, SLUG } from './input.js';
-import { acceptablePassword, hashPassword, PASSWORD_LENGTH, verifyPassword } from './passwords.js';
+import { acceptablePassword, PASSWORD_LENGTH } from '@hub/schemas';
+import { organizationInput } from './input.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import { secretDigest } from './secrets.js';
 import type { Sessions } from './sessions.js';
 import type { CreatedOrganization, PasswordChange } from '../dashboard/types.js';
@@ -21,7 +22,7 @@ export async function changePassword(
 ): Promise<PasswordChange> {
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
-  if (!next.isWellFormed() || !acceptablePassword(next)) return 'invalid_input';
+  if (!acceptablePassword(next)) return 'invalid_input';
   const stored = await new MemberRepository(sql).passwordHash(view.account.id);
   if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored)))
     return 'wrong_password';
@@ -43,11 +44,11 @@ export async function createOrganization(
 ): Promise<CreatedOrganization> {
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
-  const name = normalizeName(organization.name);
-  if (!SLUG.test(organization.slug) || !acceptableName(name)) return 'invalid_input';
+  const input = organizationInput(organization);
+  if (input === undefined) return 'invalid_input';
   return sql.begin(async (tx): Promise<CreatedOrganization> => {
     // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-    const created = await new OrganizationRepository(tx as unknown as Sql).create(organization.slug, name);
+    const created = await new OrganizationRepository(tx as unknown as Sql).create(input.slug, input.name);
     if (created === undefined) return 'slug_taken';
     const repository = new MemberRepository(tx);
     await repository.add(created.id, view.account.id, 'owner');

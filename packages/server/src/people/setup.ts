@@ -2,7 +2,6 @@ import type { Sql } from 'postgres';
 import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
 import { OrganizationRepository } from '../projects/sql.js';
-import { SessionRepository } from './sql/sessions.js';
 import { setupInput } from './input.js';
 import { hashPassword } from './passwords.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
@@ -17,6 +16,11 @@ class Refused extends Error {
   constructor(readonly reason: 'token_invalid' | 'organization_exists') {
     super(reason);
   }
+}
+
+/** Whether the hub still waits for its first owner: it has no account yet. */
+export async function setupPending(sql: Sql): Promise<boolean> {
+  return !(await new AccountRepository(sql).anyAccount());
 }
 
 /** A new setup token while the hub has no account (any earlier one stops working); undefined once it has one. */
@@ -62,7 +66,7 @@ export async function completeSetup(
         account.id,
         'owner',
       );
-      return sessions.start(account.id, created.id, new SessionRepository(tx));
+      return sessions.start(account.id, created.id, tx);
     });
     return { ok: true, sessionSecret };
   } catch (error) {

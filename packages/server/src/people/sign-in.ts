@@ -3,10 +3,9 @@ import type { Sql } from 'postgres';
 import { addressKey as throttledAddress } from '../auth/throttle.js';
 import { AccountRepository } from './sql/accounts.js';
 import { AuditRepository } from '../audit/sql.js';
-import { SessionRepository } from './sql/sessions.js';
 import { SignInFailureRepository } from './sql/sign-in-failures.js';
-import { normalizeEmail } from './input.js';
-import { PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
+import { normalizeEmail, PASSWORD_LENGTH } from '@hub/schemas';
+import { verifyNothing, verifyPassword } from './passwords.js';
 import type { Sessions } from './sessions.js';
 
 /** Failures counted within this window... */
@@ -33,8 +32,6 @@ export async function signIn(
   password: string,
   address: string,
 ): Promise<SignInResult> {
-  const failures = new SignInFailureRepository(sql);
-  const accounts = new AccountRepository(sql);
   const normalized = normalizeEmail(email);
   const accountKey = `account:${normalized}`;
   const from = normalizeAddress(address);
@@ -42,7 +39,8 @@ export async function signIn(
   const addressKey = `address:${throttledAddress(address)}`;
   const now = sessions.now();
   const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
-  const attempt = await failures.recordUnlessOver(
+  const attempt = await countAttempt(
+    sql,
     [
       { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
       { key: addressKey, limit: THROTTLE_PER_ADDRESS },
@@ -57,6 +55,8 @@ export async function signIn(
       reason: 'throttled',
       retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)),
     };
+  const failures = new SignInFailureRepository(sql);
+  const accounts = new AccountRepository(sql);
   const account = await accounts.byEmail(normalized);
   const right =
     [...password].length <= PASSWORD_LENGTH.max &&
@@ -70,11 +70,25 @@ export async function signIn(
   const organization = (await accounts.memberships(account.id))[0];
   // The session and its sign-in event (in each of the account's organizations) commit together.
   const sessionSecret = await sql.begin(async (tx) => {
-    const secret = await sessions.start(account.id, organization?.organizationId, new SessionRepository(tx));
+    const secret = await sessions.start(account.id, organization?.organizationId, tx);
     await new AuditRepository(tx).signedIn(account.id, from.slice(0, 100));
     return secret;
   });
   return { ok: true, sessionSecret };
+}
+
+/**
+ * Records an attempt under each key unless one of them is over its limit (see
+ * SignInFailureRepository.recordUnlessOver), in a transaction of its own: the keys' locks last
+ * until it ends. Sign-ins count with it, and so do the user codes typed on the device page.
+ */
+export function countAttempt(
+  sql: Sql,
+  keys: { key: string; limit: number }[],
+  at: Date,
+  since: Date,
+): Promise<{ ids: string[] } | { retryAt: Date }> {
+  return sql.begin((tx) => new SignInFailureRepository(tx).recordUnlessOver(keys, at, since));
 }
 
 /** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */

@@ -1,4 +1,4 @@
-import type { ISql } from 'postgres';
+import type { Db } from '../../db/connect.js';
 
 export interface AccountRow {
   id: string;
@@ -20,7 +20,7 @@ export interface MembershipRow {
  * Built on the hub's connections or on a transaction (`sql.begin`), as the caller needs.
  */
 export class AccountRepository {
-  constructor(private readonly sql: ISql) {}
+  constructor(private readonly sql: Db) {}
 
   /** Whether any account exists (the hub is set up once one does). */
   async anyAccount(): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { ISql } from 'postgres';
+import type { Db } from '../../db/connect.js';
 import type { Role } from './accounts.js';
 
 export interface MemberRecord {
@@ -23,7 +23,7 @@ export interface InvitationRecord {
  * Built on the hub's connections or on a transaction (`sql.begin`), as the caller needs.
  */
 export class MemberRepository {
-  constructor(private readonly sql: ISql) {}
+  constructor(private readonly sql: Db) {}
 
   async list(organizationId: string, offset: number, limit: number): Promise<MemberRecord[]> {
     return this.sql<MemberRecord[]>`

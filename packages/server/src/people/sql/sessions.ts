@@ -1,4 +1,4 @@
-import type { ISql } from 'postgres';
+import type { Db } from '../../db/connect.js';
 import type { AccountRow, MembershipRow } from './accounts.js';
 
 export interface LiveSession {
@@ -20,7 +20,7 @@ export interface Liveness {
 
 /** Dashboard sessions, each known by the SHA-256 digest of its cookie's secret. */
 export class SessionRepository {
-  constructor(private readonly sql: ISql) {}
+  constructor(private readonly sql: Db) {}
 
   async create(session: {
     digest: Buffer;
@@ -72,6 +72,6 @@ export class SessionRepository {
 }
 
 /** The condition for a live session, on the table aliased `s`. */
-function live(sql: ISql, at: Liveness) {
+function live(sql: Db, at: Liveness) {
   return sql`s.revoked_at is null and s.expires_at > ${at.now} and s.last_seen_at > ${at.idleSince}`;
 }
