@@ -18,7 +18,7 @@ import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
 import { daemonProtocolHandlers } from './runs/protocol/routes.js';
 import { daemonHandlers } from './daemons/index.js';
 import { operationHandlers } from './openapi/routes.js';
-import { oauthHandlers } from './logins/routes.js';
+import { oauthHandlers } from './logins/index.js';
 import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { runHandlers } from './runs/routes.js';

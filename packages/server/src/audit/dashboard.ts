@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { AuditList } from '../dashboard/types.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 import { auditEvents } from './service.js';
 
 /** The dashboard's audit page: the organization's events by keyset, as GET /api/v1/audit-events reads them. */

@@ -2,7 +2,7 @@ import type { ResourceCatalog } from '@hub/compiler';
 import type { Sql } from 'postgres';
 import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
 import type { Db } from '../db/connect.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 import { asOwner, type Changer, type Forbidden } from '../projects/index.js';
 import { DaemonListRepository, type DaemonListRow } from './list.js';
 import { DaemonRepository, type EnrollResult, type Runtime } from './sql.js';

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { DashboardStore } from '../dashboard/types.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 import { createKey, listKeys, revokeKey } from './service.js';
 
 /** The keys part of the dashboard's store: an owner's changes go through the service's role check. */

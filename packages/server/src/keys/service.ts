@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { digest, displayPrefix, generateToken } from '../auth/secrets.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 import { asOwner, type Changer, type Forbidden } from '../projects/index.js';
 import { ApiKeyRepository, type ApiKeyListing, type CredentialRecord } from './sql.js';
 

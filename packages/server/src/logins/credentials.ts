@@ -3,7 +3,7 @@
 import type { Sql } from 'postgres';
 import { isUuid } from '@hub/schemas';
 import { digest, isWellFormed } from '../auth/secrets.js';
-import { ApiKeyRepository, type CliCredentialRecord } from '../keys/sql.js';
+import { ApiKeyRepository, type CliCredentialRecord } from '../keys/index.js';
 
 /** The account's CLI credentials in every organization, newest first, the revoked ones included. */
 export async function cliCredentials(sql: Sql, accountId: string): Promise<CliCredentialRecord[]> {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.js';
-import { auditColumns } from '../audit/sql.js';
+import { auditColumns } from '../audit/index.js';
 
 export interface NewDeviceAuthorization {
   deviceDigest: Buffer;

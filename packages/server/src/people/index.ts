@@ -6,4 +6,3 @@ export { countAttempt, THROTTLE_PER_ACCOUNT, THROTTLE_PER_ADDRESS, THROTTLE_WIND
 export { hashPassword, verifyPassword } from './passwords.js';
 export { AccountRepository, type AccountRow, type MembershipRow, type Role } from './sql/accounts.js';
 export { SignInFailureRepository } from './sql/sign-in-failures.js';
-export { acceptableName, isUuid, normalizeName, SLUG } from './input.js';

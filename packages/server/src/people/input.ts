@@ -7,10 +7,6 @@ import {
   normalizeName,
 } from '@hub/schemas';
 
-// The field rules are @hub/schemas's (fields.ts), shared with the dashboard's forms. Other
-// features still take these from here; they may import them from @hub/schemas directly.
-export { acceptableName, isUuid, normalizeName, SLUG_PATTERN as SLUG } from '@hub/schemas';
-
 export interface NewAccount {
   name: string;
   email: string;

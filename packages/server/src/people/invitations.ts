@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from './sql/accounts.js';
-import { AuditRepository } from '../audit/sql.js';
+import { AuditRepository } from '../audit/index.js';
 import { MemberRepository, type InvitationRecord } from './sql/members.js';
 import { isUuid } from '@hub/schemas';
 import { accountInput } from './input.js';

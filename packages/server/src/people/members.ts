@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import { AuditRepository, type AuditKind } from '../audit/sql.js';
+import { AuditRepository, type AuditKind } from '../audit/index.js';
 import { MemberRepository } from './sql/members.js';
 import { isUuid } from '@hub/schemas';
 import type { MemberChange, MemberRow, MemberRole } from '../dashboard/types.js';

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
-import { AuditRepository } from '../audit/sql.js';
+import { AuditRepository } from '../audit/index.js';
 import { MemberRepository } from './sql/members.js';
-import { OrganizationRepository } from '../projects/sql.js';
+import { createOrganization as newOrganization } from '../projects/index.js';
 import { acceptablePassword, PASSWORD_LENGTH } from '@hub/schemas';
 import { organizationInput } from './input.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -47,9 +47,9 @@ export async function createOrganization(
   const input = organizationInput(organization);
   if (input === undefined) return 'invalid_input';
   return sql.begin(async (tx): Promise<CreatedOrganization> => {
-    // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-    const created = await new OrganizationRepository(tx as unknown as Sql).create(input.slug, input.name);
-    if (created === undefined) return 'slug_taken';
+    const creation = await newOrganization(tx, input);
+    if (!creation.ok) return 'slug_taken';
+    const created = creation.organization;
     const repository = new MemberRepository(tx);
     await repository.add(created.id, view.account.id, 'owner');
     await new AuditRepository(tx).memberEvent(

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import { AccountRepository } from './sql/accounts.js';
-import { AuditRepository } from '../audit/sql.js';
-import { OrganizationRepository } from '../projects/sql.js';
+import { AuditRepository } from '../audit/index.js';
+import { createOrganization } from '../projects/index.js';
 import { setupInput } from './input.js';
 import { hashPassword } from './passwords.js';
 import { newSecret, secretDigest, wellFormedSecret } from './secrets.js';
@@ -50,12 +50,9 @@ export async function completeSetup(
       const accounts = new AccountRepository(tx);
       if (!(await accounts.consumeSetupToken(secretDigest(token))) || (await accounts.anyAccount()))
         throw new Refused('token_invalid');
-      // The repository takes the hub's Sql; it only runs tagged queries, which a transaction runs alike.
-      const created = await new OrganizationRepository(tx as unknown as Sql).create(
-        input.organization.slug,
-        input.organization.name,
-      );
-      if (created === undefined) throw new Refused('organization_exists');
+      const creation = await createOrganization(tx, input.organization);
+      if (!creation.ok) throw new Refused('organization_exists');
+      const created = creation.organization;
       const account = await accounts.create({ email: input.account.email, name: input.account.name, passwordHash });
       if (account === undefined) throw new Refused('token_invalid');
       await accounts.addMember(created.id, account.id, 'owner');

@@ -2,7 +2,7 @@ import { isIPv4 } from 'node:net';
 import type { Sql } from 'postgres';
 import { addressKey as throttledAddress } from '../auth/throttle.js';
 import { AccountRepository } from './sql/accounts.js';
-import { AuditRepository } from '../audit/sql.js';
+import { AuditRepository } from '../audit/index.js';
 import { SignInFailureRepository } from './sql/sign-in-failures.js';
 import { normalizeEmail, PASSWORD_LENGTH } from '@hub/schemas';
 import { verifyNothing, verifyPassword } from './passwords.js';

@@ -12,7 +12,7 @@ import type {
 import { createProject, setProjectActive } from './service.js';
 import { ProjectViewRepository } from './views.js';
 import type { RevisionContentRow, RevisionListing } from './views.js';
-import { acceptableName, isUuid, normalizeName, SLUG } from '../people/input.js';
+import { acceptableName, isUuid, normalizeName, SLUG_PATTERN as SLUG } from '@hub/schemas';
 
 const PAGE_MAX = 200;
 

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Db } from '../db/connect.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 import { OrganizationRepository } from './sql.js';
 
 /** Who changes an organization: the operator API (HUB_ADMIN_TOKEN), or a person in the dashboard. */

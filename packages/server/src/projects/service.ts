@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Db } from '../db/connect.js';
-import { SLUG } from '../people/input.js';
+import { SLUG_PATTERN as SLUG } from '@hub/schemas';
 import { asOwner, type Changer, type Forbidden } from './owners.js';
 import { OrganizationRepository, type Organization, type Project } from './sql.js';
 

@@ -2,7 +2,7 @@
 // the daemon's `cancelled` report (runs/protocol/report.ts). An execution no daemon has started is
 // cancelled by the hub itself.
 import type { Sql, TransactionSql } from 'postgres';
-import { AuditRepository } from '../audit/sql.js';
+import { AuditRepository } from '../audit/index.js';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
 import { endRun, finishExecution, lockRun } from './executions.js';
 

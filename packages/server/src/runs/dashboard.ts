@@ -2,7 +2,7 @@ import type { RunDetail, RunList } from '../dashboard/types.js';
 import type { Sql } from 'postgres';
 import { RunListRepository } from './run-list.js';
 import { runView } from './run-view.js';
-import { isUuid } from '../people/input.js';
+import { isUuid } from '@hub/schemas';
 
 const date = (value: string | null | undefined): Date | null =>
   value === null || value === undefined ? null : new Date(value);
