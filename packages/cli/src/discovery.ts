@@ -4,7 +4,7 @@
 // include from .hub/workflows/partials/ (B legacy bundle). Contents are read byte for byte.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { closest } from './command.js';
+import { closest } from '@hub/schemas';
 import { CliError } from './errors.js';
 import { includesOf } from './includes.js';
 

@@ -27,3 +27,5 @@ export type {
   StatusReport,
   WireSchema,
 } from './wire.js';
+
+export { closest, editDistance } from './closest.js';

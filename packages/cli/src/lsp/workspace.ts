@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
-import { closest } from '../command.js';
+import { closest } from '@hub/schemas';
 import {
   HUB_DIRECTORIES,
   HUB_FILES,
