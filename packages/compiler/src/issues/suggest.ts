@@ -3,9 +3,14 @@ import { closest } from '@hub/schemas';
 /** The closest candidate to `input`, if close enough to be a likely misspelling (@hub/schemas' `closest`). */
 export const suggest: (input: string, candidates: Iterable<string>) => string | undefined = closest;
 
+/** The end of a message that suggests `suggestion`: `; did you mean "X"?`, or '' for none. */
+export function hint(suggestion: string | undefined): string {
+  return suggestion === undefined ? '' : `; did you mean "${suggestion}"?`;
+}
+
+/** `; did you mean "X"?` for the candidate X closest to `input`, or ''. */
 export function didYouMean(input: string, candidates: Iterable<string>): string {
-  const found = closest(input, candidates);
-  return found === undefined ? '' : `; did you mean "${found}"?`;
+  return hint(closest(input, candidates));
 }
 
 /** A short list for a message: the first few names and how many more. */
