@@ -52,7 +52,7 @@ const GROUPS = [
   { name: 'start', tags: ['$initial'], test: (id) => !ENTRY_MODULES.test(id), priority: 2 },
   {
     name: 'compiler',
-    test: /[\\/]compiler[\\/]dist[\\/]|[\\/]cli[\\/]dist[\\/](check|discovery|includes)\.js$/,
+    test: /[\\/]compiler[\\/]dist[\\/]|[\\/]cli[\\/]dist[\\/](check|discovery|discovery-files|includes)\.js$/,
     priority: 1,
   },
 ];

@@ -2,6 +2,7 @@
 // util.parseArgs; a group routes to the command named by its first argument.
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { closest } from '@hub/schemas';
 import { UsageError } from './errors.js';
 
 /** Everything a command may use of its process; only main.ts builds it from the real one. */
@@ -137,46 +138,4 @@ export function group(spec: {
       return find(first).run(rest, io);
     },
   };
-}
-
-/**
- * The name closest to `input` if it is a likely misspelling: at most 40% of its characters
- * (at least one) inserted, removed, replaced or swapped with a neighbour. The same rule as the
- * compiler's `suggest`, kept here so that a mistyped command does not load the compiler.
- */
-export function closest(input: string, names: readonly string[]): string | undefined {
-  if (input.length > 64) return undefined;
-  const threshold = Math.max(1, Math.floor(input.length * 0.4));
-  let best: string | undefined;
-  let bestDistance = threshold + 1;
-  for (const name of names) {
-    const distance = name.toLowerCase() === input.toLowerCase() ? 0.5 : editDistance(input, name);
-    if (distance < bestDistance) {
-      best = name;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-/** Optimal string alignment distance: adjacent transpositions count as one edit. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i] as number[];
-      const previous = d[i - 1] as number[];
-      let value = Math.min(
-        (previous[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        value = Math.min(value, ((d[i - 2] as number[])[j - 2] as number) + 1);
-      row[j] = value;
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
 }

@@ -1,7 +1,7 @@
 // When `hub login` opens the verification page: only for a person at a terminal with a display.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { canShowBrowser } from '../dist/browser.js';
+import { canShowBrowser } from '../src/browser.js';
 
 const io = (tty: boolean, env: Record<string, string> = {}) => {
   const stdout = Object.assign(new PassThrough(), tty ? { isTTY: true } : {});

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { activeOrigin, credentialFor, readCredentials, removeCredential, saveCredential } from '../dist/credentials.js';
+import { activeOrigin, credentialFor, readCredentials, removeCredential, saveCredential } from '../src/credentials.js';
 
 const KEY = 'hub_pk_secretsecretsecret0123';
 const CLI = 'hub_cli_secretsecretsecret4567';

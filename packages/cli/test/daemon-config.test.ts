@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDaemonConfig } from '@hub/daemon';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_CONFIG, formatConfigIssues, loadDaemonConfig } from '../dist/daemon/config.js';
+import { EXAMPLE_CONFIG, formatConfigIssues, loadDaemonConfig } from '../src/daemon/config.js';
 
 describe('the daemon config in the CLI', () => {
   it("the help's example is a valid config", () => {

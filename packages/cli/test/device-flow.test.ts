@@ -12,8 +12,8 @@ import {
   requestDeviceCode,
   type DeviceCode,
   type Endpoints,
-} from '../dist/device-flow.js';
-import { Interrupted } from '../dist/errors.js';
+} from '../src/device-flow.js';
+import { Interrupted } from '../src/errors.js';
 
 const TOKEN = 'hub_cli_0123456789abcdefghijklmnopqrstuvAbCdEf';
 

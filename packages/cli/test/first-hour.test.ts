@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commands } from '../dist/cli.js';
+import { commands } from '../src/cli.js';
 import { hub, MAIN } from './support/cli.js';
 import { triggerYaml } from './support/documents.js';
 import { writeTree } from './support/repo.js';

@@ -15,8 +15,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configDir } from '../dist/config-dir.js';
-import { readIdentities, saveIdentity, selectIdentity, type DaemonIdentity } from '../dist/daemon/identity.js';
+import { configDir } from '../src/config-dir.js';
+import { readIdentities, saveIdentity, selectIdentity, type DaemonIdentity } from '../src/daemon/identity.js';
 
 let root: string;
 let dir: string;

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { saveCredential } from '../dist/credentials.js';
+import { saveCredential } from '../src/credentials.js';
 import { call, setUp } from '../../server/test/support/client.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { hub as runHub, start, type Finished, type Running } from './support/cli.js';

@@ -12,7 +12,7 @@ import { hubOn } from '../../server/test/support/hub.js';
 import { launchBrowser } from '../../dashboard/test/support/browser.js';
 import { dashboardKey, form } from '../../dashboard/test/support/hub-pages.js';
 import { arrange } from '../../dashboard/test/support/hub-session.js';
-import { saveCredential } from '../dist/credentials.js';
+import { saveCredential } from '../src/credentials.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
 import { closedOrigin } from './support/origins.js';
 import { slowDownProxy } from './support/slow-down-proxy.js';

@@ -1,11 +1,11 @@
 // The language server's two edges with the compiler, on the compiler's real output for every
 // golden case of test-fixtures/: positions (1-based code points → 0-based UTF-16 ranges of a
-// token) and the "did you mean" that quick fixes read out of messages.
+// token) and the "did you mean" that issues carry as data for quick fixes.
 import { compileBundle, compileConfiguration, compileTrigger, type Issue } from '@hub/compiler';
 import { describe, expect, it } from 'vitest';
 import { loadFixtures, type Fixture } from '../../../test-fixtures/load.js';
 import { tokenRange, toPosition } from '../src/lsp/positions.js';
-import { quickFixes, suggestionOf } from '../src/lsp/quick-fix.js';
+import { quickFixes } from '../src/lsp/quick-fix.js';
 
 /** Each fixture's issues with the text of the file each is in. */
 function issuesOf(fixture: Fixture): { issue: Issue; text: string }[] {
@@ -79,9 +79,9 @@ describe('"did you mean" in the compiler’s messages', () => {
   });
 
   it.each(suggesting.map(({ id, issue }) => [`${id} ${issue.code}`, issue] as const))(
-    '%s: the suggestion is read out of the message',
+    '%s: the issue carries the suggestion its message names',
     (_, issue) => {
-      const suggestion = suggestionOf(issue.message);
+      const suggestion = issue.suggestion;
       expect(suggestion).toBeDefined();
       expect(issue.message).toContain(`; did you mean "${suggestion}"?`);
     },
@@ -96,11 +96,11 @@ describe('"did you mean" in the compiler’s messages', () => {
     const line = text.split(/\r\n|\r|\n/)[range.start.line]!;
     const token = line.slice(range.start.character, range.end.character);
     const [action] = quickFixes('file:///x.yml', text, [
-      { range, message: issue.message, source: 'hub', code: issue.code },
+      { range, message: issue.message, source: 'hub', code: issue.code, data: { suggestion: issue.suggestion } },
     ]);
     const [edit] = action!.edit!.changes!['file:///x.yml']!;
     expect(edit!.range).toEqual(range);
-    const suggestion = suggestionOf(issue.message)!;
+    const suggestion = issue.suggestion!;
     const wrapped = token.startsWith('{{')
       ? `{{ ${suggestion} }}`
       : /^["']/.test(token)
@@ -115,7 +115,12 @@ describe('"did you mean" in the compiler’s messages', () => {
     const range = tokenRange(text, 1, Array.from(text.slice(0, at)).length + 1);
     expect(range).toEqual({ start: { line: 0, character: at }, end: { line: 0, character: at + "'lapto'".length } });
     const [action] = quickFixes('file:///x.yml', text, [
-      { range, message: 'No environment is named "lapto"; did you mean "laptop"?', source: 'hub' },
+      {
+        range,
+        message: 'No environment is named "lapto"; did you mean "laptop"?',
+        source: 'hub',
+        data: { suggestion: 'laptop' },
+      },
     ]);
     expect(action!.edit!.changes!['file:///x.yml']).toEqual([{ range, newText: "'laptop'" }]);
   });
@@ -124,7 +129,12 @@ describe('"did you mean" in the compiler’s messages', () => {
     const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
     expect(
       quickFixes('file:///x.yml', 'a: 1\n', [
-        { range, message: 'x.md: No partial "testin.md"; did you mean "testing.md"?', source: 'hub' },
+        {
+          range,
+          message: 'x.md: No partial "testin.md"; did you mean "testing.md"?',
+          source: 'hub',
+          data: { suggestion: 'testing.md' },
+        },
       ]),
     ).toEqual([]);
   });
@@ -141,7 +151,7 @@ triggers:
       - { id: s, environment: lapto, agent: { provider: claude }, prompt: [{ text: hi }] }
 `;
     const result = compileConfiguration({ yaml, partials: [] });
-    const messages = result.ok ? [] : result.issues.map((issue) => [issue.code, suggestionOf(issue.message)]);
+    const messages = result.ok ? [] : result.issues.map((issue) => [issue.code, issue.suggestion]);
     expect(messages).toEqual(
       expect.arrayContaining([
         ['schema.unknown_key', 'max_runtime'],
@@ -164,6 +174,7 @@ triggers:
       message: 'No environment is named "lapto"; did you mean "laptop"?',
       source: 'hub',
       code: 'step.unknown_environment',
+      data: { suggestion: 'laptop' },
     };
     const [action] = quickFixes('file:///x.yml', text, [diagnostic, { ...diagnostic, source: 'yaml' }]);
     expect(action).toMatchObject({
@@ -171,8 +182,8 @@ triggers:
       kind: 'quickfix',
       edit: { changes: { 'file:///x.yml': [{ range, newText }] } },
     });
-    expect(quickFixes('file:///x.yml', text, [{ ...diagnostic, message: 'No environment is named "lapto".' }])).toEqual(
-      [],
-    );
+    expect(
+      quickFixes('file:///x.yml', text, [{ ...diagnostic, message: 'No environment is named "lapto".', data: {} }]),
+    ).toEqual([]);
   });
 });

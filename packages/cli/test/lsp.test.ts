@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { compileBundle, compileConfiguration, type Issue } from '@hub/compiler';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { unreadNote } from '../dist/lsp/workspace.js';
+import { unreadNote } from '../src/lsp/workspace.js';
 import { hub } from './support/cli.js';
 import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
 import { startLsp, uriOf, type LspClient } from './support/lsp.js';

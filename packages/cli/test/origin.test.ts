@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOrigin } from '../dist/index.js';
+import { normalizeOrigin } from '../src/index.js';
 
 describe('normalizeOrigin', () => {
   it.each([

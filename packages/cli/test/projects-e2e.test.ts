@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, setUp } from '../../server/test/support/client.js';
 import { hubOn } from '../../server/test/support/hub.js';
-import { saveCredential } from '../dist/credentials.js';
+import { saveCredential } from '../src/credentials.js';
 import { hub as runHub } from './support/cli.js';
 import { closedOrigin } from './support/origins.js';
 

@@ -1,7 +1,7 @@
 // The hub's failed answers as people read them: title, detail, status, and each field issue as
 // `file:line:column: code message`.
 import { describe, expect, it } from 'vitest';
-import { renderProblem } from '../dist/hub-client.js';
+import { renderProblem } from '../src/hub-client.js';
 
 const answer = (status: number, body: unknown, text = JSON.stringify(body)) => ({
   status,

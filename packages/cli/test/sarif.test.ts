@@ -13,7 +13,7 @@ import ajvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import type { Log, Result } from 'sarif';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ruleHelp } from '../dist/formatters/rule-help.js';
+import { ruleHelp } from '../src/formatters/rule-help.js';
 import { DOCS, generate, sections, TARGET } from '../scripts/generate-rule-help.js';
 import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
 import { hubIn, writeTree } from './support/repo.js';

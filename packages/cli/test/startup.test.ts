@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commands } from '../dist/cli.js';
-import type { Command } from '../dist/command.js';
+import { commands } from '../src/cli.js';
+import type { Command } from '../src/command.js';
 import { MAIN } from './support/cli.js';
 import { configurationYaml, triggerYaml } from './support/documents.js';
 import { writeTree } from './support/repo.js';
@@ -131,7 +131,7 @@ describe('the commands of hub', () => {
   it.each(commands.map((command) => [command.name, command] as const))(
     '%s is listed with its module’s own name and summary',
     async (name, listed) => {
-      const module = (await import(`../dist/commands/${name}.js`)) as Record<string, Command>;
+      const module = (await import(`../src/commands/${name}.ts`)) as Record<string, Command>;
       expect({ name: module[name]?.name, summary: module[name]?.summary }).toEqual({
         name: listed.name,
         summary: listed.summary,

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discover } from '../dist/discovery.js';
-import { includesOf } from '../dist/includes.js';
-import { requestFor } from '../dist/payload.js';
+import { discover } from '../src/discovery.js';
+import { includesOf } from '../src/includes.js';
+import { requestFor } from '../src/payload.js';
 import { configurationYaml, HUB_YML, triggerYaml, workflowYaml } from './support/documents.js';
 import { hubIn, writeTree } from './support/repo.js';
 

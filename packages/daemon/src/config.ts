@@ -1,9 +1,8 @@
 // The daemon's configuration (daemon.yml), from its text: which command runs each agent provider,
 // and how many executions run at once. Every mistake is reported at once, as data with its line
 // and key; finding the file and showing the mistakes are the CLI's.
-import type { WireSchema } from '@hub/schemas';
+import { closest, type WireSchema } from '@hub/schemas';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
-import { closest } from './suggest.js';
 
 export interface ProviderConfig {
   /** argv; `{mode}` and `{model}` in an argument are the assignment's (see `commandLine`). */

@@ -1,7 +1,7 @@
 // readAssignment: what the daemon accepts from the hub, by the contract's `Assignment`.
 import type { Assignment } from '@hub/schemas';
 import { describe, expect, it } from 'vitest';
-import { MalformedAssignment, readAssignment } from '../dist/assignment.js';
+import { MalformedAssignment, readAssignment } from '../src/assignment.js';
 
 const valid: Assignment = {
   executionId: '0b5f7c1e-2d6a-4f4e-9a43-7f2d8c1b9e10',

@@ -1,8 +1,8 @@
 // Waiting out a hub that is down, busy or without its database: the backoff's jittered steps and
 // the hub's Retry-After as their floor.
 import { describe, expect, it } from 'vitest';
-import { Backoff, Outage, sleep } from '../dist/backoff.js';
-import { HubError, parseRetryAfter, retryAfterMs } from '../dist/client.js';
+import { Backoff, Outage, sleep } from '../src/backoff.js';
+import { HubError, parseRetryAfter, retryAfterMs } from '../src/client.js';
 
 describe('Backoff', () => {
   it('doubles from 0.5 s to 30 s, each wait between half and all of its step', () => {

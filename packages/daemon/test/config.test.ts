@@ -1,6 +1,6 @@
 // daemon.yml: what it means, and every mistake reported with its line, column and key.
 import { describe, expect, it } from 'vitest';
-import { parseDaemonConfig, runtimesOf } from '../dist/config.js';
+import { parseDaemonConfig, runtimesOf } from '../src/config.js';
 
 const FULL = `concurrency: 1
 providers:

@@ -1,6 +1,6 @@
 // An agent's argv and environment, from its provider's command and the assignment.
 import { describe, expect, it } from 'vitest';
-import { commandLine, executionEnvironment, inputVariable, workingDirectory } from '../dist/environment.js';
+import { commandLine, executionEnvironment, inputVariable, workingDirectory } from '../src/environment.js';
 
 const assignment = {
   executionId: 'e',

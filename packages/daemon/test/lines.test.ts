@@ -1,6 +1,6 @@
 // LineCutter: an agent's stream as the texts of output chunks.
 import { describe, expect, it } from 'vitest';
-import { LineCutter, MAX_CHUNK_BYTES } from '../dist/lines.js';
+import { LineCutter, MAX_CHUNK_BYTES } from '../src/lines.js';
 
 /** Pushes each part in turn; what came out, and what is left as a partial line. */
 function cutAll(parts: (string | Buffer)[]): { pieces: string[]; rest: string[] } {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { after } from '../dist/supervisor.js';
+import { after } from '../src/supervisor.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

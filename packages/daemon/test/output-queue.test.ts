@@ -1,6 +1,6 @@
 // OutputQueue: unsent output in bounded memory, taken in numbered batches the hub accepts.
 import { describe, expect, it } from 'vitest';
-import { OutputQueue } from '../dist/output-queue.js';
+import { OutputQueue } from '../src/output-queue.js';
 
 const piece = (text: string, at = 0) => ({ stream: 'stdout' as const, at, text });
 

@@ -3,7 +3,7 @@
 // one at a time, the oldest output dropped past the bound (and said so), and all of it sent
 // before the final status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_OUTPUT_LIMITS } from '../dist/index.js';
+import { DEFAULT_OUTPUT_LIMITS } from '../src/index.js';
 import { faultyProxy, type Exchange, type FaultyProxy } from './support/faulty-proxy.js';
 import { line, rig, until, type Rig } from './support/rig.js';
 

@@ -1,7 +1,7 @@
 // Signed daemon requests, checked with node:crypto against the public key, as the hub checks them.
 import { createHash, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signingString, signRequest } from '../dist/index.js';
+import { signingString, signRequest } from '../src/index.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const EMPTY_SHA256 = '47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU';

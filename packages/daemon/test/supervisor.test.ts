@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Assignment, StatusReport } from '@hub/schemas';
-import { runExecution, type ProviderConfig } from '../dist/index.js';
+import { runExecution, type ProviderConfig } from '../src/index.js';
 import { isRunning } from '../../cli/test/support/processes.js';
 
 let dir: string;

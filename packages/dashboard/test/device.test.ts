@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../server/dist/people/passwords.js';
+import { hashPassword } from '../../server/src/people/passwords.js';
 import { call } from '../../server/test/support/client.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 import { browsable, launchBrowser, shoot } from './support/browser.js';

@@ -4,7 +4,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
-import { hashPassword } from '../../server/dist/people/passwords.js';
+import { hashPassword } from '../../server/src/people/passwords.js';
 import { call } from '../../server/test/support/client.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 import { cookieOf, form, page, PASSWORD, setupLink, type Hub } from './support/hub-pages.js';

@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
-import { hashPassword } from '../../server/dist/people/passwords.js';
+import { hashPassword } from '../../server/src/people/passwords.js';
 import { call, enrollDaemon } from '../../server/test/support/client.js';
 import { configurationPartials, configurationYaml, exampleDaemons } from '../../server/test/support/documents.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';

@@ -51,3 +51,4 @@ export {
   USER_CODE_LENGTH,
   UUID_PATTERN,
 } from './fields.js';
+export { closest, editDistance } from './closest.js';

@@ -68,7 +68,7 @@ export const lsp: Command = {
         'Give --stdio: editors start the server with it and speak LSP on standard input and output.',
         COMMAND,
       );
-    const { serve } = await import('../lsp/server.js');
+    const { serve } = await import('../lsp/connection.js');
     return serve(io.stdin, io.stdout, io.env);
   },
 };

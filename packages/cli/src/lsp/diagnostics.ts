@@ -9,6 +9,7 @@ import type { IncludeCache } from './include-cache.js';
 import type { HubResources } from './resources.js';
 import { lineStarts } from '../line-starts.js';
 import { tokenRange } from './positions.js';
+import type { DiagnosticData } from './quick-fix.js';
 import { unitsOf, type Files } from './workspace.js';
 
 /** Absolute path → the diagnostics of that file. */
@@ -54,6 +55,7 @@ function toDiagnostic(finding: Finding, text: string, starts: number[], placed: 
     code: finding.code,
     source: 'hub',
     message: placed ? finding.message : `${finding.file}: ${finding.message}`,
+    ...(finding.suggestion === undefined ? {} : { data: { suggestion: finding.suggestion } satisfies DiagnosticData }),
   };
 }
 

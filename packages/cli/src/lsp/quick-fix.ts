@@ -1,21 +1,26 @@
-// Quick fixes for "did you mean": the compiler ends its suggestion with `; did you mean "X"?`
-// (packages/compiler/src/issues/suggest.ts, didYouMean), and the diagnostic covers the token it
-// is about, so the fix replaces that token with X, keeping its quotes or placeholder braces.
+// Quick fixes for "did you mean": an issue that suggests a replacement carries it as data
+// (Issue.suggestion), which our diagnostics keep in `data` (diagnostics.ts); the diagnostic covers
+// the token it is about, so the fix replaces that token with it, keeping its quotes or placeholder braces.
 import { CodeActionKind, type CodeAction, type Diagnostic, type TextEdit } from 'vscode-languageserver';
 
-const SUGGESTION = /; did you mean "(.*?)"\?(?=\s|$)/;
-
-/** The name a compiler message suggests, if it suggests one. */
-export function suggestionOf(message: string): string | undefined {
-  return SUGGESTION.exec(message)?.[1];
+/** What our diagnostics carry in `data`, which the editor hands back with a code action request. */
+export interface DiagnosticData {
+  suggestion?: string;
 }
 
-/** "Change to X" for each of `diagnostics` (ours) whose message suggests X; `text` is the document's. */
+/** The replacement a diagnostic's data suggests, if any (the data comes back from the editor: checked). */
+function suggestionOf(diagnostic: Diagnostic): string | undefined {
+  const data: unknown = diagnostic.data;
+  if (typeof data !== 'object' || data === null || !('suggestion' in data)) return undefined;
+  return typeof data.suggestion === 'string' ? data.suggestion : undefined;
+}
+
+/** "Change to X" for each of `diagnostics` (ours) that suggests X; `text` is the document's. */
 export function quickFixes(uri: string, text: string, diagnostics: Diagnostic[]): CodeAction[] {
   const actions: CodeAction[] = [];
   for (const diagnostic of diagnostics) {
-    if (diagnostic.source !== 'hub' || typeof diagnostic.message !== 'string') continue;
-    const suggestion = suggestionOf(diagnostic.message);
+    if (diagnostic.source !== 'hub') continue;
+    const suggestion = suggestionOf(diagnostic);
     // An issue without a position (shown at the file's start) covers no token to replace.
     if (suggestion === undefined || isEmpty(diagnostic.range)) continue;
     const edit: TextEdit = { range: diagnostic.range, newText: replacement(tokenText(text, diagnostic), suggestion) };

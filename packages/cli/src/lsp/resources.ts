@@ -104,5 +104,16 @@ async function findLogin(env: Record<string, string | undefined>): Promise<Login
 /** The resource.* issues of a 422 answer, placed in the unit's files as `hub deploy --json` places them. */
 function resourceIssues(unit: Unit, body: unknown): Finding[] {
   // The resource codes are the compiler's issue codes (resolveResources).
-  return issuesOf(unit, body).filter((issue) => issue.code.startsWith('resource.')) as Finding[];
+  return issuesOf(unit, body)
+    .filter((issue) => issue.code.startsWith('resource.'))
+    .map((issue) => {
+      const suggestion = SUGGESTION.exec(issue.message)?.[1];
+      return (suggestion === undefined ? issue : { ...issue, suggestion }) as Finding;
+    });
 }
+
+/**
+ * The hub's answer (FieldIssue) carries no `suggestion`, only the compiler's message that ends in
+ * it: read back here, at the wire, so that a quick fix serves the hub's issues as it does ours.
+ */
+const SUGGESTION = /; did you mean "(.*?)"\?(?=\s|$)/;

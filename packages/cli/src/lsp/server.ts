@@ -1,13 +1,13 @@
 // `hub lsp`'s wiring (STYLE.md, practice 19: thin glue over the core): open documents over the
 // disk, a debounced check of the unit an edit touches, its diagnostics published on every file
-// of the unit, quick fixes for "did you mean", and completion and hover from ./features.
+// of the unit, quick fixes for "did you mean", and completion and hover from ./features. The
+// connection it serves on is connection.ts's.
 import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   CodeActionKind,
-  createConnection,
   DiagnosticSeverity,
   DidChangeWatchedFilesNotification,
   TextDocuments,
@@ -18,8 +18,6 @@ import {
   type InitializeResult,
   type Logger,
 } from 'vscode-languageserver';
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
-import type { Readable, Writable } from 'node:stream';
 import { diagnose } from './diagnostics.js';
 import { complete, contextFor, hover, TRIGGER_CHARACTERS, type FeatureContext } from './editing.js';
 import { IncludeCache } from './include-cache.js';
@@ -34,47 +32,11 @@ import { Files, hubDirsOf, placeOf, unitKeys, unreadNote } from './workspace.js'
  */
 export const DEBOUNCE_MS = 50;
 
-/** Serves LSP on `input`/`output`; resolves with the exit code once the client says exit or the input ends. */
-export function serve(input: Readable, output: Writable, env: Record<string, string | undefined>): Promise<number> {
-  return new Promise((resolve) => {
-    let shutdown = false;
-    // Once the editor says exit or the input ends, nothing may keep the process alive. The
-    // connection is left to close with its streams: disposing it would make a log line still
-    // queued (about a malformed message, say) throw.
-    let ended = false;
-    const end = (code: number) => {
-      if (ended) return;
-      ended = true;
-      server.stop();
-      input.destroy();
-      resolve(code);
-    };
-    const watchDog = {
-      get shutdownReceived() {
-        return shutdown;
-      },
-      set shutdownReceived(value: boolean) {
-        shutdown = value;
-      },
-      initialize() {},
-      exit: end,
-    };
-    const connection = createConnection(
-      (logger) =>
-        createProtocolConnection(new StreamMessageReader(input), new StreamMessageWriter(output), quiet(logger)),
-      watchDog,
-    );
-    input.on('end', () => end(shutdown ? 0 : 1));
-    const server = new Server(connection, env);
-    server.listen();
-  });
-}
-
 /**
  * The connection's own log lines (about a malformed message, say) go to the editor; once the
  * connection has closed, sending one throws, outside any handler: those are dropped instead.
  */
-function quiet(logger: Logger): Logger {
+export function quiet(logger: Logger): Logger {
   const safely =
     (write: (message: string) => void) =>
     (message: string): void => {
@@ -92,7 +54,7 @@ function quiet(logger: Logger): Logger {
   };
 }
 
-class Server {
+export class Server {
   private readonly documents = new TextDocuments(TextDocument);
   private readonly files = new Files();
   private readonly includes = new IncludeCache();

@@ -5,15 +5,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
-import { closest } from '../command.js';
-import {
-  HUB_DIRECTORIES,
-  HUB_FILES,
-  MAX_PARTIAL_DEPTH,
-  MAX_PARTIAL_NAMES,
-  type FileEntry,
-  type Unit,
-} from '../discovery.js';
+import { closest } from '@hub/schemas';
+import { HUB_DIRECTORIES, HUB_FILES, MAX_PARTIAL_DEPTH, MAX_PARTIAL_NAMES } from '../discovery-files.js';
+import type { FileEntry, Unit } from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
 import { IncludeCache } from './include-cache.js';
 

@@ -11,8 +11,14 @@ export interface Where {
   column?: number | undefined;
 }
 
+/** A message with the replacement its "did you mean" names, if it names one (see Issue.suggestion). */
+export interface Suggesting {
+  message: string;
+  suggestion: string | undefined;
+}
+
 /** A message, or a function that makes it: hints that cost time are made only for issues kept. */
-export type Message = string | (() => string);
+export type Message = string | Suggesting | (() => string | Suggesting);
 
 interface Pending {
   code: IssueCode;
@@ -90,7 +96,8 @@ function sortOffset(where: Where): number {
 }
 
 function toIssue({ code, message, pointer, where }: Pending): Issue {
-  const issue: Issue = { pointer, code, message: typeof message === 'string' ? message : message() };
+  const made = typeof message === 'function' ? message() : message;
+  const issue: Issue = { pointer, code, message: typeof made === 'string' ? made : made.message };
   if (where.file !== undefined) issue.file = where.file;
   if (where.source !== undefined && where.offset !== undefined) {
     const { line, column } = where.source.position(where.offset);
@@ -100,6 +107,7 @@ function toIssue({ code, message, pointer, where }: Pending): Issue {
     issue.line = where.line;
     issue.column = where.column;
   }
+  if (typeof made !== 'string' && made.suggestion !== undefined) issue.suggestion = made.suggestion;
   return issue;
 }
 

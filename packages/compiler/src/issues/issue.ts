@@ -13,6 +13,8 @@ export interface Issue {
   line?: number;
   /** 1-based column, in Unicode code points. */
   column?: number;
+  /** The replacement the message's "did you mean" names, as data (an editor's quick fix puts it in place). */
+  suggestion?: string;
 }
 
 export type CompileResult<T> = { ok: true; value: T; warnings: Issue[] } | { ok: false; issues: Issue[] };

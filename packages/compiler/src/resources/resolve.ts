@@ -1,7 +1,8 @@
+import { closest } from '@hub/schemas';
 import { IssueCollector, type Message } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import type { Issue } from '../issues/issue.js';
-import { didYouMean, listSome } from '../issues/suggest.js';
+import { hint, listSome } from '../issues/suggest.js';
 import { defaultLimits } from '../limits/limits.js';
 import type { CompiledConfiguration, SourceRef } from '../model/types.js';
 
@@ -45,8 +46,13 @@ export function resolveResources(
     if (daemons.has(environment.daemon)) continue;
     add(
       'resource.unknown_daemon',
-      () =>
-        `No daemon named "${environment.daemon}" is enrolled in the organization${didYouMean(environment.daemon, names) || '.'}`,
+      () => {
+        const suggestion = closest(environment.daemon, names);
+        return {
+          message: `No daemon named "${environment.daemon}" is enrolled in the organization${hint(suggestion) || '.'}`,
+          suggestion,
+        };
+      },
       environment.daemonSource,
     );
   }

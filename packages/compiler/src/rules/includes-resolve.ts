@@ -1,4 +1,5 @@
-import { didYouMean } from '../issues/suggest.js';
+import { closest } from '@hub/schemas';
+import { hint } from '../issues/suggest.js';
 import type { PartialEntry } from '../model/draft.js';
 import { checkPath, foldPath } from '../paths/check-path.js';
 import { reportAt, type RuleContext } from './context.js';
@@ -52,11 +53,11 @@ export function includesResolve(context: RuleContext): void {
         // the suggestion as the include would write it (a quick fix puts it in place of the include).
         const message = () => {
           const known = [...byPath.keys(), ...draft.partialNames].map((path) => draft.includeOf(path));
-          const hint =
-            folded !== undefined
-              ? `; did you mean "${draft.includeOf(folded.path)}"?`
-              : didYouMean(checked.path, known) || '.';
-          return `No partial "${checked.path}" in ${draft.includeDir}${hint}`;
+          const suggestion = folded !== undefined ? draft.includeOf(folded.path) : closest(checked.path, known);
+          return {
+            message: `No partial "${checked.path}" in ${draft.includeDir}${hint(suggestion) || '.'}`,
+            suggestion,
+          };
         };
         reportAt(issues, 'partial.missing', message, part.field);
       }

@@ -1,4 +1,5 @@
-import { didYouMean, listSome } from '../issues/suggest.js';
+import { closest } from '@hub/schemas';
+import { hint, listSome } from '../issues/suggest.js';
 import { entries, field, type DraftTrigger } from '../model/draft.js';
 import { locateSpan } from '../source/locate.js';
 import { reportAt, type RuleContext } from './context.js';
@@ -16,12 +17,15 @@ export function placeholdersDeclared(context: RuleContext): void {
     const inputs = declaredInputNames(trigger);
     const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`)];
     const unknown = (name: string) => () => {
-      const hint = didYouMean(name, allowed) || '.';
+      const suggestion = closest(name, allowed);
       const list =
         inputs.length > 0
           ? `{{ prompt }} and {{ inputs.<name> }} for ${listSome(inputs)}`
           : '{{ prompt }} (this trigger declares no inputs)';
-      return `Unknown placeholder {{ ${name} }}${hint} Placeholders here: ${list}.`;
+      return {
+        message: `Unknown placeholder {{ ${name} }}${hint(suggestion) || '.'} Placeholders here: ${list}.`,
+        suggestion,
+      };
     };
     for (const step of trigger.steps) {
       for (const part of step.prompt) {

@@ -1,4 +1,5 @@
-import { didYouMean, listSome } from '../issues/suggest.js';
+import { closest } from '@hub/schemas';
+import { hint, listSome } from '../issues/suggest.js';
 import { reportAt, rejected, type RuleContext } from './context.js';
 
 /** A legacy step may name an entry of the hub file's agents instead of writing the agent out. */
@@ -10,10 +11,11 @@ export function stepAgentExists(context: RuleContext): void {
       const name = step.agent.value;
       if (typeof name !== 'string' || context.draft.agents.has(name)) continue;
       const message = () => {
-        const hint =
-          didYouMean(name, names) ||
+        const suggestion = closest(name, names);
+        const ending =
+          hint(suggestion) ||
           (names.length === 0 ? '; the hub file defines no agents.' : `. Defined: ${listSome(names)}.`);
-        return `No agent is named "${name}"${hint}`;
+        return { message: `No agent is named "${name}"${ending}`, suggestion };
       };
       reportAt(context.issues, 'step.unknown_agent', message, step.agent);
     }

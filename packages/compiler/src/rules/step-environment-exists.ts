@@ -1,4 +1,5 @@
-import { didYouMean, listSome } from '../issues/suggest.js';
+import { closest } from '@hub/schemas';
+import { hint, listSome } from '../issues/suggest.js';
 import { reportAt, rejected, type RuleContext } from './context.js';
 
 export function stepEnvironmentExists(context: RuleContext): void {
@@ -12,9 +13,10 @@ export function stepEnvironmentExists(context: RuleContext): void {
       const name = step.environment.value;
       if (typeof name !== 'string' || known.has(name)) continue;
       const message = () => {
-        const hint =
-          didYouMean(name, names) || (names.length === 0 ? '; none is defined.' : `. Defined: ${listSome(names)}.`);
-        return `No environment is named "${name}"${hint}`;
+        const suggestion = closest(name, names);
+        const ending =
+          hint(suggestion) || (names.length === 0 ? '; none is defined.' : `. Defined: ${listSome(names)}.`);
+        return { message: `No environment is named "${name}"${ending}`, suggestion };
       };
       reportAt(context.issues, 'step.unknown_environment', message, step.environment);
     }

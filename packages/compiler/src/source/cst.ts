@@ -2,14 +2,16 @@ import { CST } from 'yaml';
 import type { Limits } from '../limits/limits.js';
 import type { SourceText } from './text.js';
 import {
-  corePlain,
-  DataWalk,
-  GIVE_UP,
-  giveUp,
-  type CollectionSpans,
-  type FastDocument,
-  type ScalarNode,
-} from './walk.js';
+  checkEnd,
+  containsNewline,
+  emptyScalarPosition,
+  isBlock,
+  resolveProps,
+  readScalar,
+  type Props,
+  type Scalar,
+} from './cst-tokens.js';
+import { DataWalk, GIVE_UP, giveUp, type CollectionSpans, type FastDocument } from './walk.js';
 
 export type { FastDocument, Locator, NodeSpan } from './walk.js';
 export { unstorable } from './walk.js';
@@ -45,23 +47,6 @@ export function readFast(tokens: Token[], source: SourceText, limits: Limits): F
   }
 }
 
-interface Props {
-  found: SourceToken | null;
-  comma: SourceToken | null;
-  hasNewline: boolean;
-  hasComment: boolean;
-  end: number;
-}
-
-/** A scalar as the composer makes it, with its range[2]. */
-interface Scalar extends ScalarNode {
-  end: number;
-}
-
-function isBlock(token: Token | undefined): boolean {
-  return token !== undefined && (token.type === 'block-map' || token.type === 'block-seq');
-}
-
 class Reader extends DataWalk {
   /** Set by `node`: the node's range[2], where the composer continues. */
   private end = 0;
@@ -74,7 +59,7 @@ class Reader extends DataWalk {
   }
 
   document(doc: CST.Document): FastDocument {
-    const props = this.props(doc.start, undefined, 'doc-start', doc.value ?? doc.end?.[0], doc.offset, 0, true);
+    const props = resolveProps(doc.start, undefined, 'doc-start', doc.value ?? doc.end?.[0], doc.offset, 0, true);
     const value = doc.value;
     if (props.found !== null && value !== undefined && isBlock(value) && !props.hasNewline) giveUp();
     // A block scalar at the root is composed with the root's own indentation rule: leave it to yaml.
@@ -91,124 +76,8 @@ class Reader extends DataWalk {
       start = value.offset;
       result = this.node(value, 1);
     }
-    this.checkEnd(doc.end, false);
+    checkEnd(doc.end, false);
     return this.result(result, start);
-  }
-
-  /** yaml's resolveProps for tokens without anchors or tags; any error gives up. */
-  private props(
-    tokens: SourceToken[],
-    flow: string | undefined,
-    indicator: string,
-    next: Token | undefined,
-    offset: number,
-    parentIndent: number,
-    startOnNewline: boolean,
-  ): Props {
-    let atNewline = startOnNewline;
-    let hasSpace = startOnNewline;
-    let hasNewline = false;
-    let hasComment = false;
-    let tab: SourceToken | null = null;
-    let found: SourceToken | null = null;
-    let comma: SourceToken | null = null;
-    for (const token of tokens) {
-      if (tab !== null) {
-        if (atNewline && token.type !== 'comment' && token.type !== 'newline') giveUp();
-        tab = null;
-      }
-      const type = token.type;
-      if (type === 'space') {
-        if (
-          flow === undefined &&
-          (indicator !== 'doc-start' || next?.type !== 'flow-collection') &&
-          token.source.includes('\t')
-        )
-          tab = token;
-        hasSpace = true;
-      } else if (type === 'comment') {
-        if (!hasSpace) giveUp();
-        hasComment = true;
-        atNewline = false;
-      } else if (type === 'newline') {
-        atNewline = true;
-        hasNewline = true;
-        hasSpace = true;
-      } else if (type === indicator) {
-        if (found !== null) giveUp();
-        found = token;
-        atNewline = indicator === 'seq-item-ind' || indicator === 'explicit-key-ind';
-        hasSpace = false;
-      } else if (type === 'comma' && flow !== undefined) {
-        if (comma !== null) giveUp();
-        comma = token;
-        atNewline = false;
-        hasSpace = false;
-      } else {
-        // Anchors, tags, stray indicators and errors: the composer's part.
-        giveUp();
-      }
-    }
-    const last = tokens[tokens.length - 1];
-    const end = last ? last.offset + last.source.length : offset;
-    if (
-      tab !== null &&
-      ((atNewline && tab.indent <= parentIndent) || next?.type === 'block-map' || next?.type === 'block-seq')
-    )
-      giveUp();
-    return { found, comma, hasNewline, hasComment, end };
-  }
-
-  /** yaml's resolveEnd: what may follow a node on its line. */
-  private checkEnd(tokens: SourceToken[] | undefined, reqSpace: boolean): number {
-    let length = 0;
-    if (tokens === undefined) return 0;
-    let hasSpace = false;
-    for (const token of tokens) {
-      if (token.type === 'space' || token.type === 'newline') hasSpace = true;
-      else if (token.type === 'comment') {
-        if (reqSpace && !hasSpace) giveUp();
-      } else giveUp();
-      length += token.source.length;
-    }
-    return length;
-  }
-
-  private scalar(token: Token): Scalar {
-    if (token.type === 'scalar' && !token.source.includes('\n')) {
-      const source = token.source;
-      const first = source[0];
-      if (
-        first === '\t' ||
-        first === ',' ||
-        first === '%' ||
-        first === '|' ||
-        first === '>' ||
-        first === '@' ||
-        first === '`'
-      )
-        giveUp();
-      const valueEnd = token.offset + source.length;
-      return {
-        value: corePlain(source),
-        plain: true,
-        start: token.offset,
-        valueEnd,
-        end: valueEnd + this.checkEnd(token.end, true),
-      };
-    }
-    if (
-      token.type !== 'scalar' &&
-      token.type !== 'single-quoted-scalar' &&
-      token.type !== 'double-quoted-scalar' &&
-      token.type !== 'block-scalar'
-    )
-      giveUp();
-    const resolved = CST.resolveAsScalar(token, true, giveUp);
-    if (resolved === null) giveUp();
-    const [start, valueEnd, end] = resolved.range;
-    const plain = token.type === 'scalar';
-    return { value: plain ? corePlain(resolved.value) : resolved.value, plain, start, valueEnd, end };
   }
 
   private emptyScalar(offset: number, before: SourceToken[] | undefined, props: Props): unknown {
@@ -227,7 +96,7 @@ class Reader extends DataWalk {
       case 'single-quoted-scalar':
       case 'double-quoted-scalar':
       case 'block-scalar': {
-        const scalar = this.scalar(token);
+        const scalar = readScalar(token);
         this.start = scalar.start;
         this.end = scalar.end;
         this.kid = undefined;
@@ -263,7 +132,7 @@ class Reader extends DataWalk {
     for (const item of map.items) {
       const { start, sep, value } = item;
       const key = item.key ?? undefined;
-      const keyProps = this.props(start, undefined, 'explicit-key-ind', key ?? sep?.[0], offset, map.indent, true);
+      const keyProps = resolveProps(start, undefined, 'explicit-key-ind', key ?? sep?.[0], offset, map.indent, true);
       if (keyProps.found !== null) giveUp();
       if (key !== undefined && (key.type === 'block-seq' || ('indent' in key && key.indent !== map.indent))) giveUp();
       if (sep === undefined) {
@@ -272,7 +141,7 @@ class Reader extends DataWalk {
       }
       if (key === undefined || containsNewline(key)) giveUp();
       const keyScalar = this.keyScalar(key);
-      const valueProps = this.props(sep, undefined, 'map-value-ind', value, keyScalar.end, map.indent, false);
+      const valueProps = resolveProps(sep, undefined, 'map-value-ind', value, keyScalar.end, map.indent, false);
       offset = valueProps.end;
       if (valueProps.found === null) giveUp();
       if (value?.type === 'block-map' && !valueProps.hasNewline) giveUp();
@@ -295,7 +164,7 @@ class Reader extends DataWalk {
     let offset = seq.offset;
     let commentEnd: number | null = null;
     for (const { start, value } of seq.items) {
-      const props = this.props(start, undefined, 'seq-item-ind', value, offset, seq.indent, true);
+      const props = resolveProps(start, undefined, 'seq-item-ind', value, offset, seq.indent, true);
       if (props.found === null) {
         if (value !== undefined) giveUp();
         commentEnd = props.end;
@@ -325,7 +194,7 @@ class Reader extends DataWalk {
     for (let i = 0; i < fc.items.length; ++i) {
       const { start, sep, value } = fc.items[i] as Item;
       const key = fc.items[i]?.key ?? undefined;
-      const props = this.props(start, name, 'explicit-key-ind', key ?? sep?.[0], offset, fc.indent, false);
+      const props = resolveProps(start, name, 'explicit-key-ind', key ?? sep?.[0], offset, fc.indent, false);
       if (props.found !== null) giveUp();
       if (sep === undefined && value === undefined) {
         if (key !== undefined) giveUp();
@@ -347,7 +216,7 @@ class Reader extends DataWalk {
       }
       if (key === undefined || isBlock(key) || key.type === 'block-scalar') giveUp();
       const keyScalar = this.keyScalar(key);
-      const valueProps = this.props(sep ?? [], name, 'map-value-ind', value, keyScalar.end, fc.indent, false);
+      const valueProps = resolveProps(sep ?? [], name, 'map-value-ind', value, keyScalar.end, fc.indent, false);
       if (valueProps.found === null && value !== undefined) giveUp();
       if (isBlock(value)) giveUp();
       if (value === undefined && valueProps.found === null) {
@@ -370,7 +239,7 @@ class Reader extends DataWalk {
     const [close, ...rest] = fc.end;
     if (close?.source !== (isMap ? '}' : ']')) giveUp();
     const closeEnd = close.offset + close.source.length;
-    this.end = closeEnd + (rest.length > 0 ? this.checkEnd(rest as SourceToken[], true) : 0);
+    this.end = closeEnd + (rest.length > 0 ? checkEnd(rest as SourceToken[], true) : 0);
     this.kid = spans;
     this.valueEnd = -1;
     return isMap ? out : list;
@@ -379,40 +248,6 @@ class Reader extends DataWalk {
   /** A mapping key: a one-line flow scalar, as the composer would compose it at a key. */
   private keyScalar(key: Token): Scalar {
     if (key.type !== 'scalar' && key.type !== 'single-quoted-scalar' && key.type !== 'double-quoted-scalar') giveUp();
-    return this.scalar(key);
-  }
-}
-
-/** yaml's emptyScalarPosition, for an empty node after `before` (with pos = before.length). */
-function emptyScalarPosition(offset: number, before: SourceToken[] | undefined): number {
-  if (before === undefined) return offset;
-  for (let i = before.length - 1; i >= 0; --i) {
-    let token = before[i] as SourceToken;
-    if (token.type === 'space' || token.type === 'comment' || token.type === 'newline') {
-      offset -= token.source.length;
-      continue;
-    }
-    token = before[++i] as SourceToken;
-    while (token?.type === 'space') {
-      offset += token.source.length;
-      token = before[++i] as SourceToken;
-    }
-    break;
-  }
-  return offset;
-}
-
-/** yaml's containsNewline for a key token. */
-function containsNewline(key: Token): boolean {
-  switch (key.type) {
-    case 'alias':
-    case 'scalar':
-    case 'double-quoted-scalar':
-    case 'single-quoted-scalar':
-      if (key.source.includes('\n')) return true;
-      if (key.end) for (const token of key.end) if (token.type === 'newline') return true;
-      return false;
-    default:
-      return true;
+    return readScalar(key);
   }
 }

@@ -1,8 +1,9 @@
+import { closest } from '@hub/schemas';
 import type { ErrorObject } from 'ajv';
 import type { IssueCollector, Message } from '../issues/collect.js';
 import type { IssueCode } from '../issues/codes.js';
 import { joinPointer } from '../issues/issue.js';
-import { didYouMean, listSome } from '../issues/suggest.js';
+import { hint, listSome } from '../issues/suggest.js';
 import { locate } from '../source/locate.js';
 import { covered, type ParsedDocument } from '../source/yaml.js';
 import { validatorFor, type DocumentKind } from './schemas.js';
@@ -80,7 +81,10 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
       const allowed = known.length > 0 ? ` Allowed keys: ${known.join(', ')}.` : '';
       at(
         'schema.unknown_key',
-        () => `Unknown key "${key}"${didYouMean(key, known) || '.'}${allowed}`,
+        () => {
+          const suggestion = closest(key, known);
+          return { message: `Unknown key "${key}"${hint(suggestion) || '.'}${allowed}`, suggestion };
+        },
         joinPointer(path, key),
         true,
       );
@@ -92,10 +96,13 @@ function report(error: ErrorObject, parsed: ParsedDocument, issues: IssueCollect
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
       const value = String(error.data);
-      at(
-        'schema.enum',
-        () => `"${value}" is not allowed${didYouMean(value, allowed) || '.'} Allowed: ${listSome(allowed)}.`,
-      );
+      at('schema.enum', () => {
+        const suggestion = closest(value, allowed);
+        return {
+          message: `"${value}" is not allowed${hint(suggestion) || '.'} Allowed: ${listSome(allowed)}.`,
+          suggestion,
+        };
+      });
       return;
     }
     case 'pattern': {

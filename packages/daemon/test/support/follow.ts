@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { call, setUp } from '../../../server/test/support/client.js';
 import { freshDatabase, startHub, type RunningHub } from '../../../server/test/support/hub.js';
-import { HubClient, runDaemon, sleep, type HubError } from '../../dist/index.js';
+import { HubClient, runDaemon, sleep, type HubError } from '../../src/index.js';
 import { agentFiles, line, until, type Run } from './rig.js';
 
 /** Prints `line N é😀 ` (as rig.ts's `line`) for N = 1..lines, `every` ms apart; after each line in `gates`, waits for the test to open that gate; then stays silent for `silence` seconds. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { call, setUp, type Answer } from '../../../server/test/support/client.js';
 import { hubOn } from '../../../server/test/support/hub.js';
-import { HubClient, runDaemon, type HubError, type OutputLimits } from '../../dist/index.js';
+import { HubClient, runDaemon, type HubError, type OutputLimits } from '../../src/index.js';
 
 /** Prints `line N`, two characters of more than one byte and `pad` x's, for N = 1..lines; after each line in `gates`, waits for the test to open that gate. */
 const AGENT = `import { existsSync, writeFileSync } from 'node:fs';

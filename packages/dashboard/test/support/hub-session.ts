@@ -1,5 +1,5 @@
 // A real hub set up as a person would: the printed setup link, then an API key made in the dashboard.
-import { hashPassword } from '../../../server/dist/people/passwords.js';
+import { hashPassword } from '../../../server/src/people/passwords.js';
 import { call } from '../../../server/test/support/client.js';
 import { cookieOf, form, page, PASSWORD, setupLink, type Hub } from './hub-pages.js';
 

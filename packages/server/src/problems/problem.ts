@@ -47,6 +47,8 @@ export function toProblem(
     requestId: context.requestId,
     ...problem.extensions,
   };
-  if (problem.issues !== undefined) body.issues = problem.issues;
+  // The compiler's issues carry their did-you-mean as data (`suggestion`); the document's FieldIssue does not.
+  if (problem.issues !== undefined)
+    body.issues = problem.issues.map(({ suggestion: _, ...issue }: FieldIssue & { suggestion?: string }) => issue);
   return body;
 }
