@@ -1,12 +1,10 @@
 // The hub's run endpoints as the run commands use them: a run, and an execution's output as text
 // or as a live event stream. Answers are checked before they are used; a hub that is down or
 // overloaded is told apart (HubUnavailable), so that following a run can wait for it.
-import type { Execution, Run } from '@hub/schemas';
+import { isUuid, type Execution, type Run } from '@hub/schemas';
 import { CliError, Interrupted, UsageError } from './errors.js';
 import { hubRequest, isObject, printable, renderProblem, retryAfterSeconds, type HubAnswer } from './hub-client.js';
 import type { Unread } from './unread.js';
-
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Which hub, with which credential; `stop` is Ctrl-C. */
 export interface Session {
@@ -29,7 +27,7 @@ export class HubUnavailable extends CliError {
 /** The RUN argument: a run id as `hub run` and `hub runs` print it. */
 export function runIdArgument(value: string | undefined, command: string): string {
   if (value === undefined) throw new UsageError('Give the run id (hub run prints it; hub runs lists them).', command);
-  if (!RUN_ID.test(value))
+  if (!isUuid(value))
     throw new UsageError(
       `"${printable(value)}" is not a run id: a run id is a UUID such as 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b (hub runs lists them).`,
       command,

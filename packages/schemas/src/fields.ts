@@ -83,6 +83,11 @@ export function isUuid(id: string): boolean {
   return UUID_PATTERN.test(id);
 }
 
+/** A UUID as the hub writes it, in lower case: what it gave out and takes back only so (a cursor, a daemon id). */
+export function isCanonicalUuid(id: string): boolean {
+  return UUID_PATTERN.test(id) && id === id.toLowerCase();
+}
+
 /**
  * The user code of the device authorization grant. RFC 8628, section 6.1: base-20 consonants,
  * no vowels (no words) and no look-alike digits. Eight of them are 20^8 ≈ 2.6 × 10^10 codes

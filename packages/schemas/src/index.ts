@@ -37,6 +37,7 @@ export {
   EMAIL_PATTERN,
   formatUserCode,
   isSlug,
+  isCanonicalUuid,
   isUuid,
   NAME_MAX,
   nameIssue,

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { HubClient, HubError, HubUnreachable, runtimesOf, type Enrollment, type Runtime } from '@hub/daemon';
-import type { WireSchema } from '@hub/schemas';
+import { isSlug, type WireSchema } from '@hub/schemas';
 import { parseOptions, type Command, type Io } from '../command.js';
 import { configDir } from '../config-dir.js';
 import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
@@ -15,13 +15,12 @@ import { CONFIG_HELP, exitCodes, FILES_HELP } from '../help.js';
 
 const COMMAND = 'hub daemon enroll';
 /** The hub's pattern for daemon names (DECISIONS.md, Daemons). */
-const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** The --name of `command`, checked against the hub's pattern before anything is sent. */
 export function daemonName(name: string | undefined, command: string): string {
   if (name === undefined)
     throw new UsageError('--name is required: the name by which the hub and configurations know this daemon.', command);
-  if (!NAME.test(name))
+  if (!isSlug(name))
     throw new UsageError(
       `--name "${name}": a name is 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit.`,
       command,

@@ -4,8 +4,8 @@ import type { Hub } from '../hub.js';
 import { authOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
+import { isCanonicalUuid } from '@hub/schemas';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const AUDIT_PAGE = 50;
 
 /** The organization's events, newest first, a page at a time: the cursor is the last event's id. */
@@ -13,7 +13,7 @@ export function auditHandlers(hub: Hub): Handlers {
   return {
     listAuditEvents: handle(async ({ req, res, query }) => {
       const { cursor } = query;
-      if (cursor !== undefined && !UUID.test(cursor)) {
+      if (cursor !== undefined && !isCanonicalUuid(cursor)) {
         throw new HttpProblem('invalid_request', 'The cursor is not one this hub gave; pass `next` from an answer.', {
           issues: [
             {

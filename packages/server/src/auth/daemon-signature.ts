@@ -5,11 +5,11 @@ import { contextOf } from '../http/context.js';
 import { invalidJson, isJsonType, notJson, readBody } from '../http/body.js';
 import { HttpProblem } from '../problems/problem.js';
 import type { Throttle } from './throttle.js';
+import { isCanonicalUuid } from '@hub/schemas';
 
 /** How far a signed request's timestamp may be from the hub's clock (DECISIONS.md, Daemons). */
 export const SIGNATURE_WINDOW_MS = 60_000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
 const TIMESTAMP = /^\d{1,15}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{86}$/;
@@ -65,7 +65,7 @@ function authenticate(sql: Sql, maxBodyBytes: number): (req: Request) => Promise
     if (daemonId === undefined || timestamp === undefined || nonce === undefined || signature === undefined) {
       throw refused('send Hub-Daemon, Hub-Timestamp, Hub-Nonce and Hub-Signature');
     }
-    if (!UUID.test(daemonId)) throw refused('Hub-Daemon is not a daemon id');
+    if (!isCanonicalUuid(daemonId)) throw refused('Hub-Daemon is not a daemon id');
     if (!TIMESTAMP.test(timestamp)) throw refused('Hub-Timestamp must be Unix milliseconds');
     if (!NONCE.test(nonce)) throw refused('Hub-Nonce must be 16 to 64 URL-safe characters');
     if (!SIGNATURE.test(signature)) throw refused('Hub-Signature must be a base64url Ed25519 signature');

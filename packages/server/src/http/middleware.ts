@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { setContext } from './context.js';
 import type { Logger } from './logger.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '@hub/schemas';
 
 /** X-Request-Id on every response: the client's if it sent a UUID, else a new one; and one log line per request. */
 export function requestContext(log: Logger): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
-    const requestId = given !== undefined && UUID.test(given) ? given.toLowerCase() : randomUUID();
+    const requestId = given !== undefined && isUuid(given) ? given.toLowerCase() : randomUUID();
     setContext(req, { requestId });
     res.setHeader('X-Request-Id', requestId);
     if (!log.enabled('info')) {

@@ -5,8 +5,8 @@ import type { Hub } from '../hub.js';
 import { authOf, contextOf } from '../http/context.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
+import { isSlug } from '@hub/schemas';
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const LIMIT_MAX = 1000;
 
 interface Project {
@@ -22,7 +22,7 @@ export const toCursor = (slug: string) => Buffer.from(slug, 'utf8').toString('ba
 export function fromCursor(cursor: string): string | undefined {
   if (!/^[A-Za-z0-9_-]{1,84}$/.test(cursor)) return undefined;
   const slug = Buffer.from(cursor, 'base64url').toString('utf8');
-  return SLUG.test(slug) && toCursor(slug) === cursor ? slug : undefined;
+  return isSlug(slug) && toCursor(slug) === cursor ? slug : undefined;
 }
 
 /**
