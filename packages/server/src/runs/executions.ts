@@ -1,6 +1,6 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
-import type { Assignment, PlannedStep } from './dispatch/sql.js';
+import type { Assignment, PlannedStep } from './dispatch/model.js';
 
 export type ExecutionStatus = 'spawning' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost';
 export type ReportedStatus = Exclude<ExecutionStatus, 'spawning' | 'lost'>;

@@ -1,5 +1,6 @@
 import { digest } from '../../auth/secrets.js';
-import type { Dispatched, RunRepository } from './sql.js';
+import type { RunRepository } from './sql.js';
+import type { Dispatched } from './model.js';
 import type { DispatchHints } from './hints.js';
 import { assignmentOf } from './plan.js';
 import { digestOf, type DispatchRequest } from './request.js';

@@ -1,8 +1,8 @@
 import { didYouMean, parseManualInput, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import { unauthorized } from '../../auth/api-key.js';
-import { RunRepository, type Delivery, type Dispatched, type FoundTrigger, type PlannedStep } from './sql.js';
+import { RunRepository } from './sql.js';
+import type { Delivery, Dispatched, FoundTrigger, PlannedStep, TriggerHint } from './model.js';
 import { HttpProblem } from '../../problems/problem.js';
-import type { TriggerHint } from './hints.js';
 import { assignmentOf, planSteps } from './plan.js';
 import { digestOf, type DispatchRequest } from './request.js';
 

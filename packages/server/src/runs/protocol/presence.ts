@@ -2,7 +2,7 @@ import type { Sql } from 'postgres';
 import type { DaemonRepository } from '../../daemons/sql.js';
 import type { ExecutionRepository } from '../executions.js';
 import { unavailableProblem, type DatabaseHealth } from '../../db/health.js';
-import type { Assignment } from '../dispatch/sql.js';
+import type { Assignment } from '../dispatch/model.js';
 import { takeCancellations } from '../cancel.js';
 import type { Wakeups } from './wakeups.js';
 

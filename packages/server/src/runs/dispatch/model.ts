@@ -1,0 +1,76 @@
+import type { Assignment as WireAssignment } from '@hub/schemas';
+import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
+
+/** One step as the run will execute it: its daemon by name, the prompt rendered. */
+export interface PlannedStep {
+  id: string;
+  daemon: string;
+  cwd: string;
+  agent: { provider: string; mode?: string; model?: string };
+  prompt: string;
+  maxRuntimeMs: number;
+  idleTimeoutMs: number | null;
+}
+
+/** What a daemon receives for one execution: the document's Assignment. */
+export type Assignment = WireAssignment;
+
+/** The identifiers a dispatch answers with, in either shape; a replay answers the same. */
+export interface Dispatched {
+  deliveryKey: string;
+  triggerRunId: string;
+  receiptId: string;
+  triggerId: string;
+  triggerName: string;
+  executionId: string;
+  daemonId: string;
+  agentId: string;
+}
+
+/** A run a dispatch starts, planned: its identifiers, request and first assignment. */
+export interface NewRun {
+  triggerRunId: string;
+  executionId: string;
+  organizationId: string;
+  deliveryKey: string;
+  requestDigest: Buffer;
+  actor: string;
+  inputs: Record<string, string>;
+  plan: PlannedStep[];
+  /** The first step's, for the first execution. */
+  assignment: Assignment;
+}
+
+/** Where a dispatch found its trigger. */
+export type FoundTrigger = {
+  projectId: string;
+  trigger: CompiledTrigger;
+  environments: CompiledEnvironment[];
+} & (
+  | { source: 'configuration'; revisionId: string; configuredTriggerId?: string }
+  /** `configurationRevisionId`: the project's active configuration then (without the trigger), or null. */
+  | { source: 'trigger'; revisionId: string; triggerId: string; configurationRevisionId: string | null }
+);
+
+/**
+ * Where a dispatch of one project and trigger name last found its trigger, and the trigger as
+ * compiled. A revision is never changed once stored, so the model is exact for as long as the
+ * revision ids here are still the active ones; `dispatchHinted` checks that they are (runs/dispatch/hints.ts keeps them).
+ */
+export interface TriggerHint {
+  projectId: string;
+  /** The project's active configuration revision then; null when it had none. */
+  configurationRevisionId: string | null;
+  /** For an organization trigger: its active revision then (the configuration lacked the name). */
+  triggerRevisionId: string | null;
+  /** The run's triggerId (the configured trigger's or the organization trigger's). */
+  triggerId: string;
+  trigger: CompiledTrigger;
+  environments: CompiledEnvironment[];
+}
+
+/** An earlier dispatch with the same delivery key: its identifiers, and its request's digest. */
+export interface Delivery {
+  requestDigest: Buffer;
+  dispatched: Dispatched;
+}
