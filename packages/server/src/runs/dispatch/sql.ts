@@ -34,6 +34,45 @@ function deliveryOf(row: DeliveryRow): Delivery {
   return { requestDigest: Buffer.from(requestDigest, 'hex'), dispatched };
 }
 
+/**
+ * A run's start, as the CTEs `run`, `execution` and `audit` of a dispatch's one statement: the run,
+ * its first execution and the audit event, written when the statement's CTE `ready` has its one
+ * row (project_id, project_slug, daemon_id, api_key_id: every precondition held), and nothing
+ * otherwise. A delivery key already used inserts nothing either (`run` is then empty).
+ */
+function runInserts(
+  sql: Sql,
+  run: NewRun,
+  from: {
+    trigger: CompiledTrigger;
+    triggerId: string;
+    configurationRevisionId: string | null;
+    triggerRevisionId: string | null;
+  },
+): Fragment {
+  const first = run.plan[0] as PlannedStep;
+  return sql`run as (
+      insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+        configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+      select ${run.triggerRunId}, ${run.organizationId}, ready.project_id, ${run.deliveryKey}, ${run.requestDigest}, ${from.trigger.name},
+        ${from.configurationRevisionId}::uuid, ${from.triggerRevisionId}::uuid,
+        ${from.triggerId}, ${run.actor}, ${sql.json(run.inputs)}, ${sql.json(run.plan as never)}, ${from.trigger.maxRuntimeMs}, ready.api_key_id
+      from ready
+      on conflict (organization_id, delivery_key) do nothing
+      returning receipt_id
+    ), execution as (
+      insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+      select ${run.executionId}, ${run.triggerRunId}, 0, ${first.id}, ready.daemon_id, ${sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
+      from ready, run
+    ), audit as (
+      insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+      select ${run.organizationId}, 'run.dispatched', 'key', ready.api_key_id,
+        jsonb_build_object('runId', ${run.triggerRunId}::uuid, 'trigger', ${from.trigger.name}::text,
+          'projectSlug', ready.project_slug, 'daemon', ${first.daemon}::text)
+      from ready, run
+    )`;
+}
+
 /** Runs and the delivery keys that make dispatch idempotent: a dispatch's reads and its write. */
 export class RunRepository {
   constructor(
@@ -132,7 +171,7 @@ export class RunRepository {
     | { outcome: 'dispatched'; daemonId: string; receiptId: string }
     | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }
   > {
-    const { found, triggerRunId, executionId, assignment, triggerId } = run;
+    const { found } = run;
     const first = run.plan[0] as PlannedStep;
     const [row] = await this.sql<
       { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]
@@ -142,26 +181,16 @@ export class RunRepository {
       ), daemon as (
         select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
         from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
-      ), run as (
-        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
-          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
-        select ${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
-          ${found.source === 'configuration' ? found.revisionId : null}::uuid, ${found.source === 'trigger' ? found.revisionId : null}::uuid,
-          ${triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId}
-        from daemon where daemon.online and exists (select from key)
-        on conflict (organization_id, delivery_key) do nothing
-        returning receipt_id
-      ), execution as (
-        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
-        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
-        from daemon, run
-      ), audit as (
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
-        select ${run.organizationId}, 'run.dispatched', 'key', ${run.apiKeyId},
-          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${found.trigger.name}::text,
-            'projectSlug', (select slug from projects where id = ${found.projectId}), 'daemon', ${first.daemon}::text)
-        from run
-      )
+      ), ready as (
+        select ${found.projectId}::uuid as project_id, (select slug from projects where id = ${found.projectId}) as project_slug,
+          daemon.id as daemon_id, key.id as api_key_id
+        from daemon, key where daemon.online
+      ), ${runInserts(this.sql, run, {
+        trigger: found.trigger,
+        triggerId: run.triggerId,
+        configurationRevisionId: found.source === 'configuration' ? found.revisionId : null,
+        triggerRevisionId: found.source === 'trigger' ? found.revisionId : null,
+      })}
       select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
         (select receipt_id from run) as "receiptId"`;
     const result = row as {
@@ -196,9 +225,8 @@ export class RunRepository {
   ): Promise<
     { started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }
   > {
-    const { hint, triggerRunId, executionId, organizationId } = run;
+    const { hint, organizationId } = run;
     const first = run.plan[0] as PlannedStep;
-    const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
     const [row] = await this.sql<
       { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]
     >`
@@ -212,7 +240,7 @@ export class RunRepository {
         where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
         returning 1
       ), current as (
-        select p.id from projects p
+        select p.id, p.slug from projects p
         where p.id = ${hint.projectId} and p.organization_id = ${organizationId} and p.slug = ${run.projectSlug} and p.active
           and (select r.id from configuration_revisions r where r.project_id = p.id and r.active) is not distinct from ${hint.configurationRevisionId}::uuid
           and (${hint.triggerRevisionId}::uuid is null or exists (select from trigger_revisions t where t.id = ${hint.triggerRevisionId}::uuid and t.active))
@@ -220,25 +248,15 @@ export class RunRepository {
         select id from daemons
         where organization_id = ${organizationId} and name = ${first.daemon} and retired_at is null
           and last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond'
-      ), run as (
-        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
-          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
-        select ${triggerRunId}, ${organizationId}, current.id, ${run.deliveryKey}, ${run.requestDigest}, ${hint.trigger.name},
-          ${configurationRevisionId}::uuid, ${hint.triggerRevisionId}::uuid,
-          ${hint.triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${hint.trigger.maxRuntimeMs}, key.id
+      ), ready as (
+        select current.id as project_id, current.slug as project_slug, daemon.id as daemon_id, key.id as api_key_id
         from key, current, daemon
-        on conflict (organization_id, delivery_key) do nothing
-        returning receipt_id
-      ), execution as (
-        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
-        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
-        from daemon, run
-      ), audit as (
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
-        select ${organizationId}, 'run.dispatched', 'key', ${run.keyId},
-          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${hint.trigger.name}::text, 'projectSlug', ${run.projectSlug}::text, 'daemon', ${first.daemon}::text)
-        from run
-      )
+      ), ${runInserts(this.sql, run, {
+        trigger: hint.trigger,
+        triggerId: hint.triggerId,
+        configurationRevisionId: hint.triggerRevisionId === null ? hint.configurationRevisionId : null,
+        triggerRevisionId: hint.triggerRevisionId,
+      })}
       select exists (select from key) as "keyValid", exists (select from current) as current, (select id from daemon) as "daemonId",
         (select receipt_id from run) as "receiptId", (select count(*) from touched) as touched`;
     const result = row as { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null };
