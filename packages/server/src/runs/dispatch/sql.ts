@@ -1,5 +1,6 @@
 import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
 import type { Fragment, Sql } from 'postgres';
+import { keyCheck } from '../../auth/api-key.js';
 import type { Delivery, Dispatched, FoundTrigger, NewRun, PlannedStep, TriggerHint } from './model.js';
 
 type DeliveryRow = Omit<Dispatched, never> & { requestDigest: string };
@@ -209,7 +210,8 @@ export class RunRepository {
   /**
    * `dispatch` and the key check in one statement, from hints (runs/dispatch/hints.ts), with every
    * precondition read again: the key by id and digest, unrevoked, with runs:dispatch, locked FOR
-   * KEY SHARE until commit (and its lastUsedAt moved on as the key check does); the project active
+   * KEY SHARE until commit (and its lastUsedAt moved on: the key check's own CTEs, auth/api-key.ts's
+   * `keyCheck` with `expected`); the project active
    * under its slug, and the hint's revisions still the active ones (a revision never changes, so
    * the trigger and the plan made from it are exact); the first step's daemon online; the delivery
    * key unused. It starts the run only when all hold, and otherwise nothing: `started` false,
@@ -230,16 +232,11 @@ export class RunRepository {
     const [row] = await this.sql<
       { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]
     >`
-      with key as (
-        select id, last_used_at from api_keys
-        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id is not distinct from ${organizationId}::uuid
-          and revoked_at is null and 'runs:dispatch' = any (scopes)
-        for key share
-      ), touched as (
-        update api_keys set last_used_at = now() from key
-        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
-        returning 1
-      ), current as (
+      with ${keyCheck(this.sql, {
+        digest: run.keyDigest,
+        scope: 'runs:dispatch',
+        expected: { keyId: run.keyId, organizationId },
+      })}, current as (
         select p.id, p.slug from projects p
         where p.id = ${hint.projectId} and p.organization_id = ${organizationId} and p.slug = ${run.projectSlug} and p.active
           and (select r.id from configuration_revisions r where r.project_id = p.id and r.active) is not distinct from ${hint.configurationRevisionId}::uuid
