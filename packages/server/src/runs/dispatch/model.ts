@@ -1,5 +1,7 @@
 import type { Assignment as WireAssignment } from '@hub/schemas';
-import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
+import type { CompiledEnvironment, CompiledTrigger, Issue } from '@hub/compiler';
+import type { Sql } from 'postgres';
+import type { DispatchHints } from './hints.js';
 
 /** One step as the run will execute it: its daemon by name, the prompt rendered. */
 export interface PlannedStep {
@@ -73,4 +75,31 @@ export interface TriggerHint {
 export interface Delivery {
   requestDigest: Buffer;
   dispatched: Dispatched;
+}
+
+/**
+ * Why a dispatch starts nothing, in the order the API gives them (DECISIONS.md, Dispatch); the
+ * route answers each with its problem.
+ */
+export type DispatchRefusal =
+  | { reason: 'delivery_key_reused' }
+  | { reason: 'project_not_found' }
+  /** `didYouMean`: the compiler's "; did you mean …?", or ''. */
+  | { reason: 'trigger_not_found'; didYouMean: string }
+  | { reason: 'trigger_disabled'; trigger: string }
+  | { reason: 'version_not_current'; expectedVersionId: string; activeVersionId: string }
+  | { reason: 'actor_forbidden' }
+  | { reason: 'input_invalid'; issues: Issue[] }
+  | { reason: 'no_steps'; trigger: string }
+  /** Revoked since the key check: ahead of every other refusal of the write. */
+  | { reason: 'key_revoked' }
+  | { reason: 'daemon_offline'; daemon: string; enrolled: boolean };
+
+/** What a dispatch works with: the connection, the clocks, this instance's hints, and a daemon's wake-up. */
+export interface Dispatcher {
+  sql: Sql;
+  timing: { offlineAfterMs: number };
+  hints: DispatchHints;
+  /** Wakes the daemon's long-polls; called once its assignment has committed (runs/dispatch/notices.ts). */
+  wake: (daemonId: string) => void;
 }
