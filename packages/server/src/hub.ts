@@ -6,11 +6,9 @@ import { ApiKeyRepository } from './keys/sql.js';
 import { DaemonRepository } from './daemons/sql.js';
 import { OrganizationRepository } from './projects/sql.js';
 import { RevisionRepository, TriggerRepository } from './configurations/sql.js';
-import { ExecutionRepository } from './runs/executions.js';
 import type { DatabaseHealth } from './db/health.js';
-import { RunRepository } from './runs/dispatch/sql.js';
 import { ThrottleRepository } from './auth/throttle-sql.js';
-import { DEFAULT_TIMING, type DispatchTiming } from './runs/protocol/presence.js';
+import type { DispatchTiming } from './runs/protocol/presence.js';
 import type { Wakeups } from './runs/protocol/wakeups.js';
 import type { Logger } from './http/logger.js';
 
@@ -42,8 +40,6 @@ export class Hub {
   readonly revisions: RevisionRepository;
   readonly triggers: TriggerRepository;
   readonly daemons: DaemonRepository;
-  readonly runs: RunRepository;
-  readonly executions: ExecutionRepository;
   /** People: accounts, memberships, the setup link (the dashboard's store is dashboard/store.ts). */
   readonly accounts: AccountRepository;
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
@@ -70,9 +66,6 @@ export class Hub {
     readonly health?: DatabaseHealth,
   ) {
     this.authSql = authSql ?? sql;
-    const timing = options.timing ?? DEFAULT_TIMING;
-    this.runs = new RunRepository(sql, timing);
-    this.executions = new ExecutionRepository(sql, timing);
     this.organizations = new OrganizationRepository(sql);
     this.apiKeys = new ApiKeyRepository(sql);
     this.revisions = new RevisionRepository(sql);

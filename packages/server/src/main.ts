@@ -19,6 +19,7 @@ import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
 import { RetentionRepository } from './retention/policy.js';
 import { startSweeper } from './retention/sweeper.js';
+import { ExecutionRepository } from './runs/executions.js';
 import { OUTPUT_CHANNEL } from './runs/protocol/channels.js';
 import { Wakeups } from './runs/protocol/wakeups.js';
 import { createLogger, parseLevel } from './http/logger.js';
@@ -180,7 +181,8 @@ async function main(): Promise<void> {
   );
   server.on('request', createApp(hub));
   const retention = { repository: new RetentionRepository(sql, config.retention), everyMs: config.retention.everyMs };
-  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs, health, retention);
+  const executions = new ExecutionRepository(sql, config.timing);
+  const sweeper = startSweeper(executions, log, config.sweepEveryMs, health, retention);
   started('sweeper', () => sweeper.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Fragment, Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 import { contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import { digest, displayPrefix, isWellFormed } from './secrets.js';
@@ -102,7 +103,7 @@ export function requireScope(
  * index serves: the key is always read by its primary key or its digest.
  */
 export function keyCheck(
-  sql: Sql,
+  sql: Db,
   check: { digest: Buffer; scope: Scope | undefined; expected?: { keyId: string; organizationId: string } },
 ): Fragment {
   const { expected } = check;

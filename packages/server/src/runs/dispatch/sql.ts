@@ -1,5 +1,6 @@
 import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
-import type { Fragment, Sql } from 'postgres';
+import type { Fragment } from 'postgres';
+import type { Db } from '../../db/connect.js';
 import { keyCheck } from '../../auth/api-key.js';
 import type { Delivery, Dispatched, FoundTrigger, NewRun, PlannedStep, TriggerHint } from './model.js';
 
@@ -21,7 +22,7 @@ interface LookupRow {
 }
 
 /** The earlier dispatch with the key, as one JSON column (null when there is none). */
-function deliveryColumn(sql: Sql, organization: Fragment, deliveryKey: string): Fragment {
+function deliveryColumn(sql: Db, organization: Fragment, deliveryKey: string): Fragment {
   return sql`(
     select json_build_object('requestDigest', encode(r.request_digest, 'hex'), 'deliveryKey', r.delivery_key, 'triggerRunId', r.id,
       'receiptId', r.receipt_id, 'triggerId', r.trigger_id, 'triggerName', r.trigger_name,
@@ -42,7 +43,7 @@ function deliveryOf(row: DeliveryRow): Delivery {
  * otherwise. A delivery key already used inserts nothing either (`run` is then empty).
  */
 function runInserts(
-  sql: Sql,
+  sql: Db,
   run: NewRun,
   from: {
     trigger: CompiledTrigger;
@@ -77,7 +78,7 @@ function runInserts(
 /** Runs and the delivery keys that make dispatch idempotent: a dispatch's reads and its write. */
 export class RunRepository {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: Db,
     private readonly timing: { offlineAfterMs: number },
   ) {}
 
@@ -96,7 +97,7 @@ export class RunRepository {
    * JSON path query, so that a large model is not read for it), then among the organization's
    * triggers. `lookupOf` reads it.
    */
-  static lookupColumn(sql: Sql, request: { projectSlug: string; trigger: string; deliveryKey: string }): Fragment {
+  static lookupColumn(sql: Db, request: { projectSlug: string; trigger: string; deliveryKey: string }): Fragment {
     return sql`(
       with project as (
         select id from projects where organization_id = key.organization_id and slug = ${request.projectSlug} and active
