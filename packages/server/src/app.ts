@@ -12,14 +12,13 @@ import { ContractValidator } from './openapi/validator.js';
 import { auditHandlers } from './audit/routes.js';
 import { configurationHandlers } from './configurations/routes.js';
 import { credentialHandlers } from './keys/credential-routes.js';
-import { daemonProtocolHandlers } from './runs/protocol/routes.js';
 import { daemonHandlers } from './daemons/routes.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/routes.js';
 import { operatorHandlers } from './projects/operator-routes.js';
 import { projectHandlers } from './projects/routes.js';
 import { documentationHandlers } from './openapi/reference.js';
-import { runHandlers } from './runs/routes.js';
+import { daemonProtocolHandlers, runHandlers } from './runs/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/routes.js';
 

@@ -8,8 +8,7 @@ import { OrganizationRepository } from './projects/sql.js';
 import { RevisionRepository, TriggerRepository } from './configurations/sql.js';
 import type { DatabaseHealth } from './db/health.js';
 import { ThrottleRepository } from './auth/throttle-sql.js';
-import type { DispatchTiming } from './runs/protocol/presence.js';
-import type { Wakeups } from './runs/protocol/wakeups.js';
+import type { DispatchTiming, Wakeups } from './runs/index.js';
 import type { Logger } from './http/logger.js';
 
 export interface HubOptions {

@@ -19,9 +19,7 @@ import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
 import { RetentionRepository } from './retention/policy.js';
 import { startSweeper } from './retention/sweeper.js';
-import { ExecutionRepository } from './runs/executions.js';
-import { OUTPUT_CHANNEL } from './runs/protocol/channels.js';
-import { Wakeups } from './runs/protocol/wakeups.js';
+import { ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
 
