@@ -1,6 +1,6 @@
 import type { Assignment as WireAssignment } from '@hub/schemas';
 import type { CompiledEnvironment, CompiledTrigger, Issue } from '@hub/compiler';
-import type { Sql } from 'postgres';
+import type { Db } from '../../db/connect.js';
 import type { DispatchHints } from './hints.js';
 
 /** One step as the run will execute it: its daemon by name, the prompt rendered. */
@@ -97,7 +97,7 @@ export type DispatchRefusal =
 
 /** What a dispatch works with: the connection, the clocks, this instance's hints, and a daemon's wake-up. */
 export interface Dispatcher {
-  sql: Sql;
+  sql: Db;
   timing: { offlineAfterMs: number };
   hints: DispatchHints;
   /** Wakes the daemon's long-polls; called once its assignment has committed (runs/dispatch/notices.ts). */
