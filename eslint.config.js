@@ -27,16 +27,47 @@ const impureGlobals = [
   'fetch',
 ].map((name) => ({ name, message: 'The compiler is pure: no process, clock or I/O globals.' }));
 
-// The server's layers (STYLE.md): routes read requests and shape answers, dispatch/ decides,
-// db/ runs SQL. Storage knows nothing of the layers above it.
-const storageImports = {
-  patterns: [
-    {
-      group: ['../http/*', '../routes/*', '../dispatch/*', '../openapi/*', '../hub.js', '../app.js'],
-      message: 'db/ holds SQL only: it imports nothing from the HTTP, route, domain (dispatch/) or OpenAPI layers.',
-    },
-  ],
-};
+// The server by feature (docs/decisions.md, "The server's map"): platform folders serve every
+// feature and import none; a feature reaches another only through its index.ts; the composition
+// (app.ts, main.ts, hub.ts, config.ts, dashboard/) assembles features through their index.ts too.
+const SERVER = 'packages/server/src';
+const PLATFORM = ['http', 'auth', 'problems', 'openapi', 'compile', 'db'];
+const FEATURES = [
+  'runs',
+  'daemons',
+  'projects',
+  'configurations',
+  'triggers',
+  'keys',
+  'logins',
+  'people',
+  'audit',
+  'retention',
+];
+const serverZones = [
+  ...PLATFORM.map((folder) => ({
+    target: `./${SERVER}/${folder}`,
+    from: [
+      ...FEATURES.map((feature) => `./${SERVER}/${feature}`),
+      `./${SERVER}/dashboard`,
+      ...['app.ts', 'main.ts', 'hub.ts', 'config.ts'].map((file) => `./${SERVER}/${file}`),
+    ],
+    message:
+      'Platform folders serve every feature and import none (nor the composition: app.ts, main.ts, hub.ts, config.ts, dashboard/).',
+  })),
+  ...FEATURES.map((feature) => ({
+    target: `./${SERVER}/!(${feature})/**`,
+    from: `./${SERVER}/${feature}`,
+    except: ['./index.ts'],
+    message: `Reach ${feature}/ through its index.ts.`,
+  })),
+  ...FEATURES.map((feature) => ({
+    target: `./${SERVER}/*.ts`,
+    from: `./${SERVER}/${feature}`,
+    except: ['./index.ts'],
+    message: `Reach ${feature}/ through its index.ts.`,
+  })),
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', '.hub-data/**'] },
@@ -70,9 +101,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/server/src/db/**/*.ts'],
+    files: ['packages/server/src/**/*.ts', 'packages/server/src/**/*.tsx'],
+    plugins: { 'import-x': importX },
     rules: {
-      'no-restricted-imports': ['error', storageImports],
+      'import-x/no-restricted-paths': ['error', { zones: serverZones }],
     },
   },
   {

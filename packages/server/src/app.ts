@@ -15,13 +15,12 @@ import { ContractValidator } from './openapi/validator.js';
 import { auditHandlers } from './audit/index.js';
 import { configurationHandlers } from './configurations/index.js';
 import { credentialHandlers, operatorKeyHandlers } from './keys/index.js';
-import { daemonProtocolHandlers } from './runs/protocol/routes.js';
 import { daemonHandlers } from './daemons/index.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/index.js';
 import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
-import { runHandlers } from './runs/routes.js';
+import { daemonProtocolHandlers, runHandlers } from './runs/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/index.js';
 

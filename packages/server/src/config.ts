@@ -8,7 +8,7 @@ import { DEFAULT_COMPILE_MEMORY_MB } from './compile/pool.js';
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/connect.js';
 import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies } from './auth/throttle.js';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './retention/index.js';
-import { DEFAULT_TIMING, type DispatchTiming } from './runs/protocol/presence.js';
+import { DEFAULT_TIMING, type DispatchTiming } from './runs/index.js';
 import { DEFAULT_DEVICE_LOGIN } from './logins/index.js';
 
 export interface Config {

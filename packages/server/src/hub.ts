@@ -1,12 +1,9 @@
 import type { Sql } from 'postgres';
 import type { Compile } from './compile/pool.js';
 import { DEFAULT_THROTTLE, Throttle, type ThrottlePolicies } from './auth/throttle.js';
-import { ExecutionRepository } from './runs/executions.js';
 import type { DatabaseHealth } from './db/health.js';
-import { RunRepository } from './runs/dispatch/sql.js';
 import { ThrottleRepository } from './auth/throttle-sql.js';
-import { DEFAULT_TIMING, type DispatchTiming } from './runs/protocol/presence.js';
-import type { Wakeups } from './runs/protocol/wakeups.js';
+import type { DispatchTiming, Wakeups } from './runs/index.js';
 import type { Logger } from './http/logger.js';
 import type { PlatformOptions } from './http/platform.js';
 
@@ -19,10 +16,8 @@ export interface HubOptions extends PlatformOptions {
   throttle?: ThrottlePolicies;
 }
 
-/** Everything a route needs: the database's repositories, the compiler, the log, the options. */
+/** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */
 export class Hub {
-  readonly runs: RunRepository;
-  readonly executions: ExecutionRepository;
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;
 
@@ -47,9 +42,6 @@ export class Hub {
     readonly health?: DatabaseHealth,
   ) {
     this.authSql = authSql ?? sql;
-    const timing = options.timing ?? DEFAULT_TIMING;
-    this.runs = new RunRepository(sql, timing);
-    this.executions = new ExecutionRepository(sql, timing);
     this.throttle = new Throttle(new ThrottleRepository(this.authSql), options.throttle ?? DEFAULT_THROTTLE);
   }
 }

@@ -18,8 +18,7 @@ import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
 import { RetentionRepository, startSweeper } from './retention/index.js';
-import { OUTPUT_CHANNEL } from './runs/protocol/channels.js';
-import { Wakeups } from './runs/protocol/wakeups.js';
+import { ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
 
@@ -179,7 +178,8 @@ async function main(): Promise<void> {
   );
   server.on('request', createApp(hub));
   const retention = { repository: new RetentionRepository(sql, config.retention), everyMs: config.retention.everyMs };
-  const sweeper = startSweeper(hub.executions, log, config.sweepEveryMs, health, retention);
+  const executions = new ExecutionRepository(sql, config.timing);
+  const sweeper = startSweeper(executions, log, config.sweepEveryMs, health, retention);
   started('sweeper', () => sweeper.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());

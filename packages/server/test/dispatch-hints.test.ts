@@ -27,7 +27,7 @@ triggers:
  * The hinted statement's own text: the key is checked in it (the exact write only re-reads it by
  * id). Early in the statement: pg_stat_activity keeps only its first 1,024 bytes.
  */
-const HINTED = `'runs:dispatch' = any (scopes)`;
+const HINTED = 'organization_id is not distinct from';
 
 describe('dispatch hints on two hub instances', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;

@@ -94,7 +94,9 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
     const started: boolean[] = [];
     const ways = await plans.access(async (_sql, index) => {
       const dispatch = { ...request, deliveryKey: `stale-${index}` };
-      const { plan, inputs } = prepareRun(found.trigger, found.environments, found.revisionId, dispatch);
+      const prepared = prepareRun(found.trigger, found.environments, found.revisionId, dispatch);
+      if (!prepared.ok) throw new Error(`refused: ${prepared.refusal.reason}`);
+      const { plan, inputs } = prepared;
       const [triggerRunId, executionId] = [crypto.randomUUID(), crypto.randomUUID()];
       const result = await runs.dispatchHinted({
         triggerRunId,

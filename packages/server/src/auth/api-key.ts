@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { Fragment, Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 import { contextOf } from '../http/context.js';
 import { HttpProblem } from '../problems/problem.js';
 import { digest, displayPrefix, isWellFormed } from './secrets.js';
@@ -68,20 +69,8 @@ export function requireScope(
     const kind = isWellFormed(token, 'pk') ? 'pk' : isWellFormed(token, 'cli') ? 'cli' : undefined;
     if (kind === undefined) throw await refuse(req);
     const key = digest(token);
-    // The scope is a parameter, null for "any": one statement text for every route (a nested
-    // fragment instead cost the projects list about a sixth of its throughput in bench:http).
-    // One statement: the key with the scope, and its lastUsedAt moved on when it is more than a
-    // second old (a write per request would cost more than the request; the second is the
-    // precision lastUsedAt is kept to).
     const [granted] = await sql<{ id: string; organizationId: string; prefetched: unknown }[]>`
-      with key as (
-        select id, organization_id, last_used_at from api_keys
-        where digest = ${key} and revoked_at is null and (${scope ?? null}::text is null or ${scope ?? null}::text = any (scopes))
-      ), touched as (
-        update api_keys set last_used_at = now() from key
-        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
-        returning 1
-      )
+      with ${keyCheck(sql, { digest: key, scope })}
       select id, organization_id as "organizationId", (select count(*) from touched) as touched,
         ${prefetch === undefined ? sql`null` : prefetch(sql, req)} as prefetched
       from key`;
@@ -98,6 +87,41 @@ export function requireScope(
       extensions: { requiredScope: scope },
     });
   };
+}
+
+/**
+ * The key check, as the CTEs `key` (id, organization_id, last_used_at) and `touched` of a
+ * statement: the unrevoked key with this digest and the scope (any, when undefined), and its
+ * lastUsedAt moved on when it is more than a second old (a write per request would cost more than
+ * the request; the second is the precision lastUsedAt is kept to). The scope is a parameter, null
+ * for "any": one statement text for every route (a nested fragment for it instead cost the
+ * projects list about a sixth of its throughput in bench:http).
+ *
+ * `expected`: the key must also be this one, of this organization (a key a statement was planned
+ * for, runs/dispatch/sql.ts), and is locked FOR KEY SHARE until commit, so that a revocation waits
+ * for what the statement writes. The organization is compared with IS NOT DISTINCT FROM, which no
+ * index serves: the key is always read by its primary key or its digest.
+ */
+export function keyCheck(
+  sql: Db,
+  check: { digest: Buffer; scope: Scope | undefined; expected?: { keyId: string; organizationId: string } },
+): Fragment {
+  const { expected } = check;
+  const scope = check.scope ?? null;
+  const valid = sql`digest = ${check.digest} and revoked_at is null and (${scope}::text is null or ${scope}::text = any (scopes))`;
+  return sql`key as (
+      select id, organization_id, last_used_at from api_keys
+      where ${
+        expected === undefined
+          ? valid
+          : sql`id = ${expected.keyId} and ${valid} and organization_id is not distinct from ${expected.organizationId}::uuid
+            for key share`
+      }
+    ), touched as (
+      update api_keys set last_used_at = now() from key
+      where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
+      returning 1
+    )`;
 }
 
 export function bearer(header: string | undefined): string | undefined {

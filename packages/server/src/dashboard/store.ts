@@ -1,12 +1,11 @@
 import type { Sql } from 'postgres';
 import { auditStore } from '../audit/index.js';
 import { cliLoginStore } from '../logins/index.js';
-import { DEFAULT_TIMING } from '../runs/protocol/presence.js';
 import { daemonStore } from '../daemons/index.js';
 import { keyStore } from '../keys/index.js';
 import { peopleStore } from '../people/index.js';
 import { projectStore } from '../projects/index.js';
-import { runStore } from '../runs/dashboard.js';
+import { DEFAULT_TIMING, runStore } from '../runs/index.js';
 import type { DashboardStore, DashboardStoreOptions } from './types.js';
 
 export type { Account, ApiKeyRow, DashboardStore, DashboardStoreOptions, Membership, SessionView } from './types.js';

@@ -1,4 +1,4 @@
-import type { ExecutionRepository } from '../runs/executions.js';
+import type { ExecutionRepository } from '../runs/index.js';
 import { databaseUnavailable, type DatabaseHealth } from '../db/health.js';
 import type { RetentionRepository } from './policy.js';
 import type { Logger } from '../http/logger.js';

@@ -1,6 +1,8 @@
-import type { Sql, TransactionSql } from 'postgres';
+import type { TransactionSql } from 'postgres';
+import type { Db } from '../db/connect.js';
+import { transaction } from './transaction.js';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
-import type { Assignment, PlannedStep } from './dispatch/sql.js';
+import type { Assignment, PlannedStep } from './dispatch/model.js';
 
 export type ExecutionStatus = 'spawning' | 'running' | 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'lost';
 export type ReportedStatus = Exclude<ExecutionStatus, 'spawning' | 'lost'>;
@@ -11,7 +13,7 @@ export const SWEEP_BATCH = 500;
 /** Executions: offered to their daemon, reported on, swept when no daemon will report. */
 export class ExecutionRepository {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: Db,
     private readonly timing: { offlineAfterMs: number; redeliverAfterMs: number; timeoutGraceMs: number },
   ) {}
 
@@ -68,10 +70,10 @@ export class ExecutionRepository {
    * entries it passes so that the next scan skips them.
    */
   private indexed<T>(statement: (tx: TransactionSql) => Promise<T>): Promise<T> {
-    return this.sql.begin(async (tx) => {
+    return transaction(this.sql, async (tx) => {
       await tx`set local enable_bitmapscan = off`;
       return statement(tx);
-    }) as Promise<T>;
+    });
   }
 
   async sweepLost(): Promise<number> {

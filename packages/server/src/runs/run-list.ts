@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Db } from '../db/connect.js';
 
 export interface RunListRow {
   id: string;
@@ -12,7 +12,7 @@ export interface RunListRow {
 
 /** The organization's runs, newest first, by keyset: a page goes on after the run named by its cursor. */
 export class RunListRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /** Up to `limit + 1` runs older than the run `before` (from its first when undefined); the extra one tells of a next page. */
   async list(organizationId: string, before: string | undefined, limit: number): Promise<RunListRow[]> {

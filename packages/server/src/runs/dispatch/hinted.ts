@@ -1,6 +1,6 @@
 import { digest } from '../../auth/secrets.js';
-import type { Dispatched, RunRepository } from './sql.js';
-import type { DispatchHints } from './hints.js';
+import { RunRepository } from './sql.js';
+import type { Dispatched, Dispatcher } from './model.js';
 import { assignmentOf } from './plan.js';
 import { digestOf, type DispatchRequest } from './request.js';
 import { prepareRun } from './start.js';
@@ -15,10 +15,10 @@ import { prepareRun } from './start.js';
  * exact path would have started too.
  */
 export async function dispatchHinted(
-  runs: RunRepository,
-  hints: DispatchHints,
-  call: { token: string; request: DispatchRequest; wake: (daemonId: string) => void },
+  dispatcher: Dispatcher,
+  call: { token: string; request: DispatchRequest },
 ): Promise<Dispatched | undefined> {
+  const { hints } = dispatcher;
   const keyDigest = digest(call.token);
   const hex = keyDigest.toString('hex');
   const key = hints.key(hex);
@@ -26,22 +26,18 @@ export async function dispatchHinted(
   const { request } = call;
   const hint = hints.trigger(key.organizationId, request.projectSlug, request.trigger);
   if (hint === undefined) return undefined;
-  let prepared: ReturnType<typeof prepareRun>;
-  try {
-    prepared = prepareRun(
-      hint.trigger,
-      hint.environments,
-      hint.triggerRevisionId ?? (hint.configurationRevisionId as string),
-      request,
-    );
-  } catch {
-    return undefined;
-  }
+  const prepared = prepareRun(
+    hint.trigger,
+    hint.environments,
+    hint.triggerRevisionId ?? (hint.configurationRevisionId as string),
+    request,
+  );
+  if (!prepared.ok) return undefined;
   const { plan, inputs } = prepared;
   const first = plan[0];
   const triggerRunId = crypto.randomUUID();
   const executionId = crypto.randomUUID();
-  const result = await runs.dispatchHinted({
+  const result = await new RunRepository(dispatcher.sql, dispatcher.timing).dispatchHinted({
     triggerRunId,
     executionId,
     organizationId: key.organizationId,
@@ -61,7 +57,7 @@ export async function dispatchHinted(
     else if (!result.current) hints.forgetTrigger(key.organizationId, request.projectSlug, request.trigger);
     return undefined;
   }
-  call.wake(result.daemonId);
+  dispatcher.wake(result.daemonId);
   return {
     deliveryKey: request.deliveryKey,
     triggerRunId,

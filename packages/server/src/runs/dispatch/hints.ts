@@ -1,6 +1,4 @@
-import type { TriggerHint } from './sql.js';
-
-export type { TriggerHint };
+import type { TriggerHint } from './model.js';
 
 /** A key that passed the dispatch key check: what its digest stood for then. */
 export interface KeyHint {

@@ -1,5 +1,5 @@
 import { renderPrompt, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
-import type { Assignment, PlannedStep } from './sql.js';
+import type { Assignment, PlannedStep } from './model.js';
 
 /** Each step with its daemon and cwd, its prompt rendered with the inputs and the prompt. */
 export function planSteps(

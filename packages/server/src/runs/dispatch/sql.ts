@@ -1,117 +1,53 @@
-import type { Assignment as WireAssignment } from '@hub/schemas';
-import type { CompiledEnvironment, CompiledTrigger } from '@hub/compiler';
-import type { Fragment, Sql } from 'postgres';
-
-/** One step as the run will execute it: its daemon by name, the prompt rendered. */
-export interface PlannedStep {
-  id: string;
-  daemon: string;
-  cwd: string;
-  agent: { provider: string; mode?: string; model?: string };
-  prompt: string;
-  maxRuntimeMs: number;
-  idleTimeoutMs: number | null;
-}
-
-/** What a daemon receives for one execution: the document's Assignment. */
-export type Assignment = WireAssignment;
-
-/** The identifiers a dispatch answers with, in either shape; a replay answers the same. */
-export interface Dispatched {
-  deliveryKey: string;
-  triggerRunId: string;
-  receiptId: string;
-  triggerId: string;
-  triggerName: string;
-  executionId: string;
-  daemonId: string;
-  agentId: string;
-}
-
-/** A run a dispatch starts, planned: its identifiers, request and first assignment. */
-export interface NewRun {
-  triggerRunId: string;
-  executionId: string;
-  organizationId: string;
-  deliveryKey: string;
-  requestDigest: Buffer;
-  actor: string;
-  inputs: Record<string, string>;
-  plan: PlannedStep[];
-  /** The first step's, for the first execution. */
-  assignment: Assignment;
-}
-
-/** Where a dispatch found its trigger. */
-export type FoundTrigger = {
-  projectId: string;
-  trigger: CompiledTrigger;
-  environments: CompiledEnvironment[];
-} & (
-  | { source: 'configuration'; revisionId: string; configuredTriggerId?: string }
-  /** `configurationRevisionId`: the project's active configuration then (without the trigger), or null. */
-  | { source: 'trigger'; revisionId: string; triggerId: string; configurationRevisionId: string | null }
-);
+import type { CompiledTrigger } from '@hub/compiler';
+import type { Fragment } from 'postgres';
+import type { Db } from '../../db/connect.js';
+import { keyCheck } from '../../auth/api-key.js';
+import { deliveryColumn, deliveryOf, lookupColumn, lookupOf, type DeliveryRow } from './lookup.js';
+import type { Delivery, FoundTrigger, NewRun, PlannedStep, TriggerHint } from './model.js';
 
 /**
- * Where a dispatch of one project and trigger name last found its trigger, and the trigger as
- * compiled. A revision is never changed once stored, so the model is exact for as long as the
- * revision ids here are still the active ones; `dispatchHinted` checks that they are (runs/dispatch/hints.ts keeps them).
+ * A run's start, as the CTEs `run`, `execution` and `audit` of a dispatch's one statement: the run,
+ * its first execution and the audit event, written when the statement's CTE `ready` has its one
+ * row (project_id, project_slug, daemon_id, api_key_id: every precondition held), and nothing
+ * otherwise. A delivery key already used inserts nothing either (`run` is then empty).
  */
-export interface TriggerHint {
-  projectId: string;
-  /** The project's active configuration revision then; null when it had none. */
-  configurationRevisionId: string | null;
-  /** For an organization trigger: its active revision then (the configuration lacked the name). */
-  triggerRevisionId: string | null;
-  /** The run's triggerId (the configured trigger's or the organization trigger's). */
-  triggerId: string;
-  trigger: CompiledTrigger;
-  environments: CompiledEnvironment[];
-}
-
-/** An earlier dispatch with the same delivery key: its identifiers, and its request's digest. */
-export interface Delivery {
-  requestDigest: Buffer;
-  dispatched: Dispatched;
-}
-
-type DeliveryRow = Omit<Dispatched, never> & { requestDigest: string };
-
-interface LookupRow {
-  delivery: DeliveryRow | null;
-  projectId: string | null;
-  revisionId: string | null;
-  trigger: CompiledTrigger | null;
-  environments: CompiledEnvironment[] | null;
-  configuredTriggerId: string | null;
-  organizationTrigger: {
-    triggerId: string;
-    revisionId: string;
+function runInserts(
+  sql: Db,
+  run: NewRun,
+  from: {
     trigger: CompiledTrigger;
-    environments: CompiledEnvironment[];
-  } | null;
-}
-
-/** The earlier dispatch with the key, as one JSON column (null when there is none). */
-function deliveryColumn(sql: Sql, organization: Fragment, deliveryKey: string): Fragment {
-  return sql`(
-    select json_build_object('requestDigest', encode(r.request_digest, 'hex'), 'deliveryKey', r.delivery_key, 'triggerRunId', r.id,
-      'receiptId', r.receipt_id, 'triggerId', r.trigger_id, 'triggerName', r.trigger_name,
-      'executionId', e.id, 'daemonId', e.daemon_id, 'agentId', e.assignment -> 'agent' ->> 'provider')
-    from trigger_runs r join executions e on e.trigger_run_id = r.id and e.step_index = 0
-    where r.organization_id = ${organization} and r.delivery_key = ${deliveryKey})`;
-}
-
-function deliveryOf(row: DeliveryRow): Delivery {
-  const { requestDigest, ...dispatched } = row;
-  return { requestDigest: Buffer.from(requestDigest, 'hex'), dispatched };
+    triggerId: string;
+    configurationRevisionId: string | null;
+    triggerRevisionId: string | null;
+  },
+): Fragment {
+  const first = run.plan[0] as PlannedStep;
+  return sql`run as (
+      insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+        configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+      select ${run.triggerRunId}, ${run.organizationId}, ready.project_id, ${run.deliveryKey}, ${run.requestDigest}, ${from.trigger.name},
+        ${from.configurationRevisionId}::uuid, ${from.triggerRevisionId}::uuid,
+        ${from.triggerId}, ${run.actor}, ${sql.json(run.inputs)}, ${sql.json(run.plan as never)}, ${from.trigger.maxRuntimeMs}, ready.api_key_id
+      from ready
+      on conflict (organization_id, delivery_key) do nothing
+      returning receipt_id
+    ), execution as (
+      insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
+      select ${run.executionId}, ${run.triggerRunId}, 0, ${first.id}, ready.daemon_id, ${sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
+      from ready, run
+    ), audit as (
+      insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
+      select ${run.organizationId}, 'run.dispatched', 'key', ready.api_key_id,
+        jsonb_build_object('runId', ${run.triggerRunId}::uuid, 'trigger', ${from.trigger.name}::text,
+          'projectSlug', ready.project_slug, 'daemon', ${first.daemon}::text)
+      from ready, run
+    )`;
 }
 
 /** Runs and the delivery keys that make dispatch idempotent: a dispatch's reads and its write. */
 export class RunRepository {
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: Db,
     private readonly timing: { offlineAfterMs: number },
   ) {}
 
@@ -123,32 +59,8 @@ export class RunRepository {
     return row?.delivery === null || row?.delivery === undefined ? undefined : deliveryOf(row.delivery);
   }
 
-  /**
-   * Everything a dispatch reads, as one column for the key check's statement (`Prefetch`; the
-   * organization is `key.organization_id`): the run an earlier dispatch with this delivery key
-   * started, if any; and the trigger: in the project's active configuration first (found with a
-   * JSON path query, so that a large model is not read for it), then among the organization's
-   * triggers. `lookupOf` reads it.
-   */
-  static lookupColumn(sql: Sql, request: { projectSlug: string; trigger: string; deliveryKey: string }): Fragment {
-    return sql`(
-      with project as (
-        select id from projects where organization_id = key.organization_id and slug = ${request.projectSlug} and active
-      ), revision as (
-        select r.id, r.model from configuration_revisions r join project p on p.id = r.project_id where r.active
-      )
-      select json_build_object(
-        'delivery', ${deliveryColumn(sql, sql`key.organization_id`, request.deliveryKey)},
-        'projectId', (select id from project),
-        'revisionId', (select id from revision),
-        'trigger', (select jsonb_path_query_first(model, '$.triggers[*] ? (@.name == $name)', jsonb_build_object('name', ${request.trigger}::text)) from revision),
-        'environments', (select model -> 'environments' from revision),
-        'configuredTriggerId', (select c.id from configured_triggers c join project p on p.id = c.project_id where c.name = ${request.trigger}),
-        'organizationTrigger', (
-          select json_build_object('triggerId', t.id, 'revisionId', r.id, 'trigger', r.model -> 'triggers' -> 0, 'environments', r.model -> 'environments')
-          from triggers t join trigger_revisions r on r.trigger_id = t.id and r.active
-          where t.organization_id = key.organization_id and t.name = ${request.trigger})))`;
-  }
+  /** Everything a dispatch reads, as one column for the key check's statement (runs/dispatch/lookup.ts). */
+  static readonly lookupColumn = lookupColumn;
 
   /** `lookupColumn`'s read on its own, for a dispatch whose key was checked before its body was read. */
   async lookup(
@@ -156,41 +68,12 @@ export class RunRepository {
     request: { projectSlug: string; trigger: string; deliveryKey: string },
   ): Promise<unknown> {
     const [row] = await this.sql<{ found: unknown }[]>`
-      select ${RunRepository.lookupColumn(this.sql, request)} as found from (select ${organizationId}::uuid as organization_id) as key`;
+      select ${lookupColumn(this.sql, request)} as found from (select ${organizationId}::uuid as organization_id) as key`;
     return row?.found;
   }
 
-  static lookupOf(value: unknown): {
-    earlier?: Delivery;
-    found: FoundTrigger | 'project_not_found' | 'trigger_not_found';
-  } {
-    const result = value as LookupRow;
-    const earlier = result.delivery === null ? undefined : deliveryOf(result.delivery);
-    if (result.projectId === null) return { earlier, found: 'project_not_found' };
-    if (result.revisionId !== null && result.trigger !== null) {
-      return {
-        earlier,
-        found: {
-          source: 'configuration',
-          projectId: result.projectId,
-          revisionId: result.revisionId,
-          configuredTriggerId: result.configuredTriggerId ?? undefined,
-          trigger: result.trigger,
-          environments: result.environments ?? [],
-        },
-      };
-    }
-    if (result.organizationTrigger === null) return { earlier, found: 'trigger_not_found' };
-    return {
-      earlier,
-      found: {
-        source: 'trigger',
-        projectId: result.projectId,
-        configurationRevisionId: result.revisionId,
-        ...result.organizationTrigger,
-      },
-    };
-  }
+  /** What `lookupColumn` read. */
+  static readonly lookupOf = lookupOf;
 
   /**
    * Starts a run and its first execution in one statement, when the first step's daemon is
@@ -206,7 +89,7 @@ export class RunRepository {
     | { outcome: 'dispatched'; daemonId: string; receiptId: string }
     | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }
   > {
-    const { found, triggerRunId, executionId, assignment, triggerId } = run;
+    const { found } = run;
     const first = run.plan[0] as PlannedStep;
     const [row] = await this.sql<
       { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]
@@ -216,26 +99,16 @@ export class RunRepository {
       ), daemon as (
         select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
         from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
-      ), run as (
-        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
-          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
-        select ${triggerRunId}, ${run.organizationId}, ${found.projectId}, ${run.deliveryKey}, ${run.requestDigest}, ${found.trigger.name},
-          ${found.source === 'configuration' ? found.revisionId : null}::uuid, ${found.source === 'trigger' ? found.revisionId : null}::uuid,
-          ${triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${found.trigger.maxRuntimeMs}, ${run.apiKeyId}
-        from daemon where daemon.online and exists (select from key)
-        on conflict (organization_id, delivery_key) do nothing
-        returning receipt_id
-      ), execution as (
-        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
-        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(assignment as never)}, ${first.maxRuntimeMs}
-        from daemon, run
-      ), audit as (
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
-        select ${run.organizationId}, 'run.dispatched', 'key', ${run.apiKeyId},
-          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${found.trigger.name}::text,
-            'projectSlug', (select slug from projects where id = ${found.projectId}), 'daemon', ${first.daemon}::text)
-        from run
-      )
+      ), ready as (
+        select ${found.projectId}::uuid as project_id, (select slug from projects where id = ${found.projectId}) as project_slug,
+          daemon.id as daemon_id, key.id as api_key_id
+        from daemon, key where daemon.online
+      ), ${runInserts(this.sql, run, {
+        trigger: found.trigger,
+        triggerId: run.triggerId,
+        configurationRevisionId: found.source === 'configuration' ? found.revisionId : null,
+        triggerRevisionId: found.source === 'trigger' ? found.revisionId : null,
+      })}
       select exists (select from key) as "keyValid", (select id from daemon) as "daemonId", (select online from daemon) as online,
         (select receipt_id from run) as "receiptId"`;
     const result = row as {
@@ -254,7 +127,8 @@ export class RunRepository {
   /**
    * `dispatch` and the key check in one statement, from hints (runs/dispatch/hints.ts), with every
    * precondition read again: the key by id and digest, unrevoked, with runs:dispatch, locked FOR
-   * KEY SHARE until commit (and its lastUsedAt moved on as the key check does); the project active
+   * KEY SHARE until commit (and its lastUsedAt moved on: the key check's own CTEs, auth/api-key.ts's
+   * `keyCheck` with `expected`); the project active
    * under its slug, and the hint's revisions still the active ones (a revision never changes, so
    * the trigger and the plan made from it are exact); the first step's daemon online; the delivery
    * key unused. It starts the run only when all hold, and otherwise nothing: `started` false,
@@ -270,23 +144,17 @@ export class RunRepository {
   ): Promise<
     { started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }
   > {
-    const { hint, triggerRunId, executionId, organizationId } = run;
+    const { hint, organizationId } = run;
     const first = run.plan[0] as PlannedStep;
-    const configurationRevisionId = hint.triggerRevisionId === null ? hint.configurationRevisionId : null;
     const [row] = await this.sql<
       { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null }[]
     >`
-      with key as (
-        select id, last_used_at from api_keys
-        where id = ${run.keyId} and digest = ${run.keyDigest} and organization_id is not distinct from ${organizationId}::uuid
-          and revoked_at is null and 'runs:dispatch' = any (scopes)
-        for key share
-      ), touched as (
-        update api_keys set last_used_at = now() from key
-        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
-        returning 1
-      ), current as (
-        select p.id from projects p
+      with ${keyCheck(this.sql, {
+        digest: run.keyDigest,
+        scope: 'runs:dispatch',
+        expected: { keyId: run.keyId, organizationId },
+      })}, current as (
+        select p.id, p.slug from projects p
         where p.id = ${hint.projectId} and p.organization_id = ${organizationId} and p.slug = ${run.projectSlug} and p.active
           and (select r.id from configuration_revisions r where r.project_id = p.id and r.active) is not distinct from ${hint.configurationRevisionId}::uuid
           and (${hint.triggerRevisionId}::uuid is null or exists (select from trigger_revisions t where t.id = ${hint.triggerRevisionId}::uuid and t.active))
@@ -294,25 +162,15 @@ export class RunRepository {
         select id from daemons
         where organization_id = ${organizationId} and name = ${first.daemon} and retired_at is null
           and last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond'
-      ), run as (
-        insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
-          configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
-        select ${triggerRunId}, ${organizationId}, current.id, ${run.deliveryKey}, ${run.requestDigest}, ${hint.trigger.name},
-          ${configurationRevisionId}::uuid, ${hint.triggerRevisionId}::uuid,
-          ${hint.triggerId}, ${run.actor}, ${this.sql.json(run.inputs)}, ${this.sql.json(run.plan as never)}, ${hint.trigger.maxRuntimeMs}, key.id
+      ), ready as (
+        select current.id as project_id, current.slug as project_slug, daemon.id as daemon_id, key.id as api_key_id
         from key, current, daemon
-        on conflict (organization_id, delivery_key) do nothing
-        returning receipt_id
-      ), execution as (
-        insert into executions (id, trigger_run_id, step_index, step_id, daemon_id, assignment, max_runtime_ms)
-        select ${executionId}, ${triggerRunId}, 0, ${first.id}, daemon.id, ${this.sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
-        from daemon, run
-      ), audit as (
-        insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
-        select ${organizationId}, 'run.dispatched', 'key', ${run.keyId},
-          jsonb_build_object('runId', ${triggerRunId}::uuid, 'trigger', ${hint.trigger.name}::text, 'projectSlug', ${run.projectSlug}::text, 'daemon', ${first.daemon}::text)
-        from run
-      )
+      ), ${runInserts(this.sql, run, {
+        trigger: hint.trigger,
+        triggerId: hint.triggerId,
+        configurationRevisionId: hint.triggerRevisionId === null ? hint.configurationRevisionId : null,
+        triggerRevisionId: hint.triggerRevisionId,
+      })}
       select exists (select from key) as "keyValid", exists (select from current) as current, (select id from daemon) as "daemonId",
         (select receipt_id from run) as "receiptId", (select count(*) from touched) as touched`;
     const result = row as { keyValid: boolean; current: boolean; daemonId: string | null; receiptId: string | null };

@@ -1,9 +1,9 @@
 import type { Sql } from 'postgres';
 import { DaemonRepository } from '../../daemons/index.js';
-import type { ExecutionRepository } from '../executions.js';
+import { ExecutionRepository } from '../executions.js';
 import type { DatabaseHealth } from '../../db/health.js';
 import { unavailableProblem } from '../../http/database-gate.js';
-import type { Assignment } from '../dispatch/sql.js';
+import type { Assignment } from '../dispatch/model.js';
 import { takeCancellations } from '../cancel.js';
 import type { Wakeups } from './wakeups.js';
 
@@ -40,7 +40,7 @@ export const PRESENCE_REFRESH_MS = 10_000;
 export async function nextAssignment(
   hub: {
     sql: Sql;
-    executions: ExecutionRepository;
+    options: { timing?: DispatchTiming | undefined };
     wakeups?: Wakeups | undefined;
     health?: DatabaseHealth | undefined;
   },
@@ -52,6 +52,7 @@ export async function nextAssignment(
   // Watching before looking: a NOTIFY between the look and the wait still wakes the wait.
   const watch = hub.wakeups?.watch(daemonId);
   const stopping = () => hub.wakeups?.stopping === true;
+  const executions = new ExecutionRepository(hub.sql, hub.options.timing ?? DEFAULT_TIMING);
   try {
     for (;;) {
       // Nothing is taken for a client that has gone: it would never hear of it.
@@ -59,11 +60,11 @@ export async function nextAssignment(
       // Cancellations first: they free the daemon's capacity.
       const cancel = await takeCancellations(hub.sql, daemonId);
       if (cancel.length > 0) return { cancel };
-      const assignment = request.capacity > 0 ? await hub.executions.claim(daemonId) : undefined;
+      const assignment = request.capacity > 0 ? await executions.claim(daemonId) : undefined;
       if (assignment !== undefined) return { assignment };
       const left = deadline - Date.now();
       if (left <= 0 || closed.aborted || watch === undefined || stopping()) return undefined;
-      const due = request.capacity > 0 ? await hub.executions.untilRedelivery(daemonId) : undefined;
+      const due = request.capacity > 0 ? await executions.untilRedelivery(daemonId) : undefined;
       await watch.wait(Math.min(left, due ?? Infinity, PRESENCE_REFRESH_MS));
       if (closed.aborted || stopping()) return undefined;
       if (hub.health?.down === true) throw unavailableProblem();

@@ -1,0 +1,9 @@
+// Manual runs: their dispatch, views, output and cancellation, and the daemon protocol's
+// execution side. What the rest of the hub uses of them.
+export { runHandlers } from './routes.js';
+export { daemonProtocolHandlers } from './protocol/routes.js';
+export { runStore } from './dashboard.js';
+export { ExecutionRepository } from './executions.js';
+export { DEFAULT_TIMING, type DispatchTiming } from './protocol/presence.js';
+export { OUTPUT_CHANNEL } from './protocol/channels.js';
+export { Wakeups } from './protocol/wakeups.js';
