@@ -1,5 +1,6 @@
 import type { Fragment, ISql } from 'postgres';
 import type { Db } from '../db/connect.js';
+import { olderThan } from '../db/keyset.js';
 
 /** What happened: a closed set, as the table's check constraint has it. */
 export const AUDIT_KINDS = [
@@ -104,13 +105,7 @@ export class AuditListRepository {
 
   /** Up to `limit + 1` events older than the event `before` (from the newest when undefined); the extra one tells of a next page. */
   async list(organizationId: string, before: string | undefined, limit: number): Promise<AuditEventRow[]> {
-    const after =
-      before === undefined
-        ? this.sql`true`
-        : // The cursor's event by its primary key alone (OFFSET 0 keeps the organization's condition out of that scan; see runs/run-view.ts, byId).
-          this.sql`(e.at, e.id) < (
-            select c.at, c.id from (select at, id, organization_id from audit_events where id = ${before} offset 0) c
-            where c.organization_id = ${organizationId})`;
+    const after = olderThan(this.sql, { table: 'audit_events', alias: 'e', at: 'at' }, organizationId, before);
     return this.sql<AuditEventRow[]>`
       select e.id, e.at, e.kind, e.subject, e.address,
         jsonb_strip_nulls(jsonb_build_object('kind', e.actor_kind, 'id', coalesce(e.api_key_id, e.account_id),

@@ -1,6 +1,6 @@
 import type { TransactionSql } from 'postgres';
 import type { Db } from '../db/connect.js';
-import { transaction } from './transaction.js';
+import { atomically } from '../db/transaction.js';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
 import type { Assignment, PlannedStep } from './dispatch/model.js';
 
@@ -70,7 +70,7 @@ export class ExecutionRepository {
    * entries it passes so that the next scan skips them.
    */
   private indexed<T>(statement: (tx: TransactionSql) => Promise<T>): Promise<T> {
-    return transaction(this.sql, async (tx) => {
+    return atomically(this.sql, async (tx) => {
       await tx`set local enable_bitmapscan = off`;
       return statement(tx);
     });

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect.js';
+import { olderThan } from '../db/keyset.js';
 
 export interface RunListRow {
   id: string;
@@ -16,13 +17,7 @@ export class RunListRepository {
 
   /** Up to `limit + 1` runs older than the run `before` (from its first when undefined); the extra one tells of a next page. */
   async list(organizationId: string, before: string | undefined, limit: number): Promise<RunListRow[]> {
-    const after =
-      before === undefined
-        ? this.sql`true`
-        : // The cursor's run by its primary key alone (OFFSET 0 keeps the organization's condition out of that scan; see runs/run-view.ts, byId).
-          this.sql`(r.created_at, r.id) < (
-            select c.created_at, c.id from (select created_at, id, organization_id from trigger_runs where id = ${before} offset 0) c
-            where c.organization_id = ${organizationId})`;
+    const after = olderThan(this.sql, { table: 'trigger_runs', alias: 'r', at: 'created_at' }, organizationId, before);
     return this.sql<RunListRow[]>`
       select r.id, r.trigger_name as "trigger", p.slug as "projectSlug", r.actor, r.status,
         r.created_at as "createdAt", r.finished_at as "finishedAt"

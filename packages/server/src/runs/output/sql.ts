@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { transaction } from '../transaction.js';
+import { atomically } from '../../db/transaction.js';
 
 /** The first and the last this many bytes of an execution's output are kept; what lies between is cut. */
 export const OUTPUT_HEAD_BYTES = 5 * 1024 * 1024;
@@ -41,7 +41,7 @@ export class OutputRepository {
 
   /** Stores the chunks not stored yet; the seq that comes next, or undefined when the execution is not the daemon's. */
   async append(daemonId: string, executionId: string, chunks: OutputChunk[]): Promise<number | undefined> {
-    return transaction(this.sql, async (tx) => {
+    return atomically(this.sql, async (tx) => {
       const [execution] = await tx<{ headBytes: string; headEnd: number | null; tailBytes: string; lastSeq: number }[]>`
         select output_head_bytes as "headBytes", output_head_end as "headEnd", output_tail_bytes as "tailBytes",
           coalesce((select max(seq) from execution_output where execution_id = e.id), -1) as "lastSeq"
