@@ -139,26 +139,21 @@ export class ExecutionRepository {
    */
   async sweepTimedOutBatch(): Promise<{ executions: number; overdue: number; runs: number }> {
     const { timeoutGraceMs } = this.timing;
+    // Running rows of `table` past their deadline plus the grace, a batch in deadline order.
+    const pastDeadline = (tx: TransactionSql, table: string, since: string) => tx`
+        select id from ${tx(table)}
+        where status = 'running' and hub_deadline(${tx(since)}, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
+        order by hub_deadline(${tx(since)}, max_runtime_ms)
+        limit ${SWEEP_BATCH}
+        for update skip locked`;
     const [row] = await this.indexed(
       (tx) => tx<{ executions: number; overdue: number; runs: number }[]>`
-      with due as (
-        select id from executions
-        where status = 'running' and hub_deadline(started_at, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
-        order by hub_deadline(started_at, max_runtime_ms)
-        limit ${SWEEP_BATCH}
-        for update skip locked
-      ), late as (
+      with due as (${pastDeadline(tx, 'executions', 'started_at')}), late as (
         update executions e set status = 'timed_out', finished_at = now(),
           message = 'The daemon did not report the end of the execution within its max_runtime.'
         where e.id = any(array(select id from due))
         returning e.trigger_run_id
-      ), overdue as (
-        select id from trigger_runs
-        where status = 'running' and hub_deadline(created_at, max_runtime_ms) <= now() - ${timeoutGraceMs} * interval '1 millisecond'
-        order by hub_deadline(created_at, max_runtime_ms)
-        limit ${SWEEP_BATCH}
-        for update skip locked
-      ), late_runs as (
+      ), overdue as (${pastDeadline(tx, 'trigger_runs', 'created_at')}), late_runs as (
         update trigger_runs r set status = 'timed_out', finished_at = now()
         where r.status = 'running' and r.id = any(array(select trigger_run_id from late union select id from overdue))
         returning r.id
