@@ -2,7 +2,7 @@
 // GET /api/v1/audit-events. Against real hubs on both databases; account actions through the
 // dashboard's store on the hub's own database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardStore, type DashboardStore } from '../dist/dashboard/store.js';
+import { dashboardStore, type DashboardStore } from '../src/dashboard/store.js';
 import { call, expectProblem, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';

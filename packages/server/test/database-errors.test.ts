@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase, DEFAULT_DATABASE_TIMEOUTS } from '../dist/db/connect.js';
-import { databaseUnavailable, lostDatabase } from '../dist/db/health.js';
+import { connectDatabase, DEFAULT_DATABASE_TIMEOUTS } from '../src/db/connect.js';
+import { databaseUnavailable, lostDatabase } from '../src/db/health.js';
 import { freePort } from './support/cluster.js';
 import { freshDatabase } from './support/hub.js';
 

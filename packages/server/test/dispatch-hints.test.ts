@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres, { type ReservedSql, type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DispatchHints } from '../dist/runs/dispatch/hints.js';
+import { DispatchHints } from '../src/runs/dispatch/hints.js';
 import { call, expectProblem, setUp, type Answer } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { freshDatabase, startHub, type RunningHub } from './support/hub.js';

@@ -5,10 +5,10 @@
 // execution, where PostgreSQL may switch to a generic plan), and auto_explain hands back every
 // plan executed: the shape of the plans is checked, never a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunRepository } from '../dist/runs/dispatch/sql.js';
-import { assignmentOf } from '../dist/runs/dispatch/plan.js';
-import { digestOf } from '../dist/runs/dispatch/request.js';
-import { prepareRun } from '../dist/runs/dispatch/start.js';
+import { RunRepository } from '../src/runs/dispatch/sql.js';
+import { assignmentOf } from '../src/runs/dispatch/plan.js';
+import { digestOf } from '../src/runs/dispatch/request.js';
+import { prepareRun } from '../src/runs/dispatch/start.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';

@@ -6,8 +6,8 @@ import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { packageBinaries } from '../dist/db/embedded-access.js';
-import { startEmbedded } from '../dist/db/embedded.js';
+import { packageBinaries } from '../src/db/embedded-access.js';
+import { startEmbedded } from '../src/db/embedded.js';
 import { processAlive, startHub } from './support/hub.js';
 
 const AS_ROOT = process.getuid?.() === 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterExecution, FINAL_STATUSES, isFinal, judgeReport } from '../dist/runs/states.js';
+import { afterExecution, FINAL_STATUSES, isFinal, judgeReport } from '../src/runs/states.js';
 
 // The execution state machine (DECISIONS.md, Dispatch), without a database: what a report does
 // to an execution, and what follows an execution's end.

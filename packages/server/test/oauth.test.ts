@@ -2,7 +2,7 @@
 // person's approval through the dashboard's store over the same database (another connection,
 // as another hub instance would be), and the CLI credential it makes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardStore } from '../dist/dashboard/store.js';
+import { dashboardStore } from '../src/dashboard/store.js';
 import { call, publicKey, setUp } from './support/client.js';
 import { databases, hubOn } from './support/hub.js';
 

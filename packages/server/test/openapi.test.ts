@@ -14,12 +14,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createApp } from '../dist/app.js';
-import { SCOPES } from '../dist/auth/api-key.js';
-import type { Hub } from '../dist/hub.js';
-import { createLogger } from '../dist/http/logger.js';
-import { problemCatalog } from '../dist/problems/catalog.js';
-import { requestIssueCodes } from '../dist/problems/request-issues.js';
+import { createApp } from '../src/app.js';
+import { SCOPES } from '../src/auth/api-key.js';
+import type { Hub } from '../src/hub.js';
+import { createLogger } from '../src/http/logger.js';
+import { problemCatalog } from '../src/problems/catalog.js';
+import { requestIssueCodes } from '../src/problems/request-issues.js';
 import { call, enrollDaemon, publicKey, setUp, type Answer } from './support/client.js';
 import {
   bundleFiles,

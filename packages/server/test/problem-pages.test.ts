@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../dist/http/logger.js';
-import { requestContext } from '../dist/http/middleware.js';
-import { problemHandler } from '../dist/http/problem-handler.js';
-import { problemCatalog, type ProblemCode } from '../dist/problems/catalog.js';
-import { problemIndex, problemPage } from '../dist/problems/routes.js';
+import { createLogger } from '../src/http/logger.js';
+import { requestContext } from '../src/http/middleware.js';
+import { problemHandler } from '../src/http/problem-handler.js';
+import { problemCatalog, type ProblemCode } from '../src/problems/catalog.js';
+import { problemIndex, problemPage } from '../src/problems/routes.js';
 
 const CHROMIUM = process.env.HUB_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const chromiumAvailable = existsSync(CHROMIUM) || process.env.CI === 'true';

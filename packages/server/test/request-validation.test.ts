@@ -2,11 +2,11 @@
 // issues. Table-driven over real operations of the committed document; no hub needed.
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import type { Hub } from '../dist/hub.js';
-import { createLogger } from '../dist/http/logger.js';
-import { mountOperations } from '../dist/http/mount.js';
-import { operationsOf, type Node } from '../dist/openapi/contract.js';
-import { ContractValidator } from '../dist/openapi/validator.js';
+import type { Hub } from '../src/hub.js';
+import { createLogger } from '../src/http/logger.js';
+import { mountOperations } from '../src/http/mount.js';
+import { operationsOf, type Node } from '../src/openapi/contract.js';
+import { ContractValidator } from '../src/openapi/validator.js';
 import { committedDocument } from './support/openapi.js';
 
 const document = committedDocument() as Node;

@@ -8,10 +8,10 @@
 // and auto_explain hands back every plan it executed: the shape of the plan is checked, never a time.
 import type { Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutputRepository } from '../dist/runs/output/sql.js';
-import { ProjectList } from '../dist/projects/list.js';
-import { RunListRepository } from '../dist/runs/run-list.js';
-import { executionView, runView, runViews } from '../dist/runs/run-view.js';
+import { OutputRepository } from '../src/runs/output/sql.js';
+import { ProjectList } from '../src/projects/list.js';
+import { RunListRepository } from '../src/runs/run-list.js';
+import { executionView, runView, runViews } from '../src/runs/run-view.js';
 import { call, enrollDaemon, setUp } from './support/client.js';
 import { configurationPartials, configurationYaml, exampleDaemons } from './support/documents.js';
 import { databases, hubOn } from './support/hub.js';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationsOf, type Node, type OperationSpec } from '../dist/openapi/contract.js';
+import { operationsOf, type Node, type OperationSpec } from '../src/openapi/contract.js';
 import { call, setUp, type Answer } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { configurationPartials, configurationYaml, exampleDaemons, triggerYaml } from './support/documents.js';

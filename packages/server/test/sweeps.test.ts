@@ -3,9 +3,9 @@
 // The hub's own sweeper is slowed to once a day here, so that only the test sweeps; its results
 // through the API are dispatch.test.ts's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../dist/config.js';
-import { ExecutionRepository, SWEEP_BATCH } from '../dist/runs/executions.js';
-import { RETENTION_BATCH, RetentionRepository } from '../dist/retention/policy.js';
+import { readConfig } from '../src/config.js';
+import { ExecutionRepository, SWEEP_BATCH } from '../src/runs/executions.js';
+import { RETENTION_BATCH, RetentionRepository } from '../src/retention/policy.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';
