@@ -94,34 +94,42 @@ export function requireScope(
  * statement: the unrevoked key with this digest and the scope (any, when undefined), and its
  * lastUsedAt moved on when it is more than a second old (a write per request would cost more than
  * the request; the second is the precision lastUsedAt is kept to). The scope is a parameter, null
- * for "any": one statement text for every route (a nested fragment for it instead cost the
- * projects list about a sixth of its throughput in bench:http).
+ * for "any": one statement text for every route.
  *
  * `expected`: the key must also be this one, of this organization (a key a statement was planned
  * for, runs/dispatch/sql.ts), and is locked FOR KEY SHARE until commit, so that a revocation waits
  * for what the statement writes. The organization is compared with IS NOT DISTINCT FROM, which no
  * index serves: the key is always read by its primary key or its digest.
+ *
+ * Two whole texts rather than nested fragments for their difference: each fragment is a query
+ * object built on every request (a few microseconds; one for the scope once cost the projects list
+ * about a sixth of its throughput in bench:http), and these are the hottest statements.
  */
 export function keyCheck(
   sql: Db,
   check: { digest: Buffer; scope: Scope | undefined; expected?: { keyId: string; organizationId: string } },
 ): Fragment {
-  const { expected } = check;
+  const { digest, expected } = check;
   const scope = check.scope ?? null;
-  const valid = sql`digest = ${check.digest} and revoked_at is null and (${scope}::text is null or ${scope}::text = any (scopes))`;
-  return sql`key as (
-      select id, organization_id, last_used_at from api_keys
-      where ${
-        expected === undefined
-          ? valid
-          : sql`id = ${expected.keyId} and ${valid} and organization_id is not distinct from ${expected.organizationId}::uuid
-            for key share`
-      }
-    ), touched as (
-      update api_keys set last_used_at = now() from key
-      where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
-      returning 1
-    )`;
+  return expected === undefined
+    ? sql`key as (
+        select id, organization_id, last_used_at from api_keys
+        where digest = ${digest} and revoked_at is null and (${scope}::text is null or ${scope}::text = any (scopes))
+      ), touched as (
+        update api_keys set last_used_at = now() from key
+        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
+        returning 1
+      )`
+    : sql`key as (
+        select id, organization_id, last_used_at from api_keys
+        where digest = ${digest} and revoked_at is null and (${scope}::text is null or ${scope}::text = any (scopes))
+          and id = ${expected.keyId} and organization_id is not distinct from ${expected.organizationId}::uuid
+        for key share
+      ), touched as (
+        update api_keys set last_used_at = now() from key
+        where api_keys.id = key.id and (key.last_used_at is null or key.last_used_at < now() - interval '1 second')
+        returning 1
+      )`;
 }
 
 export function bearer(header: string | undefined): string | undefined {
