@@ -1,3 +1,4 @@
+import { isUuid } from '@hub/schemas';
 import { OutputRepository } from './output/sql.js';
 import { executionView, runView, runViews } from './run-view.js';
 import { cancelRun } from './cancel.js';
@@ -8,15 +9,13 @@ import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
 import { sendOutput } from './output/stream.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Manual runs (section 4.8): their dispatch (runs/dispatch/routes.ts), and the runs themselves. */
 export function runHandlers(hub: Hub): Handlers {
   return {
     ...dispatchHandlers(hub),
     getRun: handle(async ({ req, res, params }) => {
       const id = params.triggerRunId;
-      const run = UUID.test(id) ? await runView(hub.sql, authOf(req).organizationId, id.toLowerCase()) : undefined;
+      const run = isUuid(id) ? await runView(hub.sql, authOf(req).organizationId, id.toLowerCase()) : undefined;
       if (run === undefined) throw new HttpProblem('run_not_found', `The organization has no run ${id}.`);
       res.json(run);
     }),
@@ -37,7 +36,7 @@ export function runHandlers(hub: Hub): Handlers {
     cancelRun: handle(async ({ req, res, params }) => {
       const id = params.triggerRunId;
       const { organizationId, keyId } = authOf(req);
-      const result = UUID.test(id)
+      const result = isUuid(id)
         ? await cancelRun(hub.sql, organizationId, id.toLowerCase(), keyId)
         : ({ ok: false, reason: 'not_found' } as const);
       if (!result.ok && result.reason === 'not_found')
@@ -52,9 +51,7 @@ export function runHandlers(hub: Hub): Handlers {
     }),
     getExecution: handle(async ({ req, res, params }) => {
       const id = params.executionId;
-      const view = UUID.test(id)
-        ? await executionView(hub.sql, authOf(req).organizationId, id.toLowerCase())
-        : undefined;
+      const view = isUuid(id) ? await executionView(hub.sql, authOf(req).organizationId, id.toLowerCase()) : undefined;
       if (view === undefined) throw new HttpProblem('execution_not_found', `The organization has no execution ${id}.`);
       res.json(view);
     }),
@@ -73,7 +70,7 @@ export function runHandlers(hub: Hub): Handlers {
 }
 
 async function outputState(hub: Hub, organizationId: string, executionId: string, triggerRunId?: string) {
-  const valid = UUID.test(executionId) && (triggerRunId === undefined || UUID.test(triggerRunId));
+  const valid = isUuid(executionId) && (triggerRunId === undefined || isUuid(triggerRunId));
   const state = valid
     ? await new OutputRepository(hub.sql).state(organizationId, executionId.toLowerCase(), triggerRunId?.toLowerCase())
     : undefined;

@@ -1,3 +1,4 @@
+import { isUuid } from '@hub/schemas';
 import { OutputRepository } from '../output/sql.js';
 import { reportStatus } from './report.js';
 import { nextAssignment } from './presence.js';
@@ -6,8 +7,6 @@ import type { Hub } from '../../hub.js';
 import { daemonOf } from '../../http/context.js';
 import { handle, type Handlers } from '../../http/operation.js';
 import { HttpProblem } from '../../problems/problem.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The signed daemon protocol (DECISIONS.md, Daemons): heartbeat, assignments and cancellations, output, status reports, a clean stop. */
 export function daemonProtocolHandlers(hub: Hub): Handlers {
@@ -32,7 +31,7 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
     }),
     appendExecutionOutput: handle(async ({ req, res, params, body }) => {
       const { executionId } = params;
-      const nextSeq = UUID.test(executionId)
+      const nextSeq = isUuid(executionId)
         ? await output.append(daemonOf(req).daemonId, executionId.toLowerCase(), body.chunks)
         : undefined;
       if (nextSeq === undefined)
@@ -49,7 +48,7 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
         ...(typeof body.exitCode === 'number' ? { exitCode: body.exitCode } : {}),
         ...(body.message === undefined ? {} : { message: body.message }),
       };
-      const result = UUID.test(executionId)
+      const result = isUuid(executionId)
         ? await reportStatus(hub.sql, daemonOf(req).daemonId, executionId.toLowerCase(), body.status, detail)
         : ({ ok: false, reason: 'not_found' } as const);
       if (result.ok) {
