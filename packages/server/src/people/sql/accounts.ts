@@ -97,17 +97,4 @@ export class AccountRepository {
       returning id`;
     return rows.length === 1;
   }
-
-  /** Records who made an API key in the dashboard. */
-  async setKeyCreator(keyId: string, accountId: string): Promise<void> {
-    await this.sql`update api_keys set created_by_account_id = ${accountId} where id = ${keyId}`;
-  }
-
-  /** The names of the accounts that made the organization's keys, by key id. */
-  async keyCreators(organizationId: string): Promise<Map<string, string>> {
-    const rows = await this.sql<{ id: string; name: string }[]>`
-      select k.id, a.name from api_keys k join accounts a on a.id = k.created_by_account_id
-      where k.organization_id = ${organizationId}`;
-    return new Map(rows.map((row) => [row.id, row.name]));
-  }
 }
