@@ -15,9 +15,6 @@ import {
   startDeviceAuthorization,
 } from './device-flow.js';
 
-// app.ts and config.ts import these here; logins/index.ts is the feature's surface.
-export { DEFAULT_DEVICE_LOGIN, type DeviceLoginTiming } from './device-flow.js';
-
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** Where people approve: a dashboard page. */
 export const VERIFICATION_PATH = '/device';
