@@ -20,6 +20,10 @@ export const AUDIT_KINDS = [
   'cli_credential.created',
   'cli_credential.revoked',
   'run.cancelled',
+  'invitation.created',
+  'invitation.accepted',
+  'invitation.revoked',
+  'account.password_changed',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
