@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow } from '../dashboard/types.js';
 import type { DaemonListRow } from './list.js';
-import { findDaemon, listDaemons, retireDaemon } from './service.js';
+import { daemonsEnrolledBy, findDaemon, listDaemons, retireDaemon } from './service.js';
 
 const view = (row: DaemonListRow): DaemonRow => ({
   ...row,
@@ -26,6 +26,9 @@ export function daemonStore(sql: Sql, offlineAfterMs: number) {
     async retireDaemon(accountId: string, organizationId: string, daemonId: string): Promise<DaemonRetirement> {
       const retired = await retireDaemon(sql, { kind: 'account', id: accountId }, organizationId, daemonId);
       return retired.ok ? 'retired' : retired.reason;
+    },
+    enrolledDaemons(organizationId: string, accountId: string): Promise<string[]> {
+      return daemonsEnrolledBy(sql, organizationId, accountId);
     },
   };
 }

@@ -7,10 +7,12 @@ export {
   listDaemons,
   resourceCatalog,
   retireDaemon,
+  retireDaemonsEnrolledBy,
+  daemonsEnrolledBy,
   type Retirement,
   type IssuedToken,
 } from './service.js';
 export { DaemonRepository, type EnrollResult, type Runtime } from './sql.js';
-export { DaemonListRepository, type DaemonListRow } from './list.js';
+export { DaemonListRepository, type DaemonListRow, type Enroller } from './list.js';
 export { daemonHandlers } from './routes.js';
 export { daemonStore } from './dashboard.js';

@@ -1,5 +1,9 @@
 import type { Db } from '../db/connect.js';
 
+/** Who enrolled a daemon: a person (through their CLI credential), or an organization API key. */
+export type Enroller =
+  { kind: 'person'; accountId: string; name: string } | { kind: 'key'; name: string; prefix: string };
+
 export interface DaemonListRow {
   id: string;
   name: string;
@@ -8,6 +12,7 @@ export interface DaemonListRow {
   runtimes: { provider: string; modes?: string[]; models?: string[] }[];
   enrolledAt: Date;
   retiredAt: Date | null;
+  enrolledBy: Enroller;
 }
 
 /**
@@ -44,6 +49,11 @@ export class DaemonListRepository {
   private columns() {
     return this
       .sql`id, name, runtimes, created_at as "enrolledAt", coalesce(last_seen_at, stopped_at) as "lastSeenAt", retired_at as "retiredAt",
-      coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online`;
+      coalesce(retired_at is null and last_seen_at > now() - ${this.offlineAfterMs} * interval '1 millisecond', false) as online,
+      (select case when k.kind = 'cli'
+                then jsonb_build_object('kind', 'person', 'accountId', a.id, 'name', a.name)
+                else jsonb_build_object('kind', 'key', 'name', k.name, 'prefix', k.prefix) end
+       from enrollment_tokens t join api_keys k on k.id = t.api_key_id left join accounts a on a.id = k.account_id
+       where t.id = daemons.enrollment_token_id) as "enrolledBy"`;
   }
 }

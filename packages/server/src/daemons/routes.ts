@@ -38,6 +38,11 @@ export function daemonHandlers(hub: Hub): Handlers {
       // Each refused token counts against the address (429 past the limit); a valid one is always served.
       if (!result.ok && result.reason === 'token_invalid')
         throw tokenInvalid(await hub.throttle.count([{ policy: 'enroll-address', subject: clientAddress(req) }]));
+      if (!result.ok && result.reason === 'not_yours')
+        throw new HttpProblem(
+          'daemon_name_taken',
+          `An active daemon of the organization is named "${name}", enrolled by someone else: only an owner of the organization (or an organization API key) may replace it. Enroll under another name; the token is still valid.`,
+        );
       if (!result.ok)
         throw new HttpProblem(
           'daemon_name_taken',

@@ -1,4 +1,5 @@
 import type { ResourceCatalog } from '@hub/compiler';
+import type { AuditActor } from '../audit/index.js';
 import type { Sql } from 'postgres';
 import { digest, generateToken, isWellFormed } from '../auth/secrets.js';
 import type { Db } from '../db/connect.js';
@@ -70,4 +71,23 @@ export async function retireDaemon(
     const retired = await new DaemonRepository(db).retire(organizationId, daemonId, by);
     return retired ? { ok: true } : { ok: false, reason: 'not_found' };
   });
+}
+
+/**
+ * A person's membership ends (removed, or they left): every active daemon they enrolled in the
+ * organization is retired, one `daemon.retired` event each, by `actor`. Pass the transaction that
+ * ends the membership, after the person's credentials are revoked.
+ */
+export const retireDaemonsEnrolledBy = (
+  db: Db,
+  organizationId: string,
+  accountId: string,
+  actor: AuditActor,
+): Promise<{ id: string; name: string }[]> =>
+  new DaemonRepository(db).retireEnrolledBy(organizationId, accountId, actor);
+
+/** The names of the organization's active daemons the person enrolled: what their removal would retire. */
+export async function daemonsEnrolledBy(sql: Sql, organizationId: string, accountId: string): Promise<string[]> {
+  if (!isUuid(organizationId) || !isUuid(accountId)) return [];
+  return new DaemonRepository(sql).namesEnrolledBy(organizationId, accountId);
 }

@@ -9,8 +9,12 @@ export interface Runtime {
   models?: string[];
 }
 
+/**
+ * `not_yours`: `replace` of a daemon someone else enrolled, asked with a token of a member's CLI
+ * credential (only owners and organization API keys replace any daemon).
+ */
 export type EnrollResult =
-  { ok: true; daemonId: string; name: string } | { ok: false; reason: 'token_invalid' | 'name_taken' };
+  { ok: true; daemonId: string; name: string } | { ok: false; reason: 'token_invalid' | 'name_taken' | 'not_yours' };
 
 /** Enrollment tokens, the daemons that consume them, their presence, and their retirement. */
 export class DaemonRepository {
@@ -48,7 +52,9 @@ export class DaemonRepository {
   /**
    * Consumes the token and registers the daemon, atomically: of two enrollments with one token,
    * one wins. A name held by an active daemon refuses the enrollment (and leaves the token
-   * unconsumed) unless `replace`, which retires the old identity.
+   * unconsumed) unless `replace`, which retires the old identity. A token issued by a CLI
+   * credential of a person who is not an owner (as of this transaction) replaces only a daemon
+   * that person enrolled; another is refused like a name clash, the token left unconsumed.
    */
   async enroll(
     tokenDigest: Buffer,
@@ -58,8 +64,9 @@ export class DaemonRepository {
       return await atomically(this.sql, async (tx): Promise<EnrollResult> => {
         // The issuing key's row FOR SHARE first: a revocation in flight commits before this reads
         // it (and the key is refused), or waits until this enrollment is done.
-        const [token] = await tx<{ id: string; organizationId: string }[]>`
-          select t.id, t.organization_id as "organizationId"
+        const [token] = await tx<{ id: string; organizationId: string; personId: string | null }[]>`
+          select t.id, t.organization_id as "organizationId",
+            case when k.kind = 'cli' then k.account_id end as "personId"
           from enrollment_tokens t join api_keys k on k.id = t.api_key_id
           where t.digest = ${tokenDigest} and k.revoked_at is null
           for share of k`;
@@ -75,6 +82,16 @@ export class DaemonRepository {
           select id from daemons where organization_id = ${token.organizationId} and name = ${daemon.name}
             and retired_at is null`;
         if (holder !== undefined && !daemon.replace) throw new NameTaken();
+        if (holder !== undefined && token.personId !== null) {
+          const [allowed] = await tx<{ allowed: boolean }[]>`
+            select coalesce((select role = 'owner' from organization_members
+                             where organization_id = ${token.organizationId} and account_id = ${token.personId}), false)
+              or exists (select from daemons d join enrollment_tokens t on t.id = d.enrollment_token_id
+                           join api_keys k on k.id = t.api_key_id
+                         where d.id = ${holder.id as string} and k.kind = 'cli' and k.account_id = ${token.personId})
+              as allowed`;
+          if (allowed?.allowed !== true) throw new NotYours();
+        }
         if (holder !== undefined) await tx`update daemons set retired_at = now() where id = ${holder.id as string}`;
         const [row] = await tx<{ id: string }[]>`
           insert into daemons (organization_id, name, public_key, runtimes, enrollment_token_id)
@@ -98,6 +115,7 @@ export class DaemonRepository {
       // Two enrollments of one name racing past the check meet the unique index instead.
       if (error instanceof NameTaken || (error as { code?: string }).code === '23505')
         return { ok: false, reason: 'name_taken' };
+      if (error instanceof NotYours) return { ok: false, reason: 'not_yours' };
       throw error;
     }
   }
@@ -125,6 +143,43 @@ export class DaemonRepository {
     return rows.length === 1;
   }
 
+  /**
+   * Retires every active daemon of the organization that the person enrolled (through their CLI
+   * credentials), with one `daemon.retired` event each, as `retire` records it. Run in the
+   * transaction that ends their membership, after their credentials are revoked: an enrollment
+   * in flight holds its credential FOR SHARE, so it has committed (and is retired here) or is
+   * refused.
+   */
+  async retireEnrolledBy(
+    organizationId: string,
+    accountId: string,
+    actor: AuditActor,
+  ): Promise<{ id: string; name: string }[]> {
+    return this.sql<{ id: string; name: string }[]>`
+      with retired as (
+        update daemons d set retired_at = now()
+        from enrollment_tokens t join api_keys k on k.id = t.api_key_id
+        where d.organization_id = ${organizationId} and d.retired_at is null and t.id = d.enrollment_token_id
+          and k.kind = 'cli' and k.account_id = ${accountId}
+        returning d.id, d.name
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, organizationId, 'daemon.retired', actor, this.sql`jsonb_build_object('daemonId', retired.id, 'name', retired.name)`)}
+        from retired
+      )
+      select id, name from retired order by name`;
+  }
+
+  /** The names of the organization's active daemons that the person enrolled, by name. */
+  async namesEnrolledBy(organizationId: string, accountId: string): Promise<string[]> {
+    const rows = await this.sql<{ name: string }[]>`
+      select d.name from daemons d
+        join enrollment_tokens t on t.id = d.enrollment_token_id join api_keys k on k.id = t.api_key_id
+      where d.organization_id = ${organizationId} and d.retired_at is null and k.kind = 'cli' and k.account_id = ${accountId}
+      order by d.name`;
+    return rows.map((row) => row.name);
+  }
+
   async heartbeat(daemonId: string, runtimes: unknown[] | undefined): Promise<Date> {
     const [row] = await this.sql<{ now: Date }[]>`
       update daemons set last_seen_at = now(), runtimes = coalesce(${runtimes === undefined ? null : this.sql.json(runtimes as never)}::jsonb, runtimes)
@@ -144,3 +199,4 @@ export class DaemonRepository {
 }
 
 class NameTaken extends Error {}
+class NotYours extends Error {}

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { AuditRepository, type AuditKind } from '../audit/index.js';
+import { retireDaemonsEnrolledBy } from '../daemons/index.js';
 import { MemberRepository } from './sql/members.js';
 import { isUuid } from '@hub/schemas';
 import type { MemberChange, MemberRow, MemberRole } from '../dashboard/types.js';
@@ -89,6 +90,8 @@ async function changeMembership(
     if (rule.demotes && owners.length === 1 && owners[0] === memberId) return 'last_owner';
     const audit = new AuditRepository(tx);
     if (!(await change(repository))) return 'not_found';
+    if (rule.event.kind === 'member.removed' || rule.event.kind === 'member.left')
+      await retireDaemonsEnrolledBy(tx, organizationId, memberId, { kind: 'account', id: accountId });
     await audit.memberEvent(
       organizationId,
       rule.event.kind,
