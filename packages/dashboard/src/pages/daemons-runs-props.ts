@@ -14,7 +14,7 @@ export interface DaemonsPageProps {
 
 export interface RetireDaemonPageProps {
   session: SessionView;
-  daemon: Pick<DaemonRow, 'id' | 'name'>;
+  daemon: Pick<DaemonRow, 'id' | 'name'> & Partial<Pick<DaemonRow, 'enrolledBy'>>;
 }
 
 export interface RunsPageProps {

@@ -1,4 +1,4 @@
-import type { DaemonRow, DaemonRuntimeView } from '../ports/daemons.js';
+import type { DaemonEnroller, DaemonRow, DaemonRuntimeView } from '../ports/daemons.js';
 import { Pager } from './pager.js';
 import type { DaemonsPageProps, RetireDaemonPageProps } from './daemons-runs-props.js';
 import { Layout } from './layout.js';
@@ -50,6 +50,7 @@ function DaemonTable({ daemons, owner }: { daemons: DaemonRow[]; owner: boolean 
           <th scope="col">Last seen</th>
           <th scope="col">Runtimes</th>
           <th scope="col">Enrolled</th>
+          <th scope="col">Enrolled by</th>
           {owner ? (
             <th scope="col">
               <span class="visually-hidden">Actions</span>
@@ -84,6 +85,9 @@ function DaemonTable({ daemons, owner }: { daemons: DaemonRow[]; owner: boolean 
               <td data-label="Enrolled">
                 <Time at={daemon.enrolledAt} />
               </td>
+              <td data-label="Enrolled by">
+                <EnrolledBy enroller={daemon.enrolledBy} />
+              </td>
               {owner ? (
                 <td data-label="">
                   {daemon.retiredAt ? null : (
@@ -98,6 +102,16 @@ function DaemonTable({ daemons, owner }: { daemons: DaemonRow[]; owner: boolean 
         })}
       </tbody>
     </table>
+  );
+}
+
+/** A person by name (with their CLI login), or an organization API key by name and prefix. */
+function EnrolledBy({ enroller }: { enroller: DaemonEnroller }) {
+  if (enroller.kind === 'person') return <span class="enrolled-by">{enroller.name}</span>;
+  return (
+    <span class="enrolled-by">
+      API key {enroller.name} <code class="muted">{enroller.prefix}…</code>
+    </span>
   );
 }
 
@@ -125,6 +139,11 @@ export function RetireDaemonPage({ session, daemon }: RetireDaemonPageProps) {
         <code>{daemon.name}</code> stops being able to reach the hub at once: every request it signs gets 401, and no
         new run is assigned to it. Its name can be enrolled again, by a new daemon. This cannot be undone.
       </p>
+      {daemon.enrolledBy ? (
+        <p class="muted">
+          Enrolled by <EnrolledBy enroller={daemon.enrolledBy} />.
+        </p>
+      ) : null}
       <form class="actions" method="post" action={`/daemons/${encodeURIComponent(daemon.id)}/retire`}>
         <button type="submit" class="danger">
           Retire daemon

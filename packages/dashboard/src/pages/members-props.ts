@@ -20,10 +20,14 @@ export interface MembersPageProps {
 export interface RemoveMemberPageProps {
   session: SessionView;
   member: Pick<MemberRow, 'accountId' | 'name' | 'email'>;
+  /** The names of the active daemons the member enrolled: their removal retires them. */
+  daemons?: string[] | undefined;
 }
 
 export interface LeavePageProps {
   session: SessionView;
+  /** The names of the active daemons the person enrolled: leaving retires them. */
+  daemons?: string[] | undefined;
 }
 
 export interface InvitationCreatedPageProps {

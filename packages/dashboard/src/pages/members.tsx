@@ -125,7 +125,7 @@ function InviteForm() {
 }
 
 /** The confirmation before a member is removed: a page, so it works without script. */
-export function RemoveMemberPage({ session, member }: RemoveMemberPageProps) {
+export function RemoveMemberPage({ session, member, daemons }: RemoveMemberPageProps) {
   return (
     <Layout title="Remove member" session={session} section="/members">
       <h1>Remove this member?</h1>
@@ -133,6 +133,7 @@ export function RemoveMemberPage({ session, member }: RemoveMemberPageProps) {
         <strong>{member.name}</strong> ({member.email}) loses access to {session.current?.name} at once. An owner can
         invite them again.
       </p>
+      <DaemonsRetired who={`Removing ${member.name}`} whose="they" daemons={daemons} />
       <form class="actions" method="post" action={`/members/${encodeURIComponent(member.accountId)}/remove`}>
         <button type="submit" class="danger">
           Remove member
@@ -144,11 +145,12 @@ export function RemoveMemberPage({ session, member }: RemoveMemberPageProps) {
 }
 
 /** The confirmation before leaving the current organization. */
-export function LeavePage({ session }: LeavePageProps) {
+export function LeavePage({ session, daemons }: LeavePageProps) {
   return (
     <Layout title="Leave organization" session={session} section="/members">
       <h1>Leave {session.current?.name}?</h1>
       <p>You lose access to its keys and projects at once. To come back, you need a new invitation from an owner.</p>
+      <DaemonsRetired who="Leaving" whose="you" daemons={daemons} />
       <form class="actions" method="post" action="/members/leave">
         <button type="submit" class="danger">
           Leave the organization
@@ -156,5 +158,22 @@ export function LeavePage({ session }: LeavePageProps) {
         <a href="/members">Cancel</a>
       </form>
     </Layout>
+  );
+}
+
+/** The daemons a removal or leaving retires with the membership: those the person enrolled. */
+function DaemonsRetired({ who, whose, daemons }: { who: string; whose: string; daemons: string[] | undefined }) {
+  if (!daemons || daemons.length === 0) return null;
+  return (
+    <p class="notice warning daemons-retired">
+      {who} also retires the {daemons.length === 1 ? 'daemon' : 'daemons'} {whose} enrolled:{' '}
+      {daemons.map((name, index) => (
+        <span key={name}>
+          {index > 0 ? ', ' : null}
+          <code>{name}</code>
+        </span>
+      ))}
+      . Signed requests from {daemons.length === 1 ? 'it' : 'them'} get 401 at once.
+    </p>
   );
 }

@@ -6,6 +6,10 @@ export interface DaemonRuntimeView {
   models: string[];
 }
 
+/** Who enrolled a daemon: a person (with their CLI login), or an organization API key. */
+export type DaemonEnroller =
+  { kind: 'person'; accountId: string; name: string } | { kind: 'key'; name: string; prefix: string };
+
 export interface DaemonRow {
   id: string;
   name: string;
@@ -15,6 +19,7 @@ export interface DaemonRow {
   runtimes: DaemonRuntimeView[];
   enrolledAt: Date;
   retiredAt: Date | null;
+  enrolledBy: DaemonEnroller;
 }
 
 export interface DaemonList {
@@ -38,4 +43,6 @@ export interface DaemonsPort {
   daemon(organizationId: string, daemonId: string): Promise<DaemonRow | undefined>;
   /** An owner retires an active daemon: its signed requests are refused and its name is free again. */
   retireDaemon(accountId: string, organizationId: string, daemonId: string): Promise<DaemonRetirement>;
+  /** The names of the organization's active daemons the person enrolled: what their removal or leaving retires. */
+  enrolledDaemons(organizationId: string, accountId: string): Promise<string[]>;
 }

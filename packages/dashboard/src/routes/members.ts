@@ -71,7 +71,8 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
     if (!signed.session.current) return seeOther(res, '/members');
-    sendPage(res, 200, leavePage({ session: signed.session }));
+    const daemons = await store.enrolledDaemons(signed.session.current.organizationId, signed.session.account.id);
+    sendPage(res, 200, leavePage({ session: signed.session, daemons }));
   });
 
   router.post('/members/leave', ...post, async (req, res) => {
@@ -93,7 +94,8 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     if (!signed || !organization) return;
     const member = await store.member(organization.organizationId, String(req.params.id));
     if (!member) return answer(res, signed.session, 'not_found', '/members');
-    sendPage(res, 200, removeMemberPage({ session: signed.session, member }));
+    const daemons = await store.enrolledDaemons(organization.organizationId, member.accountId);
+    sendPage(res, 200, removeMemberPage({ session: signed.session, member, daemons }));
   });
 
   router.post('/members/:id/remove', ...post, async (req, res) => {
