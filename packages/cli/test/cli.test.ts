@@ -221,6 +221,25 @@ describe('hub daemon enroll', () => {
     expect((fake.requests[1]?.body as { replace: boolean }).replace).toBe(true);
   });
 
+  it('says why the hub refused a replacement (a member replacing a daemon someone else enrolled)', async () => {
+    fake.enrollAnswer = () => ({
+      status: 409,
+      body: {
+        title: 'Daemon name taken',
+        status: 409,
+        detail: 'An active daemon of the organization is named "dev-box", enrolled by someone else.',
+        code: 'daemon_name_taken',
+        requestId: 'req-2',
+      },
+    });
+    const refused = await enroll(['--name', 'dev-box', '--replace'], { input: `${TOKEN}\n` });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /The hub refused to replace the daemon "dev-box": An active daemon .* enrolled by someone else\. \(the token was not used up\)\. \(request id req-2\)/,
+    );
+    expect(refused.stderr).not.toMatch(/run again with --replace/);
+  });
+
   it('says why the hub refused the token or the request: exit 1', async () => {
     fake.enrollAnswer = () => ({
       status: 401,

@@ -5,17 +5,31 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardStore } from '../src/dashboard/store.js';
+import { ExecutionRepository } from '../src/runs/executions.js';
 import { call, expectProblem, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** One trigger on Carol's daemon. */
+const CONFIGURATION = `
+environments:
+  - { name: laptop, kind: daemon, daemon: carol-box, cwd: /tmp/work }
+triggers:
+  - name: fix-tests
+    on: { manual.run: {} }
+    max_runtime: 1h
+    filters: { from_users: [dev-lead] }
+    steps:
+      - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix. {{ prompt }}" } ] }
+`;
 
 describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let store: ReturnType<typeof dashboardStore>;
   let orgId = '';
   let key = '';
+  let project = '';
   const people: Record<'alice' | 'carol' | 'dan', string> = { alice: '', carol: '', dan: '' };
   const daemons: TestDaemon[] = [];
 
@@ -24,6 +38,7 @@ describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
     store = dashboardStore(hub.sql);
     const ctx = await setUp(hub);
     key = ctx.key;
+    project = ctx.project;
     const [org] = await hub.sql<{ id: string }[]>`select id from organizations where slug = ${ctx.org}`;
     orgId = org?.id as string;
     // People as the dashboard makes them (its own tests cover that): Alice owns, Carol and Dan are members.
@@ -127,9 +142,32 @@ describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
     expect(enroller('carol-spare')).toEqual({ kind: 'key', name: 'test', prefix: key.slice(0, 15) });
     expect(await store.enrolledDaemons(orgId, people.carol)).toEqual(['carol-box']);
 
+    // carol-box holds an assignment when Carol is removed.
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: key,
+      body: { projectSlug: project, yaml: CONFIGURATION },
+    });
+    expect(installed.status, installed.text).toBe(201);
+    const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: key,
+      body: { projectSlug: project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: 'held-1', input: 'now' },
+    });
+    expect(dispatched.status, dispatched.text).toBe(200);
+    const held = await carolBox.next(5);
+    expect(held.status, held.text).toBe(200);
+    const executionId = held.body.assignment.executionId as string;
+    expect((await carolBox.report(executionId, 'running')).status).toBe(200);
+
     // Alice removes Carol: carol-box is retired (401), with an event by Alice; dev-box goes on.
     expect(await store.removeMember(people.alice, orgId, people.carol)).toBe('done');
     expect((await carolBox.heartbeat()).status).toBe(401);
+    // Its assignment ends as a retired daemon's does: its reports are refused, and once it is offline the sweep marks it lost.
+    expect((await carolBox.report(executionId, 'succeeded', { exitCode: 0 })).status).toBe(401);
+    await hub.sql`update daemons set last_seen_at = now() - interval '1 hour' where id = ${carolBox.id}`;
+    const timing = { offlineAfterMs: 30_000, redeliverAfterMs: 30_000, timeoutGraceMs: 30_000 };
+    await new ExecutionRepository(hub.sql, timing).sweepLost();
+    const [execution] = await hub.sql`select status from executions where id = ${executionId}`;
+    expect(execution?.status).toBe('lost');
     expect(await retiredEvents(carolBox.id)).toEqual([
       { actorKind: 'account', accountId: people.alice, name: 'carol-box' },
     ]);

@@ -121,7 +121,7 @@ export const enroll: Command = {
     try {
       enrolled = await new HubClient(origin).enroll(enrollment);
     } catch (error) {
-      throw enrollmentFailure(error, origin, name);
+      throw enrollmentFailure(error, origin, name, values.replace === true);
     }
     const previous = await saveIdentity(dir, {
       origin,
@@ -195,7 +195,7 @@ async function firstLine(input: Readable): Promise<string | undefined> {
   }
 }
 
-function enrollmentFailure(error: unknown, origin: string, name: string): Error {
+function enrollmentFailure(error: unknown, origin: string, name: string, replace: boolean): Error {
   if (error instanceof HubUnreachable) return new CliError(`Enrollment with ${origin} failed: ${error.message}.`);
   if (!(error instanceof HubError)) return error as Error;
   const request = error.problem.requestId === undefined ? '' : ` (request id ${error.problem.requestId})`;
@@ -205,6 +205,11 @@ function enrollmentFailure(error: unknown, origin: string, name: string): Error 
         `The hub refused the enrollment token: ${error.problem.detail ?? 'it is unknown, used, expired or revoked'}${request}`,
       );
     case 409:
+      // With --replace, a 409 is the hub refusing the replacement (a member replaces only the daemons they enrolled).
+      if (replace)
+        return new CliError(
+          `The hub refused to replace the daemon "${name}": ${error.problem.detail ?? error.message} (the token was not used up).${request}`,
+        );
       return new CliError(
         `An active daemon of the organization is already named "${name}". To retire it and enroll this machine in its place, run again with --replace (the token was not used up).${request}`,
       );

@@ -41,7 +41,7 @@ export function daemonHandlers(hub: Hub): Handlers {
       if (!result.ok && result.reason === 'not_yours')
         throw new HttpProblem(
           'daemon_name_taken',
-          `An active daemon of the organization is named "${name}", enrolled by someone else: only an owner of the organization (or an organization API key) may replace it. Enroll under another name; the token is still valid.`,
+          `An active daemon of the organization is named "${name}", enrolled by someone else: only an owner of the organization (or an organization API key) may replace it. Enroll under another name.`,
         );
       if (!result.ok)
         throw new HttpProblem(
