@@ -123,7 +123,8 @@ export async function discover(root: string): Promise<Discovered> {
     ['config', 'the configuration is .hub/config.yml'],
     ['hub', 'the legacy bundle is .hub/hub.yml'],
   ] as const) {
-    if (await isFile(join(hubDir, `${name}.yaml`)))
+    const spelled = join(hubDir, `${name}.yaml`);
+    if (refusalOf(spelled, boundary) === undefined && (await isFile(spelled)))
       notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
   }
   await nearMisses(hubDir, notes);

@@ -107,6 +107,20 @@ describe('hub validate', () => {
     );
   });
 
+  it('refuses a named file that links outside, and never reads an include that climbs out with ..', async () => {
+    link(secret, '.hub/triggers/nightly.yml');
+    const named = await validate(['.hub/triggers/nightly.yml']);
+    expect(named.code).toBe(1);
+    expect(named.stdout).toContain('.hub/triggers/nightly.yml: discovery.outside_repository');
+    expect(named.stdout + named.stderr).not.toContain(MARKER);
+    rmSync(join(repo, '.hub'), { recursive: true });
+    writeTree(repo, { '.hub/config.yml': configurationYaml(['../../elsewhere/secret.txt']) });
+    const climbing = await validate();
+    expect(climbing.code).toBe(1);
+    expect(climbing.stdout).toMatch(/^\.hub\/config\.yml:\d+:\d+: path\.unsafe /m);
+    expect(climbing.stdout + climbing.stderr).not.toContain(MARKER);
+  });
+
   it('reads links that stay inside the repository, files and directories alike', async () => {
     writeTree(repo, {
       '.hub/config.yml': configurationYaml(['testing.md', 'shared/style.md']),
