@@ -7,11 +7,15 @@ import {
   type CompileResult,
   type CompiledConfiguration,
   type Issue,
+  type IssueCode,
 } from '@hub/compiler';
+import { parseDocument } from 'yaml';
+import { refusalMessage, type DiscoveryIssueCode, type Refusal } from './boundary.js';
 import { displayPath, type Unit } from './discovery.js';
 
-/** An issue where a person finds it: `file` relative to the repository root. */
-export interface Finding extends Issue {
+/** An issue where a person finds it: `file` relative to the repository root. Discovery's codes are the CLI's own. */
+export interface Finding extends Omit<Issue, 'code'> {
+  code: IssueCode | DiscoveryIssueCode;
   file: string;
   severity: 'error' | 'warning';
 }
@@ -27,8 +31,9 @@ export interface Report {
   issues: Finding[];
 }
 
-export function checkUnits(units: Unit[]): Report {
-  const issues: Finding[] = [];
+/** `refused`: what discovery did not read apart from a unit's partials (a linked trigger file, a directory). */
+export function checkUnits(units: Unit[], refused: readonly Refusal[] = []): Report {
+  const issues: Finding[] = refused.map((refusal) => refusalFinding(refusal, refusal.path));
   const names = new Map<string, string>();
   for (const unit of units) {
     const result = compile(unit);
@@ -36,22 +41,74 @@ export function checkUnits(units: Unit[]): Report {
       (severity: Finding['severity']) =>
       (issue: Issue): Finding => ({ ...issue, file: displayPath(unit, issue.file), severity });
     if (!result.ok) {
-      issues.push(...result.issues.map(place('error')));
+      issues.push(...placeRefusals(unit, result.issues.map(place('error'))));
       continue;
     }
+    issues.push(...placeRefusals(unit, []));
     issues.push(...result.warnings.map(place('warning')));
     if (unit.kind === 'trigger') {
       const trigger = result.value.triggers[0];
       if (trigger !== undefined) issues.push(...sameName(unit.file, trigger, names));
     }
   }
-  const files = units.flatMap(filesOf);
+  const files = [
+    ...refused.map((refusal): CheckedFile => ({ path: refusal.path, kind: kindOf(refusal.path) })),
+    ...units.flatMap(filesOf),
+  ];
   const failed = new Set(issues.filter((issue) => issue.severity === 'error').map((issue) => issue.file));
   return {
     valid: !issues.some((issue) => issue.severity === 'error'),
     files: files.map((file) => ({ ...file, valid: !failed.has(file.path) })),
     issues,
   };
+}
+
+/**
+ * A unit's refused partials as issues: each at its include, in place of the compiler's
+ * partial.missing there (the file was not given to it); one whose include is not found there
+ * (the document could not be read that far) stands on the link itself.
+ */
+function placeRefusals(unit: Unit, findings: Finding[]): Finding[] {
+  if (unit.kind === 'trigger' || unit.refused === undefined) return findings;
+  const left = new Map(unit.refused.map((refusal) => [refusal.include, refusal]));
+  const texts = new Map(sourcesOf(unit).map(({ path, content }) => [path, content]));
+  const placed = findings.map((finding) => {
+    if (finding.code !== 'partial.missing') return finding;
+    const include = valueAt(texts.get(finding.file), finding.pointer);
+    const refusal = include === undefined ? undefined : left.get(include);
+    if (refusal === undefined) return finding;
+    left.delete(include);
+    return {
+      ...refusalFinding(refusal, finding.file),
+      pointer: finding.pointer,
+      line: finding.line,
+      column: finding.column,
+    };
+  });
+  return [...placed, ...[...left.values()].map((refusal) => refusalFinding(refusal, refusal.path))];
+}
+
+function refusalFinding(refusal: Refusal, file: string): Finding {
+  return { pointer: '', code: refusal.code, message: refusalMessage(refusal), file, severity: 'error' };
+}
+
+/** The string at an RFC 6901 pointer of a YAML text, if there is one. */
+function valueAt(text: string | undefined, pointer: string): string | undefined {
+  if (text === undefined) return undefined;
+  const path = pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
+  const value: unknown = parseDocument(text).getIn(path);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function kindOf(path: string): CheckedFile['kind'] {
+  if (path.endsWith('/config.yml')) return 'configuration';
+  if (path.endsWith('/hub.yml')) return 'hub';
+  if (path.includes('/workflows/')) return path.includes('/partials/') ? 'partial' : 'workflow';
+  return path.includes('/partials') ? 'partial' : 'trigger';
 }
 
 function compile(unit: Unit): CompileResult<CompiledConfiguration> {

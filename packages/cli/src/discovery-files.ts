@@ -3,6 +3,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { closest } from '@hub/schemas';
+import { refusalOf, type Boundary, type Refusal } from './boundary.js';
 import { CliError } from './errors.js';
 
 export interface FileEntry {
@@ -13,8 +14,15 @@ export interface FileEntry {
 /**
  * The files under `base` that `includes` name, exactly (same case, canonical paths only), sorted
  * by path. An include that names no file is left out: the compiler reports it where it stands.
+ * An include whose file, or a directory on the way to it, leads outside the repository (or is a
+ * broken link) is not read: it goes to `refused`, before any listing of the directory it leads to.
  */
-export async function referenced(base: string, includes: string[], root: string): Promise<FileEntry[]> {
+export async function referenced(
+  base: string,
+  includes: string[],
+  boundary: Boundary,
+  refused: Refusal[],
+): Promise<FileEntry[]> {
   const listings = new Map<string, Promise<Set<string>>>();
   const names = (dir: string) => {
     let listing = listings.get(dir);
@@ -33,11 +41,15 @@ export async function referenced(base: string, includes: string[], root: string)
     if (!checkPath(include).ok) continue;
     let dir = base;
     let present = true;
+    let refusal: Refusal | undefined;
     for (const segment of include.split('/')) {
       present &&= (await names(dir)).has(segment);
       dir = join(dir, segment);
+      refusal = present ? refusalOf(dir, boundary) : undefined;
+      if (refusal !== undefined) break;
     }
-    if (present && (await isFile(dir))) found.push({ path: include, content: await readText(dir, root) });
+    if (refusal !== undefined) refused.push({ ...refusal, include });
+    else if (present && (await isFile(dir))) found.push({ path: include, content: await readText(dir, boundary.root) });
   }
   return found;
 }
@@ -97,13 +109,23 @@ export async function nearMisses(hubDir: string, notes: string[]): Promise<void>
   }
 }
 
-/** The *.yml files directly in `dir`, sorted; *.yaml ones are noted as not read. A missing `dir` has none. */
+/**
+ * The *.yml files directly in `dir`, sorted; *.yaml ones are noted as not read. A missing `dir`
+ * has none; so has one that leads outside the repository, and a file that does goes to `refused`.
+ */
 export async function filesIn(
   dir: string,
   kind: 'trigger' | 'workflow',
   notes: string[],
-  root: string,
+  boundary: Boundary,
+  refused: Refusal[],
 ): Promise<string[]> {
+  const root = boundary.root;
+  const refusal = refusalOf(dir, boundary);
+  if (refusal !== undefined) {
+    refused.push(refusal);
+    return [];
+  }
   let names: string[];
   try {
     names = (await readdir(dir)).sort();
@@ -113,7 +135,11 @@ export async function filesIn(
   }
   const files: string[] = [];
   for (const name of names) {
-    if (!(await isFile(join(dir, name)))) continue;
+    if (!/\.ya?ml$/.test(name)) continue;
+    // A link is judged before anything else is asked about what it points to.
+    const refusal = refusalOf(join(dir, name), boundary);
+    if (refusal !== undefined && name.endsWith('.yml')) refused.push(refusal);
+    if (refusal !== undefined || !(await isFile(join(dir, name)))) continue;
     if (name.endsWith('.yml')) files.push(name);
     else if (name.endsWith('.yaml')) {
       notes.push(

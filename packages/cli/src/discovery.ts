@@ -2,7 +2,7 @@
 // .hub/triggers/*.yml (B triggers, one a request), .hub/config.yml with the partials it
 // includes from .hub/partials/ (A), .hub/hub.yml with .hub/workflows/*.yml and the partials they
 // include from .hub/workflows/partials/ (B legacy bundle). Contents are read byte for byte.
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   dirPrefix,
   filesIn,
@@ -15,6 +15,7 @@ import {
   slashed,
   type FileEntry,
 } from './discovery-files.js';
+import { boundaryOf, refusalOf, type Boundary, type Refusal } from './boundary.js';
 import { CliError } from './errors.js';
 import { includesOf } from './includes.js';
 
@@ -25,12 +26,21 @@ export type { FileEntry } from './discovery-files.js';
  * with `/` separators; `dir` is the hub directory's (`.hub/`), which partial and bundle paths are
  * under. `partialNames` are the files under the partials directory, in the paths the request
  * would give them, whether included or not: never sent, only offered to the compiler for "did
- * you mean" (CompileOptions.partialNames).
+ * you mean" (CompileOptions.partialNames). `refused` are the partials its includes name that lead
+ * outside the repository (or nowhere): not read, and reported at their includes.
  */
 export type Unit =
   | { kind: 'trigger'; file: string; yaml: string }
-  | { kind: 'configuration'; file: string; dir: string; yaml: string; partials: FileEntry[]; partialNames?: string[] }
-  | { kind: 'bundle'; file: string; dir: string; files: FileEntry[]; partialNames?: string[] };
+  | {
+      kind: 'configuration';
+      file: string;
+      dir: string;
+      yaml: string;
+      partials: FileEntry[];
+      partialNames?: string[];
+      refused?: Refusal[];
+    }
+  | { kind: 'bundle'; file: string; dir: string; files: FileEntry[]; partialNames?: string[]; refused?: Refusal[] };
 
 export interface Discovered {
   root: string;
@@ -39,6 +49,8 @@ export interface Discovered {
   bundle: Unit | undefined;
   /** Files that look meant but are not read (a trigger ending in .yaml), said once each. */
   notes: string[];
+  /** Files and directories not read because they lead outside the repository or nowhere (a unit's partials are its own). */
+  refused: Refusal[];
 }
 
 /** What validate's and deploy's help say about discovery. */
@@ -52,6 +64,9 @@ directory up that holds .hub/ or .git):
                               .hub/workflows/partials/ (include paths are relative to workflows/)
   Only partials that a prompt includes are read, each byte for byte (a byte order mark, CRLF
   line ends and trailing spaces are kept); a file that is not UTF-8 is refused.
+  Only the repository is read: a file or directory that is a symbolic link resolving outside
+  the repository root (or to nothing) is not read, and is an issue (discovery.outside_repository,
+  discovery.broken_link); hub deploy then deploys nothing.
 `;
 
 /** The compiler's names for a bundle's files (packages/compiler/src/paths/bundle.ts). */
@@ -87,27 +102,39 @@ export function withNotes(message: string, notes: readonly string[]): string {
 export async function discover(root: string): Promise<Discovered> {
   const hubDir = join(root, '.hub');
   const notes: string[] = [];
+  const boundary = boundaryOf(root);
+  const refused: Refusal[] = [];
+  const hubRefusal = refusalOf(hubDir, boundary);
+  if (hubRefusal !== undefined)
+    return { root, triggers: [], configuration: undefined, bundle: undefined, notes, refused: [hubRefusal] };
   const triggerDir = join(hubDir, 'triggers');
   const triggers: Unit[] = [];
-  for (const name of await filesIn(triggerDir, 'trigger', notes, root))
+  for (const name of await filesIn(triggerDir, 'trigger', notes, boundary, refused))
     triggers.push(await triggerUnit(join(triggerDir, name), root));
   const configPath = join(hubDir, 'config.yml');
   const hubPath = join(hubDir, 'hub.yml');
+  const readable = async (path: string) => {
+    const refusal = refusalOf(path, boundary);
+    if (refusal !== undefined) refused.push(refusal);
+    return refusal === undefined && (await isFile(path));
+  };
   // The one-file documents under another spelling: a lone `.hub/config.yaml` was a bare "Nothing to validate".
   for (const [name, what] of [
     ['config', 'the configuration is .hub/config.yml'],
     ['hub', 'the legacy bundle is .hub/hub.yml'],
   ] as const) {
-    if (await isFile(join(hubDir, `${name}.yaml`)))
+    const spelled = join(hubDir, `${name}.yaml`);
+    if (refusalOf(spelled, boundary) === undefined && (await isFile(spelled)))
       notes.push(`.hub/${name}.yaml is not read: ${what}; rename it to ${name}.yml.`);
   }
   await nearMisses(hubDir, notes);
   return {
     root,
     triggers,
-    configuration: (await isFile(configPath)) ? await configurationUnit(hubDir, root) : undefined,
-    bundle: (await isFile(hubPath)) ? await bundleUnit(hubDir, root, notes) : undefined,
+    configuration: (await readable(configPath)) ? await configurationUnit(hubDir, boundary, refused) : undefined,
+    bundle: (await readable(hubPath)) ? await bundleUnit(hubDir, boundary, notes, refused) : undefined,
     notes,
+    refused,
   };
 }
 
@@ -116,16 +143,27 @@ export async function discover(root: string): Promise<Discovered> {
  * partials/ beside it (its configuration), a hub.yml or a file under the workflows/ beside it
  * (its bundle). Each unit once, in the order first named.
  */
-export async function unitsOf(paths: string[], root: string): Promise<{ units: Unit[]; notes: string[] }> {
+export async function unitsOf(
+  paths: string[],
+  root: string,
+): Promise<{ units: Unit[]; notes: string[]; refused: Refusal[] }> {
   const units = new Map<string, Unit>();
   const notes: string[] = [];
+  const refused: Refusal[] = [];
   for (const given of paths) {
     const path = resolve(given);
+    // A named file is judged within its repository: the root, or for a file elsewhere, the directory its .hub is in.
+    const role = roleOf(path);
+    const boundary = boundaryOf(isUnder(path, root) ? root : repositoryOf(path, role));
+    const refusal = refusalOf(path, boundary);
+    if (refusal !== undefined) {
+      refused.push({ ...refusal, path: slashed(relative(root, path)) });
+      continue;
+    }
     const kind = await kindOf(path);
     if (kind === undefined) throw new CliError(`${given}: no such file.`, 2);
     if (kind.isDirectory())
       throw new CliError(`${given} is a directory: give files, or --dir ${given} to validate what is found there.`, 2);
-    const role = roleOf(path);
     if (role.kind === 'trigger' && !/\.ya?ml$/.test(path)) {
       throw new CliError(
         `${given} is not a hub file: give a trigger file (.yml), a config.yml, a hub.yml, a partial or a workflow.`,
@@ -137,11 +175,24 @@ export async function unitsOf(paths: string[], root: string): Promise<{ units: U
       role.kind === 'trigger'
         ? await triggerUnit(path, root)
         : role.kind === 'configuration'
-          ? await configurationUnit(role.at, root)
-          : await bundleUnit(role.at, root, notes);
+          ? await configurationUnit(role.at, boundary, refused)
+          : await bundleUnit(role.at, boundary, notes, refused);
     units.set(`${role.kind}:${role.at}`, unit);
   }
-  return { units: [...units.values()], notes };
+  return { units: [...units.values()], notes, refused };
+}
+
+function isUnder(path: string, root: string): boolean {
+  const inside = relative(root, path);
+  return inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside);
+}
+
+/** The directory a named file's `.hub` is in, else the file's own directory. */
+function repositoryOf(path: string, role: { kind: Unit['kind']; at: string }): string {
+  const parts = path.split(sep);
+  const hub = parts.lastIndexOf('.hub', parts.length - 2);
+  if (hub >= 0) return parts.slice(0, hub).join(sep) || sep;
+  return role.kind === 'trigger' ? dirname(path) : dirname(role.at);
 }
 
 /** Where a bundle or partial path of a unit is, relative to the repository root. */
@@ -173,11 +224,16 @@ async function triggerUnit(path: string, root: string): Promise<Unit> {
 }
 
 /** config.yml in `dir`, with the partials its prompts include from `dir`/partials/ (their paths relative to it). */
-async function configurationUnit(dir: string, root: string): Promise<Unit> {
+async function configurationUnit(dir: string, boundary: Boundary, refused: Refusal[]): Promise<Unit> {
+  const { root } = boundary;
   const file = join(dir, 'config.yml');
   const yaml = await readText(file, root);
-  const partials = await referenced(join(dir, 'partials'), includesOf(yaml, 'configuration'), root);
-  const partialNames = await filesUnder(join(dir, 'partials'));
+  const partialDir = join(dir, 'partials');
+  const own: Refusal[] = [];
+  const includes = includesOf(yaml, 'configuration');
+  const readable = partialsReadable(partialDir, includes, boundary, own, refused);
+  const partials = readable ? await referenced(partialDir, includes, boundary, own) : [];
+  const partialNames = readable ? await filesUnder(partialDir) : [];
   return {
     kind: 'configuration',
     file: slashed(relative(root, file)),
@@ -185,7 +241,26 @@ async function configurationUnit(dir: string, root: string): Promise<Unit> {
     yaml,
     partials,
     partialNames,
+    ...(own.length > 0 ? { refused: own } : {}),
   };
+}
+
+/**
+ * Whether the partials directory may be read: not when it leads outside the repository (or
+ * nowhere); then each include is refused at its place, or with no include the directory once.
+ */
+function partialsReadable(
+  dir: string,
+  includes: string[],
+  boundary: Boundary,
+  own: Refusal[],
+  refused: Refusal[],
+): boolean {
+  const refusal = refusalOf(dir, boundary);
+  if (refusal === undefined) return true;
+  if (includes.length === 0) refused.push(refusal);
+  for (const include of includes) own.push({ ...refusal, include });
+  return false;
 }
 
 /**
@@ -193,31 +268,33 @@ async function configurationUnit(dir: string, root: string): Promise<Unit> {
  * (include paths are relative to workflows/ and lead into workflows/partials/), under the
  * compiler's bundle paths (.hub/...).
  */
-async function bundleUnit(dir: string, root: string, notes: string[]): Promise<Unit> {
+async function bundleUnit(dir: string, boundary: Boundary, notes: string[], refused: Refusal[]): Promise<Unit> {
+  const { root } = boundary;
   const workflowDir = join(dir, 'workflows');
   const files: FileEntry[] = [{ path: `${BUNDLE_DIR}hub.yml`, content: await readText(join(dir, 'hub.yml'), root) }];
   const includes = new Set<string>();
-  for (const name of await filesIn(workflowDir, 'workflow', notes, root)) {
+  for (const name of await filesIn(workflowDir, 'workflow', notes, boundary, refused)) {
     const content = await readText(join(workflowDir, name), root);
     files.push({ path: `${BUNDLE_DIR}workflows/${name}`, content });
     for (const include of includesOf(content, 'workflow')) includes.add(include);
   }
-  const partials = await referenced(
-    workflowDir,
-    [...includes].filter((include) => include.startsWith('partials/')),
-    root,
-  );
+  const own: Refusal[] = [];
+  const wanted = [...includes].filter((include) => include.startsWith('partials/'));
+  const partialDir = join(workflowDir, 'partials');
+  // Under a refused workflows/ there is nothing more to say (and no includes were read).
+  const readable =
+    refusalOf(workflowDir, boundary) === undefined && partialsReadable(partialDir, wanted, boundary, own, refused);
+  const partials = readable ? await referenced(workflowDir, wanted, boundary, own) : [];
   files.push(
     ...partials.map((partial) => ({ path: `${BUNDLE_DIR}workflows/${partial.path}`, content: partial.content })),
   );
-  const partialNames = (await filesUnder(join(workflowDir, 'partials'))).map(
-    (name) => `${BUNDLE_DIR}workflows/partials/${name}`,
-  );
+  const names = readable ? await filesUnder(partialDir) : [];
   return {
     kind: 'bundle',
     file: slashed(relative(root, join(dir, 'hub.yml'))),
     dir: dirPrefix(dir, root),
     files,
-    partialNames,
+    partialNames: names.map((name) => `${BUNDLE_DIR}workflows/partials/${name}`),
+    ...(own.length > 0 ? { refused: own } : {}),
   };
 }

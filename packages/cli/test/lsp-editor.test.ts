@@ -269,17 +269,17 @@ describe('files as they lie on disk', () => {
     await client.diagnostics(config, (list) => list.length === 0);
   });
 
-  it('reads a partial and a trigger that are symbolic links, and a directory named like a partial as hub validate does', async () => {
+  it('reads a partial and a trigger that are symbolic links within the repository, and a directory named like a partial as hub validate does', async () => {
     const yaml = configurationYaml(['linked.md', 'folder.md']);
     writeTree(base, {
       'repo/.hub/config.yml': yaml,
-      'shared/linked.md': 'Linked {{ promt }}\n',
-      'shared/t.yml': triggerYaml('t').replace('filters:', 'filter:'),
+      'repo/shared/linked.md': 'Linked {{ promt }}\n',
+      'repo/shared/t.yml': triggerYaml('t').replace('filters:', 'filter:'),
     });
     mkdirSync(join(base, 'repo/.hub/partials/folder.md'), { recursive: true });
     mkdirSync(join(base, 'repo/.hub/triggers'), { recursive: true });
-    symlinkSync(join(base, 'shared/linked.md'), join(base, 'repo/.hub/partials/linked.md'));
-    symlinkSync(join(base, 'shared/t.yml'), join(base, 'repo/.hub/triggers/t.yml'));
+    symlinkSync(join(base, 'repo/shared/linked.md'), join(base, 'repo/.hub/partials/linked.md'));
+    symlinkSync(join(base, 'repo/shared/t.yml'), join(base, 'repo/.hub/triggers/t.yml'));
     const root = join(base, 'repo');
     const validated = JSON.parse((await hubIn(root, ['validate', '--json'])).stdout) as {
       issues: { file: string; code: string }[];

@@ -1,12 +1,13 @@
 // `hub deploy`: the repository's hub files sent to the hub (specification, section 1). Without
 // --project, the B trigger files: all validated first, then each installed in its own request.
 // With --project, the configuration (A) or the legacy bundle (B), in one request.
-import { parseOptions, type Command } from '../command.js';
+import { parseOptions, type Command, type Io } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
-import { deployReport } from '../deploy-report.js';
+import { deployReport, jsonDeployReport, type DeployReport } from '../deploy-report.js';
 import { deployConfiguration, deployTriggers } from '../deploy.js';
 import { discover, DISCOVERY_HELP, findRoot, withNotes, type Discovered, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
+import { findingLine } from '../formatters/issues.js';
 import { exitCodes } from '../help.js';
 import { resolveCredential, resolveOrigin } from '../hub-client.js';
 
@@ -98,11 +99,15 @@ export const deploy: Command = {
     if (project !== undefined && project.trim() === '')
       throw new UsageError('--project needs a project slug.', COMMAND);
     const found = await discover(await findRoot(values.dir));
+    const dryRun = values['dry-run'] === true;
+    if (refusesSome(found)) {
+      const origin = await resolveOrigin(positionals[0], io);
+      return refuse(found, io, values.json === true ? deployReport(origin, project, dryRun) : undefined);
+    }
     const units = chooseUnits(found, project);
     for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
-    const dryRun = values['dry-run'] === true;
     const target = {
       origin,
       token,
@@ -115,6 +120,40 @@ export const deploy: Command = {
       : deployConfiguration(units[0] as Unit, project, target);
   },
 };
+
+function refusesSome(found: Discovered): boolean {
+  const units = [...found.triggers, found.configuration, found.bundle];
+  return (
+    found.refused.length > 0 ||
+    units.some((unit) => unit !== undefined && unit.kind !== 'trigger' && unit.refused !== undefined)
+  );
+}
+
+/**
+ * A repository with a file that leads outside it (or nowhere) deploys nothing, whichever files
+ * were asked for: the hub is not even asked, and each refusal is printed as hub validate prints it.
+ */
+async function refuse(found: Discovered, io: Io, report: DeployReport | undefined): Promise<number> {
+  const { checkUnits } = await import('../check.js');
+  const units = [found.configuration, found.bundle].filter((unit) => unit !== undefined);
+  const refusals = checkUnits(units, found.refused).issues.filter((issue) => issue.code.startsWith('discovery.'));
+  for (const finding of refusals) io.stderr.write(`${findingLine(finding)}\n`);
+  if (report !== undefined) {
+    const issues = refusals.map(({ file, line, column, pointer, code, message }) => ({
+      file,
+      ...(line === undefined ? {} : { line, column }),
+      pointer,
+      code,
+      message,
+      severity: 'error' as const,
+    }));
+    io.stdout.write(jsonDeployReport({ ...report, ok: false, issues }));
+  }
+  io.stderr.write(
+    `Nothing was deployed: ${refusals.length === 1 ? 'a file leads' : `${refusals.length} files lead`} outside the repository or nowhere (hub deploy reads only the repository).\n`,
+  );
+  return 1;
+}
 
 /** The units a deploy sends: the trigger files, or (with a project) the one configuration. */
 function chooseUnits(found: Discovered, project: string | undefined): Unit[] {

@@ -2,6 +2,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Report } from '../check.js';
+import type { Refusal } from '../boundary.js';
 import { parseOptions, type Command } from '../command.js';
 import { discover, DISCOVERY_HELP, findRoot, unitsOf, withNotes, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
@@ -78,17 +79,19 @@ export const validate: Command = {
       throw new UsageError(`--format ${format}: give text, json or sarif.`, COMMAND);
     let units: Unit[];
     let notes: string[];
+    let refused: Refusal[];
     let root: string;
     if (positionals.length > 0) {
       // Named files need no repository; the root only shortens the paths printed.
       root = values.dir === undefined ? await findRoot(undefined).catch(() => resolve()) : await findRoot(values.dir);
-      ({ units, notes } = await unitsOf(positionals, root));
+      ({ units, notes, refused } = await unitsOf(positionals, root));
     } else {
       const found = await discover(await findRoot(values.dir));
       root = found.root;
       units = [...found.triggers, found.configuration, found.bundle].filter((unit) => unit !== undefined);
       notes = found.notes;
-      if (units.length === 0) {
+      refused = found.refused;
+      if (units.length === 0 && refused.length === 0) {
         throw new CliError(
           withNotes(
             `Nothing to validate in ${found.root}: no .hub/triggers/*.yml, .hub/config.yml or .hub/hub.yml.`,
@@ -101,7 +104,7 @@ export const validate: Command = {
     for (const note of notes) io.stderr.write(`note: ${note}\n`);
     // The compiler loads only here, so that the other commands start without it.
     const { checkUnits } = await import('../check.js');
-    const report = checkUnits(units);
+    const report = checkUnits(units, refused);
     io.stdout.write(
       format === 'sarif'
         ? await sarif(report, units, root)

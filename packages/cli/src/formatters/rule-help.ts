@@ -62,6 +62,8 @@ export const ruleHelp: Readonly<Record<string, string>> = {
   "resource.unknown_model": "The daemon lists models for the provider, and the step's `model` is not one of them.",
   "environment.unused": "No step runs in this environment.",
   "issues.truncated": "More issues were found than `maxIssues`; this last entry says how many more there were.",
+  "discovery.outside_repository": "A hub file, a partial, or a directory on the way to one (`.hub/`, `.hub/triggers/`,\n`.hub/partials/` and its subdirectories, `.hub/workflows/`) is a symbolic link, or lies under\none, that resolves outside the repository. The message names the path and where it resolves to.\n```yaml\nprompt:\n  - include: testing.md   # .hub/partials/testing.md -> /home/me/.ssh/id_ed25519\n```",
+  "discovery.broken_link": "A hub file, a partial, or a directory on the way to one is a symbolic link that resolves to\nnothing (its target is missing, or the links loop). The message names the link and its target\nas written.",
   "request.json": "The body is not valid JSON.",
   "request.type": "A field, or the body, has the wrong JSON type: `{ \"projectSlug\": 7 }`, a list instead of an object.",
   "request.required": "A required field is missing: `{ \"yaml\": \"…\" }` without `projectSlug`.",

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { issueCodes, type IssueCode } from '@hub/compiler';
 import type { Artifact, Log, Region, ReportingDescriptor, Result } from 'sarif';
+import { discoveryIssueCodes, type DiscoveryIssueCode } from '../boundary.js';
 import type { Finding, Report } from '../check.js';
 import { lineStarts } from '../line-starts.js';
 import { ruleHelp } from './rule-help.js';
@@ -40,7 +41,7 @@ export function sarifReport(report: Report, context: SarifContext): string {
   for (const file of report.files) artifactIndex(file.path);
 
   const rules: ReportingDescriptor[] = [];
-  const ruleIndex = new Map<IssueCode, number>();
+  const ruleIndex = new Map<Finding['code'], number>();
   const seen = new Map<string, number>();
   const starts = new Map<string, Lines | undefined>();
   const lines = (file: string): Lines | undefined => {
@@ -99,9 +100,9 @@ export function sarifReport(report: Report, context: SarifContext): string {
 }
 
 /** A rule for an issue code: the catalog's one line, and the code's section of docs/issue-codes.md. */
-function rule(code: IssueCode, severity: Finding['severity']): ReportingDescriptor {
+function rule(code: Finding['code'], severity: Finding['severity']): ReportingDescriptor {
   const section = ruleHelp[code];
-  const short = issueCodes[code];
+  const short = code in issueCodes ? issueCodes[code as IssueCode] : discoveryIssueCodes[code as DiscoveryIssueCode];
   const first = section === undefined ? undefined : firstParagraph(section);
   return {
     id: code,

@@ -16,18 +16,20 @@ import { unitsOf, type Files } from './workspace.js';
 export type Published = Map<string, Diagnostic[]>;
 
 export function diagnose(key: string, files: Files, includes: IncludeCache, resources?: HubResources): Published {
-  const { root, units } = unitsOf(key, files, includes);
+  const { root, units, refused } = unitsOf(key, files, includes);
   const texts = textsOf(units, root);
   const published: Published = new Map([...texts.keys()].map((path) => [path, []]));
-  if (units.length === 0) return published;
+  if (units.length === 0 && refused.length === 0) return published;
   const main = absolute(root, units[0]?.file ?? '');
   const starts = new Map<string, number[]>();
-  const findings = checkUnits(units).issues;
+  const findings = checkUnits(units, refused).issues;
   if (resources !== undefined) findings.push(...resourceFindings(key, units, findings, resources));
   for (const finding of findings) {
     let path = absolute(root, finding.file);
-    // An issue about a file the unit does not hold is shown on the unit's main file.
-    if (!texts.has(path)) path = main;
+    // A refused link is shown on itself (the unit does not hold it); any other issue about a
+    // file the unit does not hold, on the unit's main file.
+    if (!texts.has(path) && finding.code.startsWith('discovery.')) published.set(path, published.get(path) ?? []);
+    else if (!texts.has(path)) path = main;
     const text = texts.get(path) ?? '';
     let lines = starts.get(path);
     if (lines === undefined) starts.set(path, (lines = lineStarts(text)));

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkPath } from '@hub/compiler';
 import { closest } from '@hub/schemas';
+import { boundaryOf, refusalOf, type Refusal } from '../boundary.js';
 import { HUB_DIRECTORIES, HUB_FILES, MAX_PARTIAL_DEPTH, MAX_PARTIAL_NAMES } from '../discovery-files.js';
 import type { FileEntry, Unit } from '../discovery.js';
 import type { DocumentKind } from './features/index.js';
@@ -144,8 +145,23 @@ export class Files {
   /** Open documents' texts by absolute path. */
   readonly buffers = new Map<string, string>();
 
-  /** The buffer, else the file's UTF-8 text (byte for byte, as discovery reads it); undefined if absent or unreadable. */
+  /**
+   * Why `path` is not read, as discovery refuses it: it leads outside its repository (the
+   * directory its `.hub` is in) or nowhere. Undefined for a path under no `.hub`.
+   */
+  refusal(path: string): Refusal | undefined {
+    const parts = path.split(sep);
+    const at = parts.lastIndexOf('.hub', parts.length - 1);
+    if (at < 0) return undefined;
+    return refusalOf(path, boundaryOf(parts.slice(0, at).join(sep) || sep));
+  }
+
+  /**
+   * The buffer, else the file's UTF-8 text (byte for byte, as discovery reads it); undefined if
+   * absent, unreadable or refused (a buffer of a path that leads outside is not read either).
+   */
   read(path: string): string | undefined {
+    if (this.refusal(path) !== undefined) return undefined;
     const buffer = this.buffers.get(path);
     if (buffer !== undefined) return buffer;
     try {
@@ -159,9 +175,13 @@ export class Files {
   files(dir: string): string[] {
     const names = new Set<string>();
     try {
-      // A symbolic link to a file counts, as discovery reads it (it stats what a name points to).
-      for (const entry of readdirSync(dir, { withFileTypes: true }))
-        if (entry.isFile() || (entry.isSymbolicLink() && this.isFile(join(dir, entry.name)))) names.add(entry.name);
+      // A symbolic link to a file counts, as discovery reads it (it stats what a name points to);
+      // one that discovery refuses counts too, unstat'ed, so that the refusal is reported.
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isFile() || (entry.isSymbolicLink() && (this.refusal(path) !== undefined || this.isFile(path))))
+          names.add(entry.name);
+      }
     } catch {
       // A missing directory has no files.
     }
@@ -176,6 +196,7 @@ export class Files {
    * so that the compiler is offered the partial names hub validate offers it.
    */
   tree(dir: string, max = 1000): string[] {
+    if (this.refusal(dir) !== undefined) return [];
     const walked: string[] = [];
     const pending: [string, number][] = [['', 0]];
     while (pending.length > 0 && walked.length < max) {
@@ -201,6 +222,7 @@ export class Files {
   }
 
   isFile(path: string): boolean {
+    if (this.refusal(path) !== undefined) return false;
     if (this.buffers.has(path)) return true;
     try {
       return statSync(path).isFile();
@@ -215,62 +237,102 @@ export class Files {
  * directory; the configuration with the partials it includes; the bundle with its workflows and
  * their partials. None when the main file is absent. `dir` is relative to the hub directory's
  * parent, which the findings' `file` is then relative to. `includes` remembers what each
- * document included, for the next edit.
+ * document included, for the next edit. `refused`: the files and directories not read because
+ * they lead outside the repository or nowhere (a unit's refused partials are its own).
  */
-export function unitsOf(key: string, files: Files, includes = new IncludeCache()): { root: string; units: Unit[] } {
+export function unitsOf(
+  key: string,
+  files: Files,
+  includes = new IncludeCache(),
+): { root: string; units: Unit[]; refused: Refusal[] } {
   const colon = key.indexOf(':');
   const kind = key.slice(0, colon);
   const hubDir = key.slice(colon + 1);
   const root = dirname(hubDir);
   const dir = '.hub/';
+  const refused: Refusal[] = [];
+  /** The file's text, unless it is refused (then noted) or absent. */
+  const read = (path: string) => {
+    const refusal = files.refusal(path);
+    if (refusal !== undefined) refused.push(refusal);
+    return refusal === undefined ? files.read(path) : undefined;
+  };
+  const hubRefusal = files.refusal(hubDir);
+  if (hubRefusal !== undefined) return { root, units: [], refused: [hubRefusal] };
   if (kind === 'triggers') {
     const units: Unit[] = [];
-    for (const name of files.files(join(hubDir, 'triggers')).filter((file) => file.endsWith('.yml'))) {
-      const yaml = files.read(join(hubDir, 'triggers', name));
+    const triggers = join(hubDir, 'triggers');
+    const triggersRefused = files.refusal(triggers);
+    if (triggersRefused !== undefined) return { root, units, refused: [triggersRefused] };
+    for (const name of files.files(triggers).filter((file) => file.endsWith('.yml'))) {
+      const yaml = read(join(triggers, name));
       if (yaml !== undefined) units.push({ kind: 'trigger', file: `${dir}triggers/${name}`, yaml });
     }
-    return { root, units };
+    return { root, units, refused };
   }
   if (kind === 'configuration') {
-    const yaml = files.read(join(hubDir, 'config.yml'));
-    if (yaml === undefined) return { root, units: [] };
-    const partials = referenced(
-      files,
-      join(hubDir, 'partials'),
-      includes.get(join(hubDir, 'config.yml'), yaml, 'configuration'),
-    );
+    const yaml = read(join(hubDir, 'config.yml'));
+    if (yaml === undefined) return { root, units: [], refused };
+    const own: Refusal[] = [];
+    const wanted = includes.get(join(hubDir, 'config.yml'), yaml, 'configuration');
+    const partials = referenced(files, join(hubDir, 'partials'), wanted, own);
+    unincluded(files, join(hubDir, 'partials'), wanted, refused);
     // Every partial's name, for the compiler's "did you mean" of an include that names none (as discovery gives it).
     const partialNames = files.tree(join(hubDir, 'partials'), MAX_PARTIAL_NAMES);
-    return { root, units: [{ kind: 'configuration', file: `${dir}config.yml`, dir, yaml, partials, partialNames }] };
+    const unit: Unit = { kind: 'configuration', file: `${dir}config.yml`, dir, yaml, partials, partialNames };
+    return { root, units: [own.length > 0 ? { ...unit, refused: own } : unit], refused };
   }
-  const hub = files.read(join(hubDir, 'hub.yml'));
-  if (hub === undefined) return { root, units: [] };
+  const hub = read(join(hubDir, 'hub.yml'));
+  if (hub === undefined) return { root, units: [], refused };
   const entries: FileEntry[] = [{ path: '.hub/hub.yml', content: hub }];
   const included = new Set<string>();
   const workflows = join(hubDir, 'workflows');
-  for (const name of files.files(workflows).filter((file) => file.endsWith('.yml'))) {
-    const content = files.read(join(workflows, name));
+  const workflowsRefused = files.refusal(workflows);
+  if (workflowsRefused !== undefined) refused.push(workflowsRefused);
+  for (const name of workflowsRefused ? [] : files.files(workflows).filter((file) => file.endsWith('.yml'))) {
+    const content = read(join(workflows, name));
     if (content === undefined) continue;
     entries.push({ path: `.hub/workflows/${name}`, content });
     for (const include of includes.get(join(workflows, name), content, 'workflow')) included.add(include);
   }
-  const partials = referenced(
-    files,
-    workflows,
-    [...included].filter((include) => include.startsWith('partials/')),
-  );
+  const own: Refusal[] = [];
+  const wanted = [...included].filter((include) => include.startsWith('partials/'));
+  const partials = referenced(files, workflows, wanted, own);
+  if (workflowsRefused === undefined) unincluded(files, join(workflows, 'partials'), wanted, refused);
   entries.push(...partials.map((partial) => ({ path: `.hub/workflows/${partial.path}`, content: partial.content })));
   const partialNames = files
     .tree(join(workflows, 'partials'), MAX_PARTIAL_NAMES)
     .map((name) => `.hub/workflows/partials/${name}`);
-  return { root, units: [{ kind: 'bundle', file: `${dir}hub.yml`, dir, files: entries, partialNames }] };
+  const unit: Unit = { kind: 'bundle', file: `${dir}hub.yml`, dir, files: entries, partialNames };
+  return { root, units: [own.length > 0 ? { ...unit, refused: own } : unit], refused };
 }
 
-/** The files under `base` that `includes` name exactly (canonical paths only), sorted by path. */
-function referenced(files: Files, base: string, includes: string[]): FileEntry[] {
+/** A partials directory that leads outside, refused once when no include names it (else at each include). */
+function unincluded(files: Files, dir: string, includes: string[], refused: Refusal[]): void {
+  const refusal = includes.length === 0 ? files.refusal(dir) : undefined;
+  if (refusal !== undefined) refused.push(refusal);
+}
+
+/**
+ * The files under `base` that `includes` name exactly (canonical paths only), sorted by path.
+ * One that leads outside the repository (itself or a directory on the way) goes to `refused`,
+ * with its include, before the directory it leads to is listed.
+ */
+function referenced(files: Files, base: string, includes: string[], refused: Refusal[]): FileEntry[] {
   const found: FileEntry[] = [];
   for (const include of [...new Set(includes)].sort()) {
     if (!checkPath(include).ok) continue;
+    let at = base;
+    let refusal = files.refusal(at);
+    for (const segment of include.split('/')) {
+      if (refusal !== undefined) break;
+      at = join(at, segment);
+      refusal = files.refusal(at);
+    }
+    if (refusal !== undefined) {
+      refused.push({ ...refusal, include });
+      continue;
+    }
     const path = join(base, ...include.split('/'));
     // Same case only: on a case-insensitive disk, the hub would still not find "Testing.md" as "testing.md".
     if (!files.files(dirname(path)).includes(basename(path))) continue;
