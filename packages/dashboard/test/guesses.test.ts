@@ -3,9 +3,11 @@
 // /device/approve and /device/deny, count in PostgreSQL's sign-in throttle, per account and per
 // address. Each test comes from addresses of its own (the hub trusts X-Forwarded-For from loopback).
 import { randomUUID } from 'node:crypto';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../server/src/people/passwords.js';
 import { hubOn } from '../../server/test/support/hub.js';
+import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { PASSWORD, setUpOwner, type Hub } from './support/hub-pages.js';
 
 const NEW_PASSWORD = 'a whole new password, long';
@@ -211,4 +213,58 @@ describe('guesses at secrets on a real hub', () => {
     const denied = await post(hub, '/device/deny', { user_code: live.userCode }, '203.0.113.51', third);
     expect(denied.status).toBe(200);
   });
+
+  it.skipIf(!browsable)(
+    'shows the refusals in a browser (photographed at 375 and 1280 px)',
+    async () => {
+      let browser: Browser | undefined;
+      try {
+        browser = await launchBrowser();
+        const context = await browser.newContext();
+        const tab = await context.newPage();
+        const refused: string[] = [];
+        // Refusals are answered with their status (403, 429), which Chromium reports; anything else is a fault.
+        tab.on(
+          'console',
+          (message) =>
+            message.type() === 'error' &&
+            !message.text().startsWith('Failed to load resource: the server responded with a status of 4') &&
+            refused.push(message.text()),
+        );
+        await member(hub, 'zoe@example.com', '203.0.113.60');
+        await tab.goto(`${hub.url}/sign-in`);
+        await tab.fill('#email', 'zoe@example.com');
+        await tab.fill('#password', PASSWORD);
+        await Promise.all([tab.waitForURL((url) => url.pathname === '/keys'), tab.click('button[type=submit]')]);
+        const cookie = (await context.cookies()).map((item) => `${item.name}=${item.value}`).join('; ');
+
+        // The device page's confirmation is open; meanwhile ten unknown codes were tried with this session.
+        const live = await deviceLogin(hub);
+        await tab.goto(`${hub.url}/device?user_code=${live.userCode}`);
+        await Promise.all([tab.waitForLoadState(), tab.click('form[action="/device"] button[type=submit]')]);
+        expect(await tab.textContent('main')).toContain('laptop.example');
+        for (let guess = 0; guess < 10; guess += 1)
+          expect((await post(hub, '/device/deny', { user_code: UNKNOWN_CODE }, '127.0.0.1', cookie)).status).toBe(422);
+        await Promise.all([tab.waitForLoadState(), tab.click('button:text-is("Approve")')]);
+        expect(await tab.textContent('main')).toContain('Too many unknown codes');
+        await shoot(tab, 'device-approve-throttled');
+
+        // Six wrong current passwords on the account page: the sixth is refused unchecked.
+        await tab.goto(`${hub.url}/account`);
+        for (let guess = 0; guess < 6; guess += 1) {
+          await tab.fill('#current-password', `wrong guess ${guess}`);
+          await tab.fill('#new-password', NEW_PASSWORD);
+          await tab.fill('#repeat-password', NEW_PASSWORD);
+          await Promise.all([tab.waitForLoadState(), tab.click('button:text-is("Change password")')]);
+        }
+        expect(await tab.textContent('main')).toContain('Too many wrong passwords');
+        await shoot(tab, 'password-throttled');
+        expect(refused).toEqual([]);
+        await context.close();
+      } finally {
+        await browser?.close();
+      }
+    },
+    60_000,
+  );
 });
