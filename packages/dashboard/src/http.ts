@@ -101,6 +101,11 @@ export function sessionSecret(req: Request): string | undefined {
   return readCookie(req.get('cookie'), SESSION_COOKIE) || undefined;
 }
 
+/** The address throttling counts against; `trust proxy` on the server's app decides what req.ip is. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? '';
+}
+
 export interface Signed {
   secret: string;
   session: SessionView;

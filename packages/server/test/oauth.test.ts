@@ -7,6 +7,9 @@ import { call, publicKey, setUp } from './support/client.js';
 import { databases, hubOn } from './support/hub.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** Where the store's calls come from (the throttle counts addresses): the guesser's own address is another. */
+const ADDRESS = '192.0.2.1';
+const GUESSER = '192.0.2.66';
 const CLI_SCOPES = [
   'projects:read',
   'configuration:validate',
@@ -61,7 +64,7 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
   /** A request approved by `account` for `org`, and its device code. */
   const approved = async (account: string, org: string) => {
     const { body } = await start();
-    expect(await store.approveDevice(account, body.user_code, orgIds[org] as string)).toBe('approved');
+    expect(await store.approveDevice(account, body.user_code, orgIds[org] as string, ADDRESS)).toBe('approved');
     return body.device_code as string;
   };
   const login = async (account: string, org: string) => {
@@ -108,7 +111,7 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
       await hub.sql`select device_digest, user_code, host, scopes from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
     expect(row).toMatchObject({ host: 'ada-laptop', scopes: CLI_SCOPES });
     expect(Buffer.from(row?.device_digest as Buffer).toString('utf8')).not.toContain(body.device_code);
-    const lookup = await store.deviceRequest(ada, body.user_code.toLowerCase().replace('-', ' '));
+    const lookup = await store.deviceRequest(ada, body.user_code.toLowerCase().replace('-', ' '), ADDRESS);
     expect(lookup).toMatchObject({
       ok: true,
       request: { userCode: body.user_code, clientId: 'hub-cli', host: 'ada-laptop', scopes: CLI_SCOPES },
@@ -124,10 +127,10 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     const [row] =
       await hub.sql`select poll_interval from device_authorizations where user_code = ${body.user_code.replace('-', '')}`;
     expect(row?.poll_interval).toBe(6);
-    expect(await store.approveDevice(ada, body.user_code, orgIds[alpha.org] as string)).toBe('approved');
+    expect(await store.approveDevice(ada, body.user_code, orgIds[alpha.org] as string, ADDRESS)).toBe('approved');
     // Approved, it is no longer a request anyone can look up or decide.
-    expect(await store.deviceRequest(ada, body.user_code)).toEqual({ ok: false, reason: 'not_found' });
-    expect(await store.denyDevice(ada, body.user_code)).toBe('not_found');
+    expect(await store.deviceRequest(ada, body.user_code, ADDRESS)).toEqual({ ok: false, reason: 'not_found' });
+    expect(await store.denyDevice(ada, body.user_code, ADDRESS)).toBe('not_found');
     const token = await poll(body.device_code);
     expect(token.status, token.text).toBe(200);
     expect(token.headers.get('cache-control')).toBe('no-store');
@@ -203,7 +206,7 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
 
   it('answers access_denied after the person denies, until the code expires; then expired_token', async () => {
     const { body } = await start();
-    expect(await store.denyDevice(mia, body.user_code)).toBe('denied');
+    expect(await store.denyDevice(mia, body.user_code, ADDRESS)).toBe('denied');
     for (let i = 0; i < 2; i++) {
       const denied = await poll(body.device_code);
       expect([denied.status, denied.body.error]).toEqual([400, 'access_denied']);
@@ -212,15 +215,17 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
     await hub.sql`update device_authorizations set created_at = now() - interval '11 minutes', expires_at = now() - interval '1 minute' where user_code = ${pending.body.user_code.replace('-', '')}`;
     const expired = await poll(pending.body.device_code);
     expect([expired.status, expired.body.error]).toEqual([400, 'expired_token']);
-    expect(await store.deviceRequest(ada, pending.body.user_code)).toEqual({ ok: false, reason: 'not_found' });
-    expect(await store.approveDevice(ada, pending.body.user_code, orgIds[alpha.org] as string)).toBe('not_found');
+    expect(await store.deviceRequest(ada, pending.body.user_code, ADDRESS)).toEqual({ ok: false, reason: 'not_found' });
+    expect(await store.approveDevice(ada, pending.body.user_code, orgIds[alpha.org] as string, ADDRESS)).toBe(
+      'not_found',
+    );
   });
 
   it('approves only for an organization of the person', async () => {
     const { body } = await start();
-    expect(await store.approveDevice(mia, body.user_code, orgIds[beta.org] as string)).toBe('forbidden');
-    expect(await store.approveDevice(mia, body.user_code, 'not-an-id')).toBe('forbidden');
-    expect(await store.approveDevice(mia, body.user_code, orgIds[alpha.org] as string)).toBe('approved');
+    expect(await store.approveDevice(mia, body.user_code, orgIds[beta.org] as string, ADDRESS)).toBe('forbidden');
+    expect(await store.approveDevice(mia, body.user_code, 'not-an-id', ADDRESS)).toBe('forbidden');
+    expect(await store.approveDevice(mia, body.user_code, orgIds[alpha.org] as string, ADDRESS)).toBe('approved');
   });
 
   it('refuses what the RFCs call invalid, with their error codes', async () => {
@@ -249,7 +254,9 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
       expect(body.error_description ?? '').toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/);
     }
     const narrow = await start({ scope: 'projects:read' });
-    expect(await store.approveDevice(ada, narrow.body.user_code, orgIds[alpha.org] as string)).toBe('approved');
+    expect(await store.approveDevice(ada, narrow.body.user_code, orgIds[alpha.org] as string, ADDRESS)).toBe(
+      'approved',
+    );
     const token = await poll(narrow.body.device_code);
     expect(token.body.scope).toBe('projects:read');
     const refused = await call(hub, 'POST', '/api/v1/daemons/enrollment-tokens', {
@@ -315,9 +322,9 @@ describe.each(databases)('hub login on a real hub (%s PostgreSQL)', (kind) => {
       await hub.sql`insert into accounts (email, name, password_hash) values ('eve@example.com', 'Eve', 'scrypt$x') returning id`;
     const eve = guesser?.id as string;
     for (let i = 0; i < 10; i++)
-      expect(await store.deviceRequest(eve, 'BBBB-BBBB')).toEqual({ ok: false, reason: 'not_found' });
+      expect(await store.deviceRequest(eve, 'BBBB-BBBB', GUESSER)).toEqual({ ok: false, reason: 'not_found' });
     const { body } = await start();
-    expect(await store.deviceRequest(eve, body.user_code)).toEqual({ ok: false, reason: 'throttled' });
-    expect(await store.deviceRequest(ada, body.user_code)).toMatchObject({ ok: true });
+    expect(await store.deviceRequest(eve, body.user_code, GUESSER)).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await store.deviceRequest(ada, body.user_code, ADDRESS)).toMatchObject({ ok: true });
   });
 });

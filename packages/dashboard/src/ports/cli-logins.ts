@@ -16,15 +16,23 @@ export interface DeviceRequestView {
   expiresAt: Date;
 }
 
-/**
- * Looking a code up: `throttled` after too many unknown codes from this account (RFC 8628,
- * section 5.1: user codes are short, so guessing is limited); `not_found` for a code that is
- * unknown, expired, or already approved, denied or redeemed.
- */
-export type DeviceLookup = { ok: true; request: DeviceRequestView } | { ok: false; reason: 'not_found' | 'throttled' };
+/** Too many unknown codes (typed or decided) from this account or address: refused, the code unchecked, for this long. */
+export type DeviceThrottled = { reason: 'throttled'; retryAfterSeconds: number };
 
-/** `forbidden`: the account is not a member of that organization. */
-export type DeviceDecision = 'approved' | 'denied' | 'not_found' | 'forbidden';
+/**
+ * Looking a code up: `throttled` after too many unknown codes from this account or address
+ * (RFC 8628, section 5.1: user codes are short, so guessing is limited); `not_found` for a code
+ * that is unknown, expired, or already approved, denied or redeemed.
+ */
+export type DeviceLookup =
+  { ok: true; request: DeviceRequestView } | { ok: false; reason: 'not_found' } | ({ ok: false } & DeviceThrottled);
+
+/**
+ * `not_found`: the code is unknown, expired or decided already, alike; `forbidden`: the account is
+ * not a member of that organization (whatever the code); `throttled`: as for DeviceLookup, every
+ * decision that decides nothing counting as an unknown code.
+ */
+export type DeviceDecision = 'approved' | 'denied' | 'not_found' | 'forbidden' | DeviceThrottled;
 
 export interface CliCredentialRow {
   id: string;
@@ -42,13 +50,16 @@ export interface CliCredentialRow {
 export interface CliLoginsPort {
   /**
    * The pending request with this user code (any case, with or without the hyphen, spaces
-   * ignored). Unknown codes count against the account (throttling).
+   * ignored). Unknown codes count against the account and `address` (throttling).
    */
-  deviceRequest(accountId: string, userCode: string): Promise<DeviceLookup>;
-  /** Approves the pending request for one of the account's organizations: the CLI's next poll gets a hub_cli_ credential. */
-  approveDevice(accountId: string, userCode: string, organizationId: string): Promise<DeviceDecision>;
-  /** Denies the pending request: the CLI's next poll gets access_denied. */
-  denyDevice(accountId: string, userCode: string): Promise<DeviceDecision>;
+  deviceRequest(accountId: string, userCode: string, address: string): Promise<DeviceLookup>;
+  /**
+   * Approves the pending request for one of the account's organizations: the CLI's next poll gets
+   * a hub_cli_ credential. A refused approval counts as an unknown code.
+   */
+  approveDevice(accountId: string, userCode: string, organizationId: string, address: string): Promise<DeviceDecision>;
+  /** Denies the pending request: the CLI's next poll gets access_denied. A refused denial counts as an unknown code. */
+  denyDevice(accountId: string, userCode: string, address: string): Promise<DeviceDecision>;
   /** The account's CLI credentials in every organization, newest first, the revoked ones included. */
   cliCredentials(accountId: string): Promise<CliCredentialRow[]>;
   /** Revokes one of the account's own CLI credentials (any organization); revoking a revoked one is `revoked` again. */

@@ -28,7 +28,9 @@ export type AcceptedInvitation =
 /** What a change of membership came to: the last owner stays an owner, and stays. */
 export type MemberChange = 'done' | 'forbidden' | 'not_found' | 'last_owner';
 
-export type PasswordChange = 'changed' | 'wrong_password' | 'invalid_input' | 'signed_out';
+/** `throttled`: too many wrong passwords (sign-ins' and this check's) for the account or from the address. */
+export type PasswordChange =
+  'changed' | 'wrong_password' | 'invalid_input' | 'signed_out' | { reason: 'throttled'; retryAfterSeconds: number };
 export type CreatedOrganization = 'created' | 'slug_taken' | 'invalid_input' | 'signed_out';
 
 export interface NewAccount {
@@ -51,8 +53,11 @@ export interface MembersPort {
   removeMember(accountId: string, organizationId: string, memberId: string): Promise<MemberChange>;
   changeRole(accountId: string, organizationId: string, memberId: string, role: MemberRole): Promise<MemberChange>;
   leaveOrganization(accountId: string, organizationId: string): Promise<MemberChange>;
-  /** Checks the current password, sets the new one, and ends the account's other sessions. */
-  changePassword(sessionSecret: string, current: string, next: string): Promise<PasswordChange>;
+  /**
+   * Checks the current password, sets the new one, and ends the account's other sessions. A
+   * wrong current password counts as a failed sign-in of the account and from `address`.
+   */
+  changePassword(sessionSecret: string, current: string, next: string, address: string): Promise<PasswordChange>;
   /** A new organization owned by the session's account, made its current one. */
   createOrganization(sessionSecret: string, organization: { slug: string; name: string }): Promise<CreatedOrganization>;
 }

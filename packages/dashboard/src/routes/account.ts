@@ -1,8 +1,9 @@
-import type { Request, Response, Router } from 'express';
+import type { Response, Router } from 'express';
 import { clearedSessionCookie, sessionCookie } from '../cookies.js';
 import { field, setupProblem } from '../forms.js';
 import type { SetupInput } from '../forms.js';
 import {
+  clientAddress,
   currentSession,
   formBody,
   refuseCrossSite,
@@ -132,9 +133,4 @@ function alreadySetUp(res: Response): void {
     message: 'This hub already has an owner.',
     link: { href: '/sign-in', text: 'Sign in' },
   });
-}
-
-/** The address throttling counts against; `trust proxy` on the server's app decides what req.ip is. */
-function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? '';
 }

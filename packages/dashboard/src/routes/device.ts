@@ -1,6 +1,6 @@
 import type { Response, Router } from 'express';
 import { field, userCodeOf } from '../forms.js';
-import { formBody, refuseCrossSite, requireSession, sendMessage, sendPage } from '../http.js';
+import { clientAddress, formBody, refuseCrossSite, requireSession, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { deviceCodePage, deviceConfirmPage } from '../pages/index.js';
 import type { DeviceDecision } from '../ports/cli-logins.js';
@@ -24,7 +24,14 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
   const codeForm = (res: Response, status: number, session: SessionView, message?: string, code = '') =>
     sendPage(res, status, deviceCodePage({ session, code, message }));
 
+  // Over the limits, even a right code is refused unchecked, as sign-in refuses a right password.
+  const throttled = (res: Response, session: SessionView, retryAfterSeconds: number) => {
+    res.set('Retry-After', String(retryAfterSeconds));
+    codeForm(res, 429, session, THROTTLED);
+  };
+
   const answer = (res: Response, session: SessionView, decision: DeviceDecision, organizationId = '') => {
+    if (typeof decision === 'object') return throttled(res, session, decision.retryAfterSeconds);
     if (decision === 'not_found') return codeForm(res, 422, session, UNKNOWN);
     if (decision === 'forbidden') {
       return sendMessage(res, 403, {
@@ -76,14 +83,10 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
           : 'A code has 8 letters, such as BCDF-GHJK: check the one your terminal shows.',
       );
     }
-    const found = await store.deviceRequest(session.account.id, code);
+    const found = await store.deviceRequest(session.account.id, code, clientAddress(req));
     if (found.ok) return sendPage(res, 200, deviceConfirmPage({ session, request: found.request }));
-    codeForm(
-      res,
-      found.reason === 'throttled' ? 429 : 422,
-      session,
-      found.reason === 'throttled' ? THROTTLED : UNKNOWN,
-    );
+    if (found.reason === 'throttled') return throttled(res, session, found.retryAfterSeconds);
+    codeForm(res, 422, session, UNKNOWN);
   });
 
   router.post('/device/approve', ...post, async (req, res) => {
@@ -91,8 +94,13 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     const signed = await requireSession(options, req, res, devicePath(code));
     if (!signed) return;
     const organizationId = field(req.body, 'organization');
-    const decision =
-      code === undefined ? 'not_found' : await store.approveDevice(signed.session.account.id, code, organizationId);
+    // A malformed code is counted too: every decision is a guess (store.approveDevice parses it again).
+    const decision = await store.approveDevice(
+      signed.session.account.id,
+      code ?? '',
+      organizationId,
+      clientAddress(req),
+    );
     answer(res, signed.session, decision, organizationId);
   });
 
@@ -100,10 +108,6 @@ export function deviceRoutes(router: Router, options: DashboardOptions): void {
     const code = userCodeOf(field(req.body, 'user_code'));
     const signed = await requireSession(options, req, res, devicePath(code));
     if (!signed) return;
-    answer(
-      res,
-      signed.session,
-      code === undefined ? 'not_found' : await store.denyDevice(signed.session.account.id, code),
-    );
+    answer(res, signed.session, await store.denyDevice(signed.session.account.id, code ?? '', clientAddress(req)));
   });
 }

@@ -1,6 +1,6 @@
 import type { Response, Router } from 'express';
 import { field, newPasswordProblem, organizationProblem } from '../forms.js';
-import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
+import { clientAddress, formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions, Signed } from '../http.js';
 import { accountPage } from '../pages/index.js';
 import type { AccountPageProps } from '../pages/index.js';
@@ -49,8 +49,12 @@ export function settingsRoutes(router: Router, options: DashboardOptions): void 
     const refuse = (status: number, text: string) => render(res, status, signed, { password: { text, kind: 'error' } });
     const problem = newPasswordProblem(next, field(req.body, 'repeat'));
     if (problem) return refuse(422, problem);
-    const outcome = await store.changePassword(signed.secret, field(req.body, 'current'), next);
+    const outcome = await store.changePassword(signed.secret, field(req.body, 'current'), next, clientAddress(req));
     if (outcome === 'signed_out') return seeOther(res, '/sign-in');
+    if (typeof outcome === 'object') {
+      res.set('Retry-After', String(outcome.retryAfterSeconds));
+      return refuse(429, 'Too many wrong passwords: wait a few minutes, then try again.');
+    }
     if (outcome === 'wrong_password') return refuse(403, 'The current password is wrong.');
     if (outcome === 'invalid_input') return refuse(422, 'The hub could not accept this password: choose another.');
     seeOther(res, '/account?changed=password');

@@ -20,13 +20,24 @@ export function requestContext(log: Logger): RequestHandler {
       log.info('request', {
         requestId,
         method: req.method,
-        path: req.path,
+        path: loggedPath(req.path),
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       });
     });
     next();
   };
+}
+
+/**
+ * Paths that carry a secret (an invitation link's token, a setup token) as logged: the secret
+ * replaced by `[redacted]`. Queries are never logged (the setup link's token, a device user code).
+ */
+const SECRET_PATHS = /^(\/+(?:invitations|setup)\/).+/is;
+
+/** The request's path as the log may keep it: no secret of a link. */
+export function loggedPath(path: string): string {
+  return path.replace(SECRET_PATHS, '$1[redacted]');
 }
 
 /** Security headers on every response; API answers are never cached. */

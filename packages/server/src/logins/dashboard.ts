@@ -12,10 +12,11 @@ type CliLoginStore = Pick<
 
 export function cliLoginStore(sql: Sql, now: () => Date = () => new Date()): CliLoginStore {
   return {
-    deviceRequest: (accountId, userCode) => lookUpDevice(sql, accountId, userCode, now()),
-    approveDevice: (accountId, userCode, organizationId) =>
-      decideDevice(sql, accountId, userCode, { approve: true, organizationId }),
-    denyDevice: (accountId, userCode) => decideDevice(sql, accountId, userCode, { approve: false }),
+    deviceRequest: (accountId, userCode, address) => lookUpDevice(sql, accountId, userCode, now(), address),
+    approveDevice: (accountId, userCode, organizationId, address) =>
+      decideDevice(sql, accountId, userCode, { approve: true, organizationId }, now(), address),
+    denyDevice: (accountId, userCode, address) =>
+      decideDevice(sql, accountId, userCode, { approve: false }, now(), address),
     cliCredentials: (accountId) => cliCredentials(sql, accountId),
     revokeCliCredential: (accountId, credentialId) => revokeCliCredential(sql, accountId, credentialId),
   };

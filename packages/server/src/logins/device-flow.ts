@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from 'postgres';
 import { formatUserCode, isUuid, parseUserCode } from '@hub/schemas';
 import { digest, displayPrefix, generateToken } from '../auth/secrets.js';
-import { countAttempt, SignInFailureRepository, THROTTLE_WINDOW_MS } from '../people/index.js';
+import {
+  addressThrottleKey,
+  countAttempt,
+  secondsUntil,
+  SignInFailureRepository,
+  THROTTLE_PER_ADDRESS,
+  THROTTLE_WINDOW_MS,
+} from '../people/index.js';
 import { DeviceAuthorizationRepository, type PendingDevice } from './sql.js';
 import { newUserCode } from './user-code.js';
 
@@ -16,8 +23,9 @@ export const DEFAULT_DEVICE_LOGIN = { lifetimeSeconds: 600, intervalSeconds: 5 }
 export type DeviceLoginTiming = { lifetimeSeconds: number; intervalSeconds: number };
 
 /**
- * Unknown codes one account may type within THROTTLE_WINDOW_MS (RFC 8628, section 5.1): with
- * 2.6 × 10^10 codes, guessing a live one stays hopeless, and a person who mistypes is not stopped.
+ * Unknown codes one account may type or decide within THROTTLE_WINDOW_MS (RFC 8628, section 5.1):
+ * with 2.6 × 10^10 codes, guessing a live one stays hopeless, and a person who mistypes is not
+ * stopped. The address counts too, with sign-in's THROTTLE_PER_ADDRESS.
  */
 export const USER_CODE_GUESSES = 10;
 
@@ -87,44 +95,99 @@ export async function pollDeviceAuthorization(sql: Sql, deviceCode: string): Pro
   });
 }
 
+/** Past the limits of guesses: refused unchecked until `retryAfterSeconds` have passed. */
+export type DeviceThrottled = { reason: 'throttled'; retryAfterSeconds: number };
+
 /**
- * Looking a typed code up: `throttled` after too many unknown codes from this account;
- * `not_found` for a code that is unknown, expired, or already decided.
+ * Looking a typed code up: `throttled` after too many unknown codes from this account or
+ * address; `not_found` for a code that is unknown, expired, or already decided.
  */
-export type DeviceLookup = { ok: true; request: PendingDevice } | { ok: false; reason: 'not_found' | 'throttled' };
+export type DeviceLookup =
+  { ok: true; request: PendingDevice } | { ok: false; reason: 'not_found' } | ({ ok: false } & DeviceThrottled);
+
+/**
+ * Counts a guess at a user code before it is checked, as sign-ins are counted (concurrent guesses
+ * cannot slip past the limit): under the account's `device:` key and the address's sign-in key.
+ * The caller forgets it when the code turns out right.
+ */
+async function countGuess(
+  sql: Sql,
+  accountId: string,
+  address: string,
+  at: Date,
+): Promise<{ ids: string[]; since: Date } | DeviceThrottled> {
+  const since = new Date(at.getTime() - THROTTLE_WINDOW_MS);
+  const attempt = await countAttempt(
+    sql,
+    [
+      { key: `device:${accountId}`, limit: USER_CODE_GUESSES },
+      { key: addressThrottleKey(address), limit: THROTTLE_PER_ADDRESS },
+    ],
+    at,
+    since,
+  );
+  if ('retryAt' in attempt) return { reason: 'throttled', retryAfterSeconds: secondsUntil(attempt.retryAt, at) };
+  return { ids: attempt.ids, since };
+}
 
 /** The pending request of a typed user code (any case, hyphen and spaces ignored), as people read it. */
-export async function lookUpDevice(sql: Sql, accountId: string, typed: string, at: Date): Promise<DeviceLookup> {
+export async function lookUpDevice(
+  sql: Sql,
+  accountId: string,
+  typed: string,
+  at: Date,
+  address: string,
+): Promise<DeviceLookup> {
   if (!isUuid(accountId)) return { ok: false, reason: 'not_found' };
-  const since = new Date(at.getTime() - THROTTLE_WINDOW_MS);
-  // Counted before the look-up, as sign-ins are: concurrent guesses cannot slip past the limit.
-  const attempt = await countAttempt(sql, [{ key: `device:${accountId}`, limit: USER_CODE_GUESSES }], at, since);
-  if ('retryAt' in attempt) return { ok: false, reason: 'throttled' };
+  const guess = await countGuess(sql, accountId, address, at);
+  if ('reason' in guess) return { ok: false, ...guess };
   const failures = new SignInFailureRepository(sql);
   const code = parseUserCode(typed);
   const request = code === undefined ? undefined : await new DeviceAuthorizationRepository(sql).pending(code);
   if (request === undefined) {
-    await failures.prune(since);
+    await failures.prune(guess.since);
     return { ok: false, reason: 'not_found' };
   }
-  await failures.forget(attempt.ids);
+  await failures.forget(guess.ids);
   return { ok: true, request: { ...request, userCode: formatUserCode(request.userCode) } };
 }
 
-/** `forbidden`: the account is not a member of that organization. */
-export type DeviceDecision = 'approved' | 'denied' | 'not_found' | 'forbidden';
+/**
+ * `not_found`: the code is unknown, expired, or decided already (by anyone), alike;
+ * `forbidden`: approving for an organization the account is not a member of, whatever the code
+ * (so that neither answer tells whether a code is live); `throttled`: too many refused decisions
+ * and unknown codes, from this account or address.
+ */
+export type DeviceDecision = 'approved' | 'denied' | 'not_found' | 'forbidden' | DeviceThrottled;
 
-/** Approves a pending request for one of the account's organizations, or denies it. */
+/**
+ * Approves a pending request for one of the account's organizations, or denies it. Every
+ * decision is counted as a guess at its code before anything is looked up; only one that decides
+ * a request is forgotten (the limits are the verification page's).
+ */
 export async function decideDevice(
   sql: Sql,
   accountId: string,
   typed: string,
   decision: { approve: true; organizationId: string } | { approve: false },
+  at: Date,
+  address: string,
 ): Promise<DeviceDecision> {
+  if (!isUuid(accountId)) return 'not_found';
+  const guess = await countGuess(sql, accountId, address, at);
+  if ('reason' in guess) return guess;
   const code = parseUserCode(typed);
-  if (!isUuid(accountId) || code === undefined) return 'not_found';
-  if (decision.approve && !isUuid(decision.organizationId)) return 'forbidden';
-  const decided = await new DeviceAuthorizationRepository(sql).decide(code, accountId, decision);
-  if (decided !== 'done') return decided;
+  const decided =
+    code === undefined
+      ? 'not_found'
+      : decision.approve && !isUuid(decision.organizationId)
+        ? 'forbidden'
+        : await new DeviceAuthorizationRepository(sql).decide(code, accountId, decision);
+  const failures = new SignInFailureRepository(sql);
+  if (decided !== 'done') {
+    await failures.prune(guess.since);
+    return decided;
+  }
+  await failures.forget(guess.ids);
   return decision.approve ? 'approved' : 'denied';
 }

@@ -10,6 +10,7 @@ export {
   startDeviceAuthorization,
   USER_CODE_GUESSES,
   type DeviceDecision,
+  type DeviceThrottled,
   type DeviceLoginTiming,
   type DeviceLookup,
   type PollOutcome,

@@ -86,8 +86,8 @@ export class DeviceAuthorizationRepository {
 
   /**
    * Approves a pending request for an organization the account belongs to, or denies it.
-   * `forbidden`: not a member (checked in the same statement). Only a pending, unexpired request
-   * is decided, once.
+   * `forbidden`: not a member (checked in the same statement), whatever the code. Only a pending,
+   * unexpired request is decided, once.
    */
   async decide(
     userCode: string,
@@ -108,7 +108,8 @@ export class DeviceAuthorizationRepository {
       )
       select exists (select 1 from decided) as decided, exists (select 1 from member) as member`;
     if (row?.decided) return 'done';
-    if (decision.approve && !row?.member && (await this.pending(userCode)) !== undefined) return 'forbidden';
+    // Whether the code is live or not: answering `forbidden` for live codes only would tell which are.
+    if (decision.approve && !row?.member) return 'forbidden';
     return 'not_found';
   }
 

@@ -41,7 +41,8 @@ export function peopleStore(sql: Sql, options: DashboardStoreOptions = {}): Peop
     changeRole: (accountId, organizationId, memberId, role) =>
       changeRole(sql, accountId, organizationId, memberId, role),
     leaveOrganization: (accountId, organizationId) => leaveOrganization(sql, accountId, organizationId),
-    changePassword: (sessionSecret, current, next) => changePassword(sql, sessions, sessionSecret, current, next),
+    changePassword: (sessionSecret, current, next, address) =>
+      changePassword(sql, sessions, sessionSecret, current, next, address),
     createOrganization: (sessionSecret, organization) => createOrganization(sql, sessions, sessionSecret, organization),
   };
 }

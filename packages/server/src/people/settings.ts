@@ -2,16 +2,27 @@ import type { Sql } from 'postgres';
 import { AuditRepository } from '../audit/index.js';
 import { MemberRepository } from './sql/members.js';
 import { createOrganization as newOrganization } from '../projects/index.js';
-import { acceptablePassword, PASSWORD_LENGTH } from '@hub/schemas';
+import { acceptablePassword, normalizeEmail, PASSWORD_LENGTH } from '@hub/schemas';
 import { organizationInput } from './input.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { secretDigest } from './secrets.js';
+import {
+  addressThrottleKey,
+  countAttempt,
+  secondsUntil,
+  THROTTLE_PER_ACCOUNT,
+  THROTTLE_PER_ADDRESS,
+  THROTTLE_WINDOW_MS,
+} from './sign-in.js';
+import { SignInFailureRepository } from './sql/sign-in-failures.js';
 import type { Sessions } from './sessions.js';
 import type { CreatedOrganization, PasswordChange } from '../dashboard/types.js';
 
 /**
  * Checks the current password, then sets the new one and ends every other session of the
- * account in one transaction; the session that asked stays.
+ * account in one transaction; the session that asked stays. A wrong current password is a failed
+ * sign-in (the account's and the address's keys, counted before the check): past the limits the
+ * answer is `throttled`, the password unchecked, so a stolen session cannot guess it.
  */
 export async function changePassword(
   sql: Sql,
@@ -19,13 +30,32 @@ export async function changePassword(
   sessionSecret: string,
   current: string,
   next: string,
+  address: string,
 ): Promise<PasswordChange> {
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
   if (!acceptablePassword(next)) return 'invalid_input';
+  const accountKey = `account:${normalizeEmail(view.account.email)}`;
+  const now = sessions.now();
+  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+  const attempt = await countAttempt(
+    sql,
+    [
+      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
+      { key: addressThrottleKey(address), limit: THROTTLE_PER_ADDRESS },
+    ],
+    now,
+    since,
+  );
+  if ('retryAt' in attempt) return { reason: 'throttled', retryAfterSeconds: secondsUntil(attempt.retryAt, now) };
+  const failures = new SignInFailureRepository(sql);
   const stored = await new MemberRepository(sql).passwordHash(view.account.id);
-  if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored)))
+  if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored))) {
+    await failures.prune(since);
     return 'wrong_password';
+  }
+  await failures.clear(accountKey);
+  await failures.forget(attempt.ids);
   const passwordHash = await hashPassword(next);
   await sql.begin(async (tx) => {
     const repository = new MemberRepository(tx);

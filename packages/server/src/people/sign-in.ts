@@ -35,8 +35,7 @@ export async function signIn(
   const normalized = normalizeEmail(email);
   const accountKey = `account:${normalized}`;
   const from = normalizeAddress(address);
-  // Counted as the hub's other throttles count an address (IPv6 by its /64); recorded in full.
-  const addressKey = `address:${throttledAddress(address)}`;
+  const addressKey = addressThrottleKey(address);
   const now = sessions.now();
   const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
   const attempt = await countAttempt(
@@ -53,7 +52,7 @@ export async function signIn(
     return {
       ok: false,
       reason: 'throttled',
-      retryAfterSeconds: Math.max(1, Math.ceil((attempt.retryAt.getTime() - now.getTime()) / 1000)),
+      retryAfterSeconds: secondsUntil(attempt.retryAt, now),
     };
   const failures = new SignInFailureRepository(sql);
   const accounts = new AccountRepository(sql);
@@ -89,6 +88,19 @@ export function countAttempt(
   since: Date,
 ): Promise<{ ids: string[] } | { retryAt: Date }> {
   return sql.begin((tx) => new SignInFailureRepository(tx).recordUnlessOver(keys, at, since));
+}
+
+/**
+ * The throttle's key of an address: counted as the hub's other throttles count one (IPv6 by its
+ * /64). Sign-ins, current passwords, and device codes typed or decided share it.
+ */
+export function addressThrottleKey(address: string): string {
+  return `address:${throttledAddress(address)}`;
+}
+
+/** Retry-After of a throttled guess: whole seconds until `retryAt`, at least 1. */
+export function secondsUntil(retryAt: Date, now: Date): number {
+  return Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
 }
 
 /** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */
