@@ -44,6 +44,21 @@ async function setUp(hub: Hub): Promise<string> {
   return cookieOf(await form(hub, '/setup', fields));
 }
 
+/** A new account made through the link; its session cookie. */
+async function join(hub: Hub, token: string, name: string, email: string): Promise<string> {
+  const joined = await form(hub, `/invitations/${token}`, { name, email, password: PASSWORD });
+  expect(joined.status).toBe(303);
+  return cookieOf(joined);
+}
+
+/** The account's role in acme, or undefined when it is no member. */
+async function roleIn(hub: Hub, id: string): Promise<string | undefined> {
+  const [row] = await hub.sql`
+    select m.role from organization_members m join organizations o on o.id = m.organization_id
+    where o.slug = 'acme' and m.account_id = ${id}`;
+  return row?.role as string | undefined;
+}
+
 async function invite(hub: Hub, cookie: string, role: 'owner' | 'member'): Promise<string> {
   const created = await form(hub, '/members/invitations', { role }, cookie);
   expect(created.status).toBe(201);
@@ -196,6 +211,154 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect((await form(hub, '/organization', { slug: 'acme' }, owner)).status).toBe(303);
     expect(await (await page(hub, '/keys', owner)).text()).toContain('Keys of <strong>Acme &lt;script>');
   });
+
+  // Issue 24, finding 1: an invitation ends with its inviter's removal or demotion.
+  it('ends an owner invitation with its inviter: removed, Dave cannot come back by his own link; demoted, Eve’s link is dead', async () => {
+    const dave = await join(hub, await invite(hub, owner, 'owner'), 'Dave', 'dave@example.com');
+    const daveId = await accountId(hub, 'dave@example.com');
+    const comeback = await invite(hub, dave, 'owner');
+    expect((await form(hub, `/members/${daveId}/remove`, {}, owner)).status).toBe(303);
+    expect((await page(hub, `/invitations/${comeback}`, dave)).status).toBe(410);
+    const accepted = await form(hub, `/invitations/${comeback}`, {}, dave);
+    expect(accepted.status).toBe(410);
+    expect(await accepted.text()).toContain('no longer works');
+    expect(await roleIn(hub, daveId)).toBeUndefined();
+
+    const eve = await join(hub, await invite(hub, owner, 'owner'), 'Eve', 'eve@example.com');
+    const eveId = await accountId(hub, 'eve@example.com');
+    const eves = await invite(hub, eve, 'owner');
+    expect((await form(hub, `/members/${eveId}/role`, { role: 'member' }, owner)).status).toBe(303);
+    const taken = await form(hub, `/invitations/${eves}`, {
+      name: 'Fay',
+      email: 'fay@example.com',
+      password: PASSWORD,
+    });
+    expect(taken.status).toBe(410);
+    expect(await accountId(hub, 'fay@example.com')).toBe('');
+    expect(await roleIn(hub, eveId)).toBe('member');
+
+    const ada = await accountId(hub, 'ada@example.com');
+    const ended = await hub.sql`
+      select e.account_id as actor, e.subject->>'reason' as reason, e.subject->>'invitedById' as inviter
+      from audit_events e where e.kind = 'invitation.revoked' and e.subject->>'invitedById' in (${daveId}, ${eveId})`;
+    expect(ended.map((row) => ({ ...row }))).toEqual(
+      expect.arrayContaining([
+        { actor: ada, reason: 'inviter_removed', inviter: daveId },
+        { actor: ada, reason: 'inviter_demoted', inviter: eveId },
+      ]),
+    );
+    expect(ended).toHaveLength(2);
+  });
+
+  it('lists the live invitations on the members page; owners revoke them there, members neither see nor forge it', async () => {
+    const token = await invite(hub, owner, 'member');
+    const [row] =
+      await hub.sql`select id from invitations where digest = ${createHash('sha256').update(token).digest()}`;
+    const id = row?.id as string;
+    const revoke = `/members/invitations/${id}/revoke`;
+    const listed = await (await page(hub, '/members', owner)).text();
+    expect(listed).toContain('Open invitations');
+    expect(listed).toContain(`action="${revoke}"`);
+    expect(listed).toMatch(/<td data-label="Invited by">Ada &lt;script>/);
+
+    const gus = await join(hub, await invite(hub, owner, 'member'), 'Gus', 'gus@example.com');
+    const seen = await (await page(hub, '/members', gus)).text();
+    expect(seen).toContain('Open invitations');
+    expect(seen).toContain('data-label="Invited by"');
+    expect(seen).not.toContain('/revoke"');
+    expect((await form(hub, revoke, {}, gus)).status).toBe(403);
+    const crossSite = await fetch(`${hub.url}${revoke}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie: owner },
+      body: '',
+    });
+    expect(crossSite.status).toBe(403);
+    expect((await page(hub, `/invitations/${token}`)).status).toBe(200);
+
+    const revoked = await form(hub, revoke, {}, owner);
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/members');
+    expect(await (await page(hub, '/members', owner)).text()).not.toContain(revoke);
+    expect((await form(hub, revoke, {}, owner)).status).toBe(404);
+    expect((await page(hub, `/invitations/${token}`)).status).toBe(410);
+    const late = await form(hub, `/invitations/${token}`, {
+      name: 'Hal',
+      email: 'hal@example.com',
+      password: PASSWORD,
+    });
+    expect(late.status).toBe(410);
+    expect(await accountId(hub, 'hal@example.com')).toBe('');
+
+    const ada = await accountId(hub, 'ada@example.com');
+    const gusId = await accountId(hub, 'gus@example.com');
+    const events = await hub.sql`
+      select kind, account_id as actor, subject from audit_events
+      where kind like 'invitation.%' and (subject->>'invitationId' = ${id} or account_id = ${gusId})`;
+    const kinds = events.map((event) => [event.kind, event.actor]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['invitation.created', ada],
+        ['invitation.revoked', ada],
+        ['invitation.accepted', gusId],
+      ]),
+    );
+    expect(events.find((event) => event.kind === 'invitation.revoked')?.subject).toMatchObject({ role: 'member' });
+  });
+
+  // Issue 24, finding 9: the sign-up form of a link does not tell whether an e-mail has an account.
+  it('answers a sign-up with an account’s e-mail as a sign-in: a wrong password as a wrong sign-in, throttled alike; the right one joins', async () => {
+    const token = await invite(hub, owner, 'member');
+    const signIn = await form(hub, '/sign-in', { email: 'eve@example.com', password: 'not the right password' });
+    const signInText = await signIn.text();
+    expect(signIn.status).toBe(401);
+    const wrong = await form(hub, `/invitations/${token}`, {
+      name: 'Someone',
+      email: 'eve@example.com',
+      password: 'not the right password',
+    });
+    expect(wrong.status).toBe(signIn.status);
+    const wrongText = await wrong.text();
+    const message = 'The e-mail address or the password is wrong.';
+    expect(signInText).toContain(message);
+    expect(wrongText).toContain(message);
+    expect(wrongText).not.toMatch(/exists/i);
+    const [live] =
+      await hub.sql`select count(*)::int as n from invitations where digest = ${createHash('sha256').update(token).digest()} and consumed_at is null`;
+    expect(live?.n).toBe(1);
+    const [counted] =
+      await hub.sql`select count(*)::int as n from sign_in_failures where key = 'account:eve@example.com'`;
+    expect(counted?.n).toBe(2);
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      await form(hub, `/invitations/${token}`, {
+        name: 'S',
+        email: 'eve@example.com',
+        password: 'still not right, no',
+      });
+    const throttled = await form(hub, '/sign-in', { email: 'eve@example.com', password: PASSWORD });
+    expect(throttled.status).toBe(429);
+    const throttledUp = await form(hub, `/invitations/${token}`, {
+      name: 'S',
+      email: 'eve@example.com',
+      password: PASSWORD,
+    });
+    expect(throttledUp.status).toBe(429);
+    expect(await throttledUp.text()).toContain('Too many failed sign-ins');
+
+    const daveId = await accountId(hub, 'dave@example.com');
+    const joined = await form(hub, `/invitations/${token}`, {
+      name: 'Not Dave’s name',
+      email: 'Dave@Example.com',
+      password: PASSWORD,
+    });
+    expect(joined.status).toBe(303);
+    expect(joined.headers.get('location')).toBe('/keys');
+    const dave = cookieOf(joined);
+    expect((await page(hub, '/keys', dave)).status).toBe(200);
+    expect(await roleIn(hub, daveId)).toBe('member');
+    const [named] = await hub.sql`select name from accounts where id = ${daveId}`;
+    expect(named?.name).toBe('Dave');
+  });
 });
 
 describe.skipIf(!browsable).each(databases)('members in a browser, on the %s database', (kind) => {
@@ -243,7 +406,14 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
     await memberContext.close();
 
     await ownerPage.goto(`${hub.url}/members`);
+    await ownerPage.check('form[action="/members/invitations"] input[value=owner]');
+    await Promise.all([
+      ownerPage.waitForLoadState(),
+      ownerPage.click('form[action="/members/invitations"] button[type=submit]'),
+    ]);
+    await ownerPage.goto(`${hub.url}/members`);
     expect(await ownerPage.textContent('main')).toContain('Mia Member');
+    expect(await ownerPage.locator('table.invitations tbody tr').count()).toBe(1);
     await shoot(ownerPage, 'members');
     await Promise.all([ownerPage.waitForURL(/\/account$/), ownerPage.click('a.account')]);
     await shoot(ownerPage, 'account');

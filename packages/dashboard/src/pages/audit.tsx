@@ -22,6 +22,9 @@ const WHAT: Record<string, string> = {
   'cli_credential.created': 'CLI login approved',
   'cli_credential.revoked': 'CLI login revoked',
   'run.cancelled': 'Run cancelled',
+  'invitation.created': 'Invitation created',
+  'invitation.accepted': 'Invitation accepted',
+  'invitation.revoked': 'Invitation revoked',
 };
 
 const text = (value: unknown): string | undefined =>
@@ -121,6 +124,8 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('version', subject.version);
   add('daemon', subject.daemon);
   add('role', subject.role);
+  add('invited by', subject.invitedBy);
+  add('reason', subject.reason);
   add('host', subject.host);
   add('run', subject.runId);
   add('from', event.address);

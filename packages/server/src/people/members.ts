@@ -89,6 +89,7 @@ async function changeMembership(
     if (rule.demotes && owners.length === 1 && owners[0] === memberId) return 'last_owner';
     const audit = new AuditRepository(tx);
     if (!(await change(repository))) return 'not_found';
+    if (rule.demotes) await repository.endInvitationsOf(organizationId, memberId, accountId, rule.event.kind);
     await audit.memberEvent(
       organizationId,
       rule.event.kind,
