@@ -242,6 +242,7 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect(await endedBy(hub, daveId)).toEqual([
       { actor: await accountId(hub, 'ada@example.com'), reason: 'inviter_removed' },
     ]);
+    expect(await (await page(hub, '/audit', owner)).text()).toContain('inviter removed or left');
   });
 
   it('ends an owner invitation with its inviter’s demotion: Eve’s link, passed on, makes nobody an owner', async () => {
@@ -421,10 +422,19 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
       ownerPage.waitForLoadState(),
       ownerPage.click('form[action="/members/invitations"] button[type=submit]'),
     ]);
+    const ownerLink = await ownerPage.inputValue('#invitation-link');
     await ownerPage.goto(`${hub.url}/members`);
     expect(await ownerPage.textContent('main')).toContain('Mia Member');
     expect(await ownerPage.locator('table.invitations tbody tr').count()).toBe(1);
     await shoot(ownerPage, 'members');
+    await Promise.all([ownerPage.waitForURL(/\/members$/), ownerPage.click('table.invitations button[type=submit]')]);
+    expect(await ownerPage.locator('table.invitations').count()).toBe(0);
+    await ownerPage.goto(`${hub.url}/audit`);
+    expect(await ownerPage.textContent('main')).toContain('Invitation revoked');
+    await shoot(ownerPage, 'audit-invitations');
+    const ended = await ownerPage.goto(ownerLink);
+    expect(ended?.status()).toBe(410);
+    await shoot(ownerPage, 'invitation-ended');
     await Promise.all([ownerPage.waitForURL(/\/account$/), ownerPage.click('a.account')]);
     await shoot(ownerPage, 'account');
     await ownerContext.close();

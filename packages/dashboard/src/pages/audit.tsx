@@ -27,6 +27,12 @@ const WHAT: Record<string, string> = {
   'invitation.revoked': 'Invitation revoked',
 };
 
+/** Why an invitation ended with its inviter (invitation.revoked). */
+const REASONS: Record<string, string> = {
+  inviter_removed: 'inviter removed or left',
+  inviter_demoted: 'inviter no longer an owner',
+};
+
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 
@@ -125,7 +131,7 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('daemon', subject.daemon);
   add('role', subject.role);
   add('invited by', subject.invitedBy);
-  add('reason', subject.reason);
+  add('reason', REASONS[String(subject.reason)] ?? subject.reason);
   add('host', subject.host);
   add('run', subject.runId);
   add('from', event.address);
