@@ -10,6 +10,10 @@ import {
   passwordIssue,
 } from '@hub/schemas';
 
+/** A refused sign-in's words, also those of an invitation's sign-up with an account's e-mail and another password. */
+export const SIGN_IN_WRONG = 'The e-mail address or the password is wrong.';
+export const SIGN_IN_THROTTLED = 'Too many failed sign-ins: wait a few minutes, then try again.';
+
 /** One text field of a urlencoded body (the first, when it came twice); '' when absent. */
 export function field(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];

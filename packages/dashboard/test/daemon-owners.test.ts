@@ -50,7 +50,9 @@ describe('who enrolled each daemon, and what a removal retires, on a real hub', 
         contentType: 'application/x-www-form-urlencoded',
       });
     const started = await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
-    expect(await dashboardStore(hub.sql).approveDevice(account, started.body.user_code, orgId)).toBe('approved');
+    expect(await dashboardStore(hub.sql).approveDevice(account, started.body.user_code, orgId, '127.0.0.1')).toBe(
+      'approved',
+    );
     const token = await post('/oauth/token', {
       grant_type: GRANT,
       device_code: started.body.device_code,

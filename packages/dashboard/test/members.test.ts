@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../server/src/people/passwords.js';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { databases, hubOn } from '../../server/test/support/hub.js';
 
@@ -42,6 +43,36 @@ async function setUp(hub: Hub): Promise<string> {
     organizationName: `Acme ${HOSTILE}`,
   };
   return cookieOf(await form(hub, '/setup', fields));
+}
+
+/** A new account made through the link; its session cookie. */
+async function join(hub: Hub, token: string, name: string, email: string): Promise<string> {
+  const joined = await form(hub, `/invitations/${token}`, { name, email, password: PASSWORD });
+  expect(joined.status).toBe(303);
+  return cookieOf(joined);
+}
+
+/** An account of no organization, made in the database; its id. */
+async function account(hub: Hub, name: string, email: string): Promise<string> {
+  const [row] = await hub.sql`
+    insert into accounts (email, name, password_hash) values (${email}, ${name}, ${await hashPassword(PASSWORD)}) returning id`;
+  return row?.id as string;
+}
+
+/** The actor and reason of the invitation.revoked events of the inviter's invitations. */
+async function endedBy(hub: Hub, inviterId: string): Promise<{ actor: string; reason: string }[]> {
+  const rows = await hub.sql<{ actor: string; reason: string }[]>`
+    select account_id as actor, subject->>'reason' as reason from audit_events
+    where kind = 'invitation.revoked' and subject->>'invitedById' = ${inviterId}`;
+  return rows.map((row) => ({ actor: row.actor, reason: row.reason }));
+}
+
+/** The account's role in acme, or undefined when it is no member. */
+async function roleIn(hub: Hub, id: string): Promise<string | undefined> {
+  const [row] = await hub.sql`
+    select m.role from organization_members m join organizations o on o.id = m.organization_id
+    where o.slug = 'acme' and m.account_id = ${id}`;
+  return row?.role as string | undefined;
 }
 
 async function invite(hub: Hub, cookie: string, role: 'owner' | 'member'): Promise<string> {
@@ -196,6 +227,149 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect((await form(hub, '/organization', { slug: 'acme' }, owner)).status).toBe(303);
     expect(await (await page(hub, '/keys', owner)).text()).toContain('Keys of <strong>Acme &lt;script>');
   });
+
+  // Issue 24, finding 1: an invitation ends with its inviter's removal or demotion.
+  it('ends an owner invitation with its inviter’s removal: Dave, removed, cannot come back as owner by his own link', async () => {
+    const dave = await join(hub, await invite(hub, owner, 'owner'), 'Dave', 'dave@example.com');
+    const daveId = await accountId(hub, 'dave@example.com');
+    const comeback = await invite(hub, dave, 'owner');
+    expect((await form(hub, `/members/${daveId}/remove`, {}, owner)).status).toBe(303);
+    const accepted = await form(hub, `/invitations/${comeback}`, {}, dave);
+    expect(await roleIn(hub, daveId)).toBeUndefined();
+    expect(accepted.status).toBe(410);
+    expect(await accepted.text()).toContain('no longer works');
+    expect((await page(hub, `/invitations/${comeback}`, dave)).status).toBe(410);
+    expect(await endedBy(hub, daveId)).toEqual([
+      { actor: await accountId(hub, 'ada@example.com'), reason: 'inviter_removed' },
+    ]);
+    expect(await (await page(hub, '/audit', owner)).text()).toContain('inviter removed or left');
+  });
+
+  it('ends an owner invitation with its inviter’s demotion: Eve’s link, passed on, makes nobody an owner', async () => {
+    const eve = await join(hub, await invite(hub, owner, 'owner'), 'Eve', 'eve@example.com');
+    const eveId = await accountId(hub, 'eve@example.com');
+    const eves = await invite(hub, eve, 'owner');
+    expect((await form(hub, `/members/${eveId}/role`, { role: 'member' }, owner)).status).toBe(303);
+    const taken = await form(hub, `/invitations/${eves}`, {
+      name: 'Fay',
+      email: 'fay@example.com',
+      password: PASSWORD,
+    });
+    expect(taken.status).toBe(410);
+    expect(await accountId(hub, 'fay@example.com')).toBe('');
+    expect(await roleIn(hub, eveId)).toBe('member');
+    expect(await endedBy(hub, eveId)).toEqual([
+      { actor: await accountId(hub, 'ada@example.com'), reason: 'inviter_demoted' },
+    ]);
+  });
+
+  it('lists the live invitations on the members page; owners revoke them there, members neither see nor forge it', async () => {
+    const token = await invite(hub, owner, 'member');
+    const [row] =
+      await hub.sql`select id from invitations where digest = ${createHash('sha256').update(token).digest()}`;
+    const id = row?.id as string;
+    const revoke = `/members/invitations/${id}/revoke`;
+    const listed = await (await page(hub, '/members', owner)).text();
+    expect(listed).toContain('Open invitations');
+    expect(listed).toContain(`action="${revoke}"`);
+    expect(listed).toMatch(/<td data-label="Invited by">Ada &lt;script>/);
+
+    const gus = await join(hub, await invite(hub, owner, 'member'), 'Gus', 'gus@example.com');
+    const seen = await (await page(hub, '/members', gus)).text();
+    expect(seen).toContain('Open invitations');
+    expect(seen).toContain('data-label="Invited by"');
+    expect(seen).not.toContain('/revoke"');
+    expect((await form(hub, revoke, {}, gus)).status).toBe(403);
+    const crossSite = await fetch(`${hub.url}${revoke}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie: owner },
+      body: '',
+    });
+    expect(crossSite.status).toBe(403);
+    expect((await page(hub, `/invitations/${token}`)).status).toBe(200);
+
+    const revoked = await form(hub, revoke, {}, owner);
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/members');
+    expect(await (await page(hub, '/members', owner)).text()).not.toContain(revoke);
+    expect((await form(hub, revoke, {}, owner)).status).toBe(404);
+    expect((await page(hub, `/invitations/${token}`)).status).toBe(410);
+    const late = await form(hub, `/invitations/${token}`, {
+      name: 'Hal',
+      email: 'hal@example.com',
+      password: PASSWORD,
+    });
+    expect(late.status).toBe(410);
+    expect(await accountId(hub, 'hal@example.com')).toBe('');
+
+    const ada = await accountId(hub, 'ada@example.com');
+    const gusId = await accountId(hub, 'gus@example.com');
+    const events = await hub.sql`
+      select kind, account_id as actor, subject from audit_events
+      where kind like 'invitation.%' and (subject->>'invitationId' = ${id} or account_id = ${gusId})`;
+    const kinds = events.map((event) => [event.kind, event.actor]);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ['invitation.created', ada],
+        ['invitation.revoked', ada],
+        ['invitation.accepted', gusId],
+      ]),
+    );
+    expect(events.find((event) => event.kind === 'invitation.revoked')?.subject).toMatchObject({ role: 'member' });
+  });
+
+  // Issue 24, finding 9: the sign-up form of a link does not tell whether an e-mail has an account.
+  it('answers a sign-up with an account’s e-mail as a sign-in: a wrong password as a wrong sign-in, throttled alike; the right one joins', async () => {
+    // Ivy has an account, but not in acme; Jo's e-mail too, for the throttle.
+    const ivyId = await account(hub, 'Ivy', 'ivy@example.com');
+    await account(hub, 'Jo', 'jo@example.com');
+    const token = await invite(hub, owner, 'member');
+    const signIn = await form(hub, '/sign-in', { email: 'ivy@example.com', password: 'not the right password' });
+    const signInText = await signIn.text();
+    expect(signIn.status).toBe(401);
+    const wrong = await form(hub, `/invitations/${token}`, {
+      name: 'Someone',
+      email: 'ivy@example.com',
+      password: 'not the right password',
+    });
+    expect(wrong.status).toBe(signIn.status);
+    const wrongText = await wrong.text();
+    const message = 'The e-mail address or the password is wrong.';
+    expect(signInText).toContain(message);
+    expect(wrongText).toContain(message);
+    expect(wrongText).not.toMatch(/exists/i);
+    const digest = createHash('sha256').update(token).digest();
+    const [live] =
+      await hub.sql`select count(*)::int as n from invitations where digest = ${digest} and consumed_at is null`;
+    expect(live?.n).toBe(1);
+    const [counted] =
+      await hub.sql`select count(*)::int as n from sign_in_failures where key = 'account:ivy@example.com'`;
+    expect(counted?.n).toBe(2);
+
+    for (let attempt = 0; attempt < 5; attempt += 1)
+      await form(hub, `/invitations/${token}`, { name: 'S', email: 'jo@example.com', password: 'still not right, no' });
+    expect((await form(hub, '/sign-in', { email: 'jo@example.com', password: PASSWORD })).status).toBe(429);
+    const throttled = await form(hub, `/invitations/${token}`, {
+      name: 'S',
+      email: 'jo@example.com',
+      password: PASSWORD,
+    });
+    expect(throttled.status).toBe(429);
+    expect(await throttled.text()).toContain('Too many failed sign-ins');
+
+    const joined = await form(hub, `/invitations/${token}`, {
+      name: 'Not Ivy’s name',
+      email: 'Ivy@Example.com',
+      password: PASSWORD,
+    });
+    expect(joined.status).toBe(303);
+    expect(joined.headers.get('location')).toBe('/keys');
+    expect((await page(hub, '/keys', cookieOf(joined))).status).toBe(200);
+    expect(await roleIn(hub, ivyId)).toBe('member');
+    const [named] = await hub.sql`select name from accounts where id = ${ivyId}`;
+    expect(named?.name).toBe('Ivy');
+  });
 });
 
 describe.skipIf(!browsable).each(databases)('members in a browser, on the %s database', (kind) => {
@@ -243,8 +417,24 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
     await memberContext.close();
 
     await ownerPage.goto(`${hub.url}/members`);
+    await ownerPage.check('form[action="/members/invitations"] input[value=owner]');
+    await Promise.all([
+      ownerPage.waitForLoadState(),
+      ownerPage.click('form[action="/members/invitations"] button[type=submit]'),
+    ]);
+    const ownerLink = await ownerPage.inputValue('#invitation-link');
+    await ownerPage.goto(`${hub.url}/members`);
     expect(await ownerPage.textContent('main')).toContain('Mia Member');
+    expect(await ownerPage.locator('table.invitations tbody tr').count()).toBe(1);
     await shoot(ownerPage, 'members');
+    await Promise.all([ownerPage.waitForURL(/\/members$/), ownerPage.click('table.invitations button[type=submit]')]);
+    expect(await ownerPage.locator('table.invitations').count()).toBe(0);
+    await ownerPage.goto(`${hub.url}/audit`);
+    expect(await ownerPage.textContent('main')).toContain('Invitation revoked');
+    await shoot(ownerPage, 'audit-invitations');
+    const ended = await ownerPage.goto(ownerLink);
+    expect(ended?.status()).toBe(410);
+    await shoot(ownerPage, 'invitation-ended');
     await Promise.all([ownerPage.waitForURL(/\/account$/), ownerPage.click('a.account')]);
     await shoot(ownerPage, 'account');
     await ownerContext.close();

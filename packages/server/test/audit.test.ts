@@ -210,11 +210,11 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
 
     const invitation = await store.createInvitation(ownerId, organizationId, 'member');
     if (!invitation.ok) throw new Error('invitation refused');
-    const joined = await store.acceptInvitationAsNewAccount(invitation.token, {
-      name: 'Bob',
-      email: 'bob@example.com',
-      password: PASSWORD,
-    });
+    const joined = await store.acceptInvitationAsNewAccount(
+      invitation.token,
+      { name: 'Bob', email: 'bob@example.com', password: PASSWORD },
+      '192.0.2.7',
+    );
     expect(joined.ok).toBe(true);
     const [bob] = await hub.sql<{ id: string }[]>`select id from accounts where email = 'bob@example.com'`;
     const bobId = (bob as { id: string }).id;
@@ -225,11 +225,11 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     if (!second.ok) throw new Error('invitation refused');
     expect(
       (
-        await store.acceptInvitationAsNewAccount(second.token, {
-          name: 'Cy',
-          email: 'cy@example.com',
-          password: PASSWORD,
-        })
+        await store.acceptInvitationAsNewAccount(
+          second.token,
+          { name: 'Cy', email: 'cy@example.com', password: PASSWORD },
+          '192.0.2.7',
+        )
       ).ok,
     ).toBe(true);
     const [cy] = await hub.sql<{ id: string }[]>`select id from accounts where email = 'cy@example.com'`;

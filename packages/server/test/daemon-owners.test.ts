@@ -69,7 +69,7 @@ describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
   const login = async (account: string): Promise<string> => {
     const started = await form('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
     expect(started.status, started.text).toBe(200);
-    expect(await store.approveDevice(account, started.body.user_code, orgId)).toBe('approved');
+    expect(await store.approveDevice(account, started.body.user_code, orgId, '127.0.0.1')).toBe('approved');
     const token = await form('/oauth/token', {
       grant_type: GRANT,
       device_code: started.body.device_code,

@@ -22,6 +22,15 @@ const WHAT: Record<string, string> = {
   'cli_credential.created': 'CLI login approved',
   'cli_credential.revoked': 'CLI login revoked',
   'run.cancelled': 'Run cancelled',
+  'invitation.created': 'Invitation created',
+  'invitation.accepted': 'Invitation accepted',
+  'invitation.revoked': 'Invitation revoked',
+};
+
+/** Why an invitation ended with its inviter (invitation.revoked). */
+const REASONS: Record<string, string> = {
+  inviter_removed: 'inviter removed or left',
+  inviter_demoted: 'inviter no longer an owner',
 };
 
 const text = (value: unknown): string | undefined =>
@@ -121,6 +130,8 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('version', subject.version);
   add('daemon', subject.daemon);
   add('role', subject.role);
+  add('invited by', subject.invitedBy);
+  add('reason', REASONS[String(subject.reason)] ?? subject.reason);
   add('host', subject.host);
   add('run', subject.runId);
   add('from', event.address);

@@ -91,7 +91,8 @@ export function InvitationPage({
               <button type="submit">Create the account and join</button>
             </form>
             <p class="muted">
-              Have an account already? <a href="/sign-in">Sign in</a>, then open this link again.
+              Have an account already? Enter its e-mail and password above to join with it (its name stays as it is), or{' '}
+              <a href="/sign-in">sign in</a>, then open this link again.
             </p>
           </>
         )}

@@ -1,6 +1,6 @@
 // The data of the members, invitation and account pages: plain values, loaded by the routes.
 import type { CliCredentialRow } from '../ports/cli-logins.js';
-import type { MemberRole, MemberRow } from '../ports/members.js';
+import type { InvitationRow, MemberRole, MemberRow } from '../ports/members.js';
 import type { SessionView } from '../store.js';
 
 export interface NoticeValue {
@@ -11,6 +11,8 @@ export interface NoticeValue {
 export interface MembersPageProps {
   session: SessionView;
   members: MemberRow[];
+  /** The organization's live invitations (not accepted, revoked or expired). */
+  invitations: InvitationRow[];
   /** 1-based; `next` says whether a further page exists. */
   page: number;
   next: boolean;

@@ -1,11 +1,11 @@
-import type { MemberRow } from '../ports/members.js';
+import type { InvitationRow, MemberRow } from '../ports/members.js';
 import { Pager } from './pager.js';
 import { formatTime } from './format.js';
 import { Layout, Notice } from './layout.js';
 import type { LeavePageProps, MembersPageProps, RemoveMemberPageProps } from './members-props.js';
 
 /** The organization's members; owners also invite, remove and change roles. */
-export function MembersPage({ session, members, page, next, notice }: MembersPageProps) {
+export function MembersPage({ session, members, invitations, page, next, notice }: MembersPageProps) {
   const current = session.current;
   if (!current) {
     return (
@@ -33,6 +33,7 @@ export function MembersPage({ session, members, page, next, notice }: MembersPag
         <MemberTable members={members} owner={owner} self={session.account.id} />
       )}
       <Pager path="/members" pages={{ page, more: next }} label="Pages of members" />
+      <Invitations invitations={invitations} owner={owner} />
       {owner ? <InviteForm /> : <p class="muted">Only owners invite, remove and change the roles of members.</p>}
       <h2>Leave</h2>
       <p>
@@ -100,6 +101,69 @@ function MemberActions({ member }: { member: MemberRow }) {
         Remove<span class="visually-hidden"> {member.name}</span>
       </a>
     </span>
+  );
+}
+
+/** The live invitations: who made each, its role, when; owners revoke them. */
+function Invitations({ invitations, owner }: { invitations: InvitationRow[]; owner: boolean }) {
+  return (
+    <section aria-labelledby="invitations">
+      <h2 id="invitations">Open invitations</h2>
+      {invitations.length === 0 ? (
+        <p class="empty">No open invitations: none waits to be accepted.</p>
+      ) : (
+        <table class="list invitations">
+          <thead>
+            <tr>
+              <th scope="col">Role</th>
+              <th scope="col">Invited by</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              {owner ? (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.map((invitation) => (
+              <tr key={invitation.id}>
+                <td data-label="Role">{invitation.role}</td>
+                <td data-label="Invited by">{invitation.invitedBy.name}</td>
+                <td data-label="Created">
+                  <time datetime={invitation.createdAt.toISOString()}>{formatTime(invitation.createdAt)}</time>
+                </td>
+                <td data-label="Expires">
+                  <time datetime={invitation.expiresAt.toISOString()}>{formatTime(invitation.expiresAt)}</time>
+                </td>
+                {owner ? (
+                  <td data-label="">
+                    <form
+                      class="inline"
+                      method="post"
+                      action={`/members/invitations/${encodeURIComponent(invitation.id)}/revoke`}
+                    >
+                      <button type="submit" class="danger">
+                        Revoke
+                        <span class="visually-hidden">
+                          {' '}
+                          the {invitation.role} invitation by {invitation.invitedBy.name}
+                        </span>
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p class="muted">
+        An invitation works until it is accepted, revoked or expires, and ends when whoever made it stops being an
+        owner.
+      </p>
+    </section>
   );
 }
 

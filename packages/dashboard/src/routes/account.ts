@@ -1,6 +1,6 @@
 import type { Response, Router } from 'express';
 import { clearedSessionCookie, sessionCookie } from '../cookies.js';
-import { field, setupProblem } from '../forms.js';
+import { field, setupProblem, SIGN_IN_THROTTLED, SIGN_IN_WRONG } from '../forms.js';
 import type { SetupInput } from '../forms.js';
 import {
   clientAddress,
@@ -80,14 +80,9 @@ export function accountRoutes(router: Router, options: DashboardOptions): void {
     const result = await store.signIn(email, field(req.body, 'password'), clientAddress(req));
     if (!result.ok && result.reason === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
-      return sendPage(
-        res,
-        429,
-        signInPage({ email, next, message: 'Too many failed sign-ins: wait a few minutes, then try again.' }),
-      );
+      return sendPage(res, 429, signInPage({ email, next, message: SIGN_IN_THROTTLED }));
     }
-    if (!result.ok)
-      return sendPage(res, 401, signInPage({ email, next, message: 'The e-mail address or the password is wrong.' }));
+    if (!result.ok) return sendPage(res, 401, signInPage({ email, next, message: SIGN_IN_WRONG }));
     // A session that was open in this browser ends with the new one.
     const previous = sessionSecret(req);
     if (previous !== undefined) await store.signOut(previous);

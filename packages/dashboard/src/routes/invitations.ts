@@ -1,16 +1,16 @@
 import type { Response, Router } from 'express';
 import { sessionCookie } from '../cookies.js';
-import { field, newAccountProblem } from '../forms.js';
-import { currentSession, formBody, refuseCrossSite, seeOther, sendMessage, sendPage } from '../http.js';
+import { field, newAccountProblem, SIGN_IN_THROTTLED, SIGN_IN_WRONG } from '../forms.js';
+import { clientAddress, currentSession, formBody, refuseCrossSite, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { invitationPage } from '../pages/index.js';
-import type { AcceptFailure, InvitationLookup } from '../ports/members.js';
+import type { AcceptedInvitation, AcceptFailure, InvitationLookup } from '../ports/members.js';
 import type { SessionView } from '../store.js';
 
 type Closed = Exclude<InvitationLookup, { status: 'open' }>['status'];
 
 const isClosed = (reason: AcceptFailure): reason is Closed =>
-  reason === 'unknown' || reason === 'used' || reason === 'expired';
+  reason === 'unknown' || reason === 'used' || reason === 'expired' || reason === 'revoked';
 
 const CLOSED: Record<Closed, { status: number; title: string; message: string }> = {
   unknown: {
@@ -28,13 +28,17 @@ const CLOSED: Record<Closed, { status: number; title: string; message: string }>
     title: 'Invitation expired',
     message: 'This invitation link has expired (they work for 7 days). Ask an owner for a new one.',
   },
+  revoked: {
+    status: 410,
+    title: 'Invitation ended',
+    message:
+      'This invitation link no longer works: it was revoked, or whoever made it is no longer an owner. Ask an owner for a new one.',
+  },
 };
 
 const REFUSED: Record<Exclude<AcceptFailure, Closed>, { status: number; message: string }> = {
-  email_taken: {
-    status: 409,
-    message: 'An account with this e-mail exists already: sign in, then open this link again.',
-  },
+  // A wrong sign-in's answer, word for word: the form never says that an e-mail has an account.
+  wrong_credentials: { status: 401, message: SIGN_IN_WRONG },
   already_member: { status: 409, message: 'Your account is a member of this organization already.' },
   invalid_input: { status: 422, message: 'The hub could not accept these values: check each field.' },
   signed_out: { status: 401, message: 'Your session has ended: open this link again.' },
@@ -93,24 +97,28 @@ export function invitationRoutes(router: Router, options: DashboardOptions): voi
           message,
         }),
       );
-    const refuse = (reason: AcceptFailure) => {
-      if (isClosed(reason)) return closed(res, reason, signed?.session);
-      const refused = REFUSED[reason];
+    const refuse = (refusal: Exclude<AcceptedInvitation, { ok: true }>) => {
+      if (refusal.reason === 'throttled') {
+        res.set('Retry-After', String(refusal.retryAfterSeconds));
+        return again(429, SIGN_IN_THROTTLED);
+      }
+      if (isClosed(refusal.reason)) return closed(res, refusal.reason, signed?.session);
+      const refused = REFUSED[refusal.reason];
       again(refused.status, refused.message);
     };
     if (signed) {
       const accepted = await store.acceptInvitation(token, signed.secret);
-      return accepted.ok ? seeOther(res, '/keys') : refuse(accepted.reason);
+      return accepted.ok ? seeOther(res, '/keys') : refuse(accepted);
     }
     const password = field(req.body, 'password');
     const problem = newAccountProblem({ ...values, password });
     if (problem) return again(422, problem);
-    const accepted = await store.acceptInvitationAsNewAccount(token, {
-      name: values.name.trim(),
-      email: values.email,
-      password,
-    });
-    if (!accepted.ok) return refuse(accepted.reason);
+    const accepted = await store.acceptInvitationAsNewAccount(
+      token,
+      { name: values.name.trim(), email: values.email, password },
+      clientAddress(req),
+    );
+    if (!accepted.ok) return refuse(accepted);
     if (accepted.sessionSecret !== undefined)
       res.append('Set-Cookie', sessionCookie(accepted.sessionSecret, publicUrl));
     seeOther(res, '/keys');

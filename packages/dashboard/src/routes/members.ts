@@ -42,12 +42,15 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     sendPage(res, 409, membersPage({ session, ...page, notice: { text: LAST_OWNER, kind: 'error' } }));
   };
   const load = async (session: SessionView, page: number) => {
-    if (!session.current) return { members: [], page, next: false };
-    const rows = await store.members(session.current.organizationId, {
-      offset: (page - 1) * PAGE_SIZE,
-      limit: PAGE_SIZE + 1,
-    });
-    return { members: rows.slice(0, PAGE_SIZE), page, next: rows.length > PAGE_SIZE };
+    if (!session.current) return { members: [], invitations: [], page, next: false };
+    const [rows, invitations] = await Promise.all([
+      store.members(session.current.organizationId, {
+        offset: (page - 1) * PAGE_SIZE,
+        limit: PAGE_SIZE + 1,
+      }),
+      store.invitations(session.current.organizationId),
+    ]);
+    return { members: rows.slice(0, PAGE_SIZE), invitations, page, next: rows.length > PAGE_SIZE };
   };
 
   router.get('/members', async (req, res) => {
@@ -65,6 +68,25 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     if (!created.ok) return void owned(res, { ...signed.session, current: undefined });
     const link = `${options.publicUrl.replace(/\/+$/, '')}/invitations/${encodeURIComponent(created.token)}`;
     sendPage(res, 201, invitationCreatedPage({ session: signed.session, link, role, expiresAt: created.expiresAt }));
+  });
+
+  router.post('/members/invitations/:id/revoke', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    const organization = signed && owned(res, signed.session);
+    if (!signed || !organization) return;
+    const outcome = await store.revokeInvitation(
+      signed.session.account.id,
+      organization.organizationId,
+      String(req.params.id),
+    );
+    if (outcome === 'revoked') return seeOther(res, '/members');
+    if (outcome === 'forbidden') return void owned(res, { ...signed.session, current: undefined });
+    sendMessage(res, 404, {
+      title: 'No such invitation',
+      message: 'The organization has no open invitation of this id: it was accepted, revoked, or has expired.',
+      link: back,
+      session: signed.session,
+    });
   });
 
   router.get('/members/leave', async (req, res) => {

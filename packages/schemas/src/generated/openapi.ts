@@ -946,6 +946,17 @@ export interface components {
                 role?: "owner" | "member";
                 /** @description The host name a CLI sent when it logged in (cli_credential.created). */
                 host?: string;
+                /** Format: uuid */
+                invitationId?: string;
+                /** @description The name of the account that made the invitation (invitation.revoked). */
+                invitedBy?: string;
+                /** Format: uuid */
+                invitedById?: string;
+                /**
+                 * @description Why an invitation ended without an owner revoking it (invitation.revoked): its inviter was removed or left, or became a member.
+                 * @enum {unknown}
+                 */
+                reason?: "inviter_removed" | "inviter_demoted";
             };
             /** @description The client's address, for sign-ins. */
             address?: string;

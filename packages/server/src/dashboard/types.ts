@@ -9,6 +9,8 @@ export type {
   CreatedInvitation,
   CreatedOrganization,
   InvitationLookup,
+  InvitationRevocation,
+  InvitationRow,
   MemberChange,
   MemberRole,
   MemberRow,

@@ -1,7 +1,14 @@
 // The people part of the dashboard's store: each function of the port calls one use case.
 import type { Sql } from 'postgres';
 import type { DashboardStore, DashboardStoreOptions, MembersPort } from '../dashboard/types.js';
-import { acceptInvitation, acceptInvitationAsNewAccount, createInvitation, invitation } from './invitations.js';
+import {
+  acceptInvitation,
+  acceptInvitationAsNewAccount,
+  createInvitation,
+  invitation,
+  invitations,
+  revokeInvitation,
+} from './invitations.js';
 import { changeRole, leaveOrganization, member, members, removeMember } from './members.js';
 import { Sessions } from './sessions.js';
 import { changePassword, createOrganization } from './settings.js';
@@ -35,7 +42,11 @@ export function peopleStore(sql: Sql, options: DashboardStoreOptions = {}): Peop
     createInvitation: (accountId, organizationId, role) =>
       createInvitation(sql, sessions, accountId, organizationId, role),
     invitation: (token) => invitation(sql, sessions, token),
-    acceptInvitationAsNewAccount: (token, account) => acceptInvitationAsNewAccount(sql, sessions, token, account),
+    acceptInvitationAsNewAccount: (token, account, address) =>
+      acceptInvitationAsNewAccount(sql, sessions, token, account, address),
+    invitations: (organizationId) => invitations(sql, sessions, organizationId),
+    revokeInvitation: (accountId, organizationId, invitationId) =>
+      revokeInvitation(sql, sessions, accountId, organizationId, invitationId),
     acceptInvitation: (token, sessionSecret) => acceptInvitation(sql, sessions, token, sessionSecret),
     removeMember: (accountId, organizationId, memberId) => removeMember(sql, accountId, organizationId, memberId),
     changeRole: (accountId, organizationId, memberId, role) =>

@@ -92,6 +92,7 @@ async function changeMembership(
     if (!(await change(repository))) return 'not_found';
     if (rule.event.kind === 'member.removed' || rule.event.kind === 'member.left')
       await retireDaemonsEnrolledBy(tx, organizationId, memberId, { kind: 'account', id: accountId });
+    if (rule.demotes) await repository.endInvitationsOf(organizationId, memberId, accountId, rule.event.kind);
     await audit.memberEvent(
       organizationId,
       rule.event.kind,

@@ -6,14 +6,7 @@ import { acceptablePassword, normalizeEmail, PASSWORD_LENGTH } from '@hub/schema
 import { organizationInput } from './input.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { secretDigest } from './secrets.js';
-import {
-  addressThrottleKey,
-  countAttempt,
-  secondsUntil,
-  THROTTLE_PER_ACCOUNT,
-  THROTTLE_PER_ADDRESS,
-  THROTTLE_WINDOW_MS,
-} from './sign-in.js';
+import { passedSignIn, throttleSignIn } from './sign-in.js';
 import { SignInFailureRepository } from './sql/sign-in-failures.js';
 import type { Sessions } from './sessions.js';
 import type { CreatedOrganization, PasswordChange } from '../dashboard/types.js';
@@ -35,27 +28,14 @@ export async function changePassword(
   const view = await sessions.view(sessionSecret);
   if (view === undefined) return 'signed_out';
   if (!acceptablePassword(next)) return 'invalid_input';
-  const accountKey = `account:${normalizeEmail(view.account.email)}`;
-  const now = sessions.now();
-  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
-  const attempt = await countAttempt(
-    sql,
-    [
-      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
-      { key: addressThrottleKey(address), limit: THROTTLE_PER_ADDRESS },
-    ],
-    now,
-    since,
-  );
-  if ('retryAt' in attempt) return { reason: 'throttled', retryAfterSeconds: secondsUntil(attempt.retryAt, now) };
-  const failures = new SignInFailureRepository(sql);
+  const attempt = await throttleSignIn(sql, normalizeEmail(view.account.email), address, sessions.now());
+  if (!attempt.ok) return { reason: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
   const stored = await new MemberRepository(sql).passwordHash(view.account.id);
   if (stored === undefined || [...current].length > PASSWORD_LENGTH.max || !(await verifyPassword(current, stored))) {
-    await failures.prune(since);
+    await new SignInFailureRepository(sql).prune(attempt.since);
     return 'wrong_password';
   }
-  await failures.clear(accountKey);
-  await failures.forget(attempt.ids);
+  await passedSignIn(sql, attempt);
   const passwordHash = await hashPassword(next);
   await sql.begin(async (tx) => {
     const repository = new MemberRepository(tx);

@@ -33,27 +33,11 @@ export async function signIn(
   address: string,
 ): Promise<SignInResult> {
   const normalized = normalizeEmail(email);
-  const accountKey = `account:${normalized}`;
   const from = normalizeAddress(address);
-  const addressKey = addressThrottleKey(address);
   const now = sessions.now();
-  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
-  const attempt = await countAttempt(
-    sql,
-    [
-      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
-      { key: addressKey, limit: THROTTLE_PER_ADDRESS },
-    ],
-    now,
-    since,
-  );
-  // Refused unchecked, and not recorded: the throttle lifts a window after the last real failure.
-  if ('retryAt' in attempt)
-    return {
-      ok: false,
-      reason: 'throttled',
-      retryAfterSeconds: secondsUntil(attempt.retryAt, now),
-    };
+  const attempt = await throttleSignIn(sql, normalized, address, now);
+  if (!attempt.ok) return attempt;
+  const { since } = attempt;
   const failures = new SignInFailureRepository(sql);
   const accounts = new AccountRepository(sql);
   const account = await accounts.byEmail(normalized);
@@ -64,8 +48,7 @@ export async function signIn(
     await failures.prune(since);
     return { ok: false, reason: 'invalid' };
   }
-  await failures.clear(accountKey);
-  await failures.forget(attempt.ids);
+  await passedSignIn(sql, attempt);
   const organization = (await accounts.memberships(account.id))[0];
   // The session and its sign-in event (in each of the account's organizations) commit together.
   const sessionSecret = await sql.begin(async (tx) => {
@@ -74,6 +57,50 @@ export async function signIn(
     return secret;
   });
   return { ok: true, sessionSecret };
+}
+
+/**
+ * Counts a sign-in's attempt (an invitation's sign-up with an e-mail is one too) under its
+ * e-mail's and its address's keys before the password is checked; `throttled` when either is
+ * over its limit (then nothing is recorded: the throttle lifts a window after the last real
+ * failure). A right password then clears the e-mail's failures and forgets the attempt
+ * (`passedSignIn`); a wrong one leaves it counted.
+ */
+export async function throttleSignIn(
+  sql: Sql,
+  normalizedEmail: string,
+  address: string,
+  now: Date,
+): Promise<
+  | { ok: true; accountKey: string; ids: string[]; since: Date }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
+> {
+  const accountKey = `account:${normalizedEmail}`;
+  const addressKey = addressThrottleKey(address);
+  const since = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+  const attempt = await countAttempt(
+    sql,
+    [
+      { key: accountKey, limit: THROTTLE_PER_ACCOUNT },
+      { key: addressKey, limit: THROTTLE_PER_ADDRESS },
+    ],
+    now,
+    since,
+  );
+  if ('retryAt' in attempt)
+    return {
+      ok: false,
+      reason: 'throttled',
+      retryAfterSeconds: secondsUntil(attempt.retryAt, now),
+    };
+  return { ok: true, accountKey, ids: attempt.ids, since };
+}
+
+/** An attempt of throttleSignIn turned out right: the e-mail's failures are cleared, the attempt forgotten. */
+export async function passedSignIn(sql: Sql, attempt: { accountKey: string; ids: string[] }): Promise<void> {
+  const failures = new SignInFailureRepository(sql);
+  await failures.clear(attempt.accountKey);
+  await failures.forget(attempt.ids);
 }
 
 /**
@@ -104,7 +131,7 @@ export function secondsUntil(retryAt: Date, now: Date): number {
 }
 
 /** An IPv4 address seen through an IPv6 socket (`::ffff:192.0.2.1`) counts as the IPv4 one. */
-function normalizeAddress(address: string): string {
+export function normalizeAddress(address: string): string {
   const mapped = /^::ffff:(.+)$/i.exec(address);
   return mapped !== null && isIPv4(mapped[1] as string) ? (mapped[1] as string) : address.toLowerCase();
 }
