@@ -113,6 +113,29 @@ export class ApiKeyRepository {
     });
   }
 
+  /**
+   * Revokes every live CLI credential of the account, in every organization (its password changed),
+   * each with its `cli_credential.revoked` event in its organization, and expires their unconsumed
+   * enrollment tokens. Pass the transaction of the change. The number revoked.
+   */
+  async revokeCliCredentialsOf(accountId: string, actor: AuditActor): Promise<number> {
+    const revoked = await this.sql<{ id: string }[]>`
+      with revoked as (
+        update api_keys set revoked_at = now()
+        where account_id = ${accountId} and kind = 'cli' and revoked_at is null
+        returning id, organization_id, name, prefix
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, this.sql`revoked.organization_id`, 'cli_credential.revoked', actor, this.sql`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+        from revoked
+      ), tokens as (
+        update enrollment_tokens set expires_at = now()
+        where api_key_id in (select id from revoked) and consumed_at is null and expires_at > now()
+      )
+      select id from revoked`;
+    return revoked.length;
+  }
+
   /** A person's CLI credentials in every organization, newest first. */
   async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
     const rows = await this.sql<
