@@ -26,7 +26,7 @@ triggers:
       - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix {{ prompt }}" } ] }
 `;
 /** Generous: the hub re-checks every 200 ms here; this only bounds a failing test. */
-const EVENT_TIMEOUT_MS = 30_000;
+const EVENT_TIMEOUT_MS = 20_000;
 
 interface SseEvent {
   event: string;
