@@ -49,6 +49,10 @@ describe.skipIf(!browsable)('a password change in a browser', () => {
     });
     const token = issued.body.access_token as string;
     expect((await call(hub, 'GET', '/api/v1/projects', { token })).status).toBe(200);
+    // An older login, unused for 100 days: expired, and listed so.
+    await hub.sql`insert into api_keys (organization_id, name, prefix, digest, scopes, kind, account_id, host, created_at)
+      values (${ada?.organization_id as string}, 'hub login on old-box', 'hub_cli_0ldB0x1', decode(md5('old-box'), 'hex'),
+        ${['projects:read']}, 'cli', ${ada?.id as string}, 'old-box', now() - interval '100 days')`;
 
     const context = await browser.newContext();
     const [name, value] = owner.split('=') as [string, string];
@@ -57,6 +61,10 @@ describe.skipIf(!browsable)('a password change in a browser', () => {
     const refused: string[] = [];
     page.on('console', (message) => message.type() === 'error' && refused.push(message.text()));
     await page.goto(`${hub.url}/account`);
+    const logins = (await page.textContent('main')) ?? '';
+    expect(logins).toMatch(/old-box.*expired/s);
+    expect(logins).toMatch(/ada-laptop.*active/s);
+    await shoot(page, 'account-cli-login-expired');
     await page.fill('#current-password', PASSWORD);
     await page.fill('#new-password', NEW_PASSWORD);
     await page.fill('#repeat-password', NEW_PASSWORD);

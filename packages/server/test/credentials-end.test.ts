@@ -303,6 +303,12 @@ describe('credentials follow their person (external PostgreSQL)', () => {
     // Used recently, within its lifetime: valid, and its use moves lastUsedAt on.
     const active = await aged({ created: '300 days', used: '29 days' });
     expect((await projects(active)).status).toBe(200);
+    // The account page's list tells the expired ones (this store with the hub's settings).
+    const listed = await dashboardStore(hub.sql, {
+      cliCredentials: { idleDays: 30, lifetimeDays: 365 },
+    }).cliCredentials(ada);
+    const statusOf = (token: string) => listed.find((row) => row.prefix === prefixOf(token))?.status;
+    expect([old, idle, neverUsed, active].map(statusOf)).toEqual(['expired', 'expired', 'expired', 'active']);
     const [row] =
       await hub.sql`select last_used_at > now() - interval '1 hour' as fresh from api_keys where prefix = ${prefixOf(active)}`;
     expect(row?.fresh).toBe(true);

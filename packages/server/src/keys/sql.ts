@@ -1,4 +1,5 @@
 import { auditColumns, type AuditActor } from '../audit/index.js';
+import type { CliCredentialExpiry } from '../auth/api-key.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 
@@ -22,7 +23,8 @@ export interface CliCredentialRecord {
   scopes: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
-  status: 'active' | 'revoked';
+  /** `expired`: unrevoked, but past its CliCredentialExpiry (the key check refuses it). */
+  status: 'active' | 'revoked' | 'expired';
 }
 
 /** What a bearer credential is, for `GET /api/v1/credential`. */
@@ -136,13 +138,16 @@ export class ApiKeyRepository {
     return revoked.length;
   }
 
-  /** A person's CLI credentials in every organization, newest first. */
-  async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
+  /** A person's CLI credentials in every organization, newest first; `expiry` tells the expired ones. */
+  async cliCredentials(accountId: string, expiry: CliCredentialExpiry): Promise<CliCredentialRecord[]> {
     const rows = await this.sql<
       (Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]
     >`
       select k.id, k.host, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
-             case when k.revoked_at is null then 'active' else 'revoked' end as status,
+             case when k.revoked_at is not null then 'revoked'
+               when coalesce(k.last_used_at, k.created_at) <= now() - make_interval(days => ${expiry.idleDays}::int)
+                 or k.created_at <= now() - make_interval(days => ${expiry.lifetimeDays}::int) then 'expired'
+               else 'active' end as status,
              o.id as "organizationId", o.slug, o.name as "organizationName"
       from api_keys k join organizations o on o.id = k.organization_id
       where k.account_id = ${accountId} and k.kind = 'cli'
