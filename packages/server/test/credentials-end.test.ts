@@ -300,6 +300,25 @@ describe('credentials follow their person (external PostgreSQL)', () => {
         expectProblem(dispatch, 401, 'unauthorized');
       }
     }
+    // A credential that dispatched (so this instance keeps a hint for the one-statement path, which
+    // checks the key itself before the key check) and then expired is refused there too.
+    const dispatcher = await login(ada, alpha.org);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', {
+        token: dispatcher,
+        body: { projectSlug: alpha.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: `h-${++deliveries}` },
+      });
+      expect(dispatched.status, dispatched.text).toBe(200);
+    }
+    await hub.sql`update api_keys set created_at = now() - interval '366 days' where prefix = ${prefixOf(dispatcher)}`;
+    const late = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: dispatcher,
+      body: { projectSlug: alpha.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: `h-${++deliveries}` },
+    });
+    expectProblem(late, 401, 'unauthorized');
+    expect(
+      (await hub.sql`select count(*)::int as n from trigger_runs where delivery_key = ${`h-${deliveries}`}`)[0]?.n,
+    ).toBe(0);
     // Used recently, within its lifetime: valid, and its use moves lastUsedAt on.
     const active = await aged({ created: '300 days', used: '29 days' });
     expect((await projects(active)).status).toBe(200);
