@@ -1,7 +1,7 @@
 // What the hub says about a credential (GET /api/v1/credential): whose it is, in which
 // organization, with which scopes. `hub login` and `hub auth status` show it.
 import { CliError } from './errors.js';
-import { hubRequest, isObject, printable, renderProblem } from './hub-client.js';
+import { hubRequest, isObject, LoginEnded, printable, renderProblem } from './hub-client.js';
 
 export interface CredentialInfo {
   kind: 'api_key' | 'cli';
@@ -21,6 +21,7 @@ export async function checkCredential(origin: string, token: string, stop?: Abor
   try {
     answer = await hubRequest(origin, token, 'GET', '/api/v1/credential', undefined, stop);
   } catch (error) {
+    if (error instanceof LoginEnded) return { valid: false };
     if (error instanceof CliError) return { valid: null, reason: error.message };
     throw error;
   }

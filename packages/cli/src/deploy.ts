@@ -5,7 +5,7 @@ import type { Io } from './command.js';
 import { jsonDeployReport, recordFile, recordIssues, type DeployReport } from './deploy-report.js';
 import { displayPath, type Unit } from './discovery.js';
 import { CliError } from './errors.js';
-import { hubRequest, renderProblem, type HubAnswer } from './hub-client.js';
+import { hubRequest, LoginEnded, renderProblem, type HubAnswer } from './hub-client.js';
 import { requestFor } from './payload.js';
 import type { Unread } from './unread.js';
 
@@ -154,7 +154,7 @@ async function installTriggers(
     try {
       answer = await hubRequest(origin, token, 'POST', install, body);
     } catch (error) {
-      if (!(error instanceof CliError)) throw error;
+      if (!(error instanceof CliError) || error instanceof LoginEnded) throw error;
       answer = { status: 0, headers: new Headers(), body: undefined, text: error.message };
     }
     if (answer.status === 201) {

@@ -27,6 +27,36 @@ export interface Credential {
   source: 'option' | 'env' | 'store';
 }
 
+/**
+ * The tokens this process read from the credentials file (`hub login`): a 401 for one of them
+ * means the login is over (expired, revoked, the person removed), which `hub login` mends; a 401
+ * for a key given with --api-key or HUB_API_KEY is left as the hub's answer.
+ */
+const storedLogins = new Set<string>();
+
+/** A stored login the hub refused (401): its own words first, then the hub's answer. */
+export class LoginEnded extends CliError {
+  constructor(origin: string, hubSays: string) {
+    super(
+      `your login expired: run hub login ${origin}\nThe hub refused the credential "hub login" stored for ${origin}: it expired, was revoked, or you are no longer a member of its organization.\n${hubSays}`,
+    );
+  }
+}
+
+/** LoginEnded when `answer` is a 401 for a stored login's token, else undefined. */
+export function loginEnded(
+  origin: string,
+  token: string,
+  answer: Pick<HubAnswer, 'status' | 'body' | 'text'> & { headers?: Headers },
+): LoginEnded | undefined {
+  return answer.status === 401 && storedLogins.has(token) ? new LoginEnded(origin, renderProblem(answer)) : undefined;
+}
+
+/** Whether `token` came from the credentials file. */
+export function isStoredLogin(token: string): boolean {
+  return storedLogins.has(token);
+}
+
 /** The explicit argument, else HUB_URL, else the active stored login's origin, else the default hub; normalized. */
 export async function resolveOrigin(explicit: string | undefined, io: Io): Promise<string> {
   return explicitOrigin(explicit, io.env) ?? (await activeOrigin(configDir(io.env))) ?? DEFAULT_ORIGIN;
@@ -40,8 +70,11 @@ export async function resolveCredential(origin: string, apiKey: string | undefin
     return { token: checkToken(fromEnv, 'HUB_API_KEY'), source: 'env' };
   const dir = configDir(io.env);
   const stored = await credentialFor(dir, origin);
-  if (stored !== undefined)
-    return { token: checkToken(stored.token, `The credential stored for ${origin}`), source: 'store' };
+  if (stored !== undefined) {
+    const token = checkToken(stored.token, `The credential stored for ${origin}`);
+    storedLogins.add(token);
+    return { token, source: 'store' };
+  }
   const others = Object.keys((await readCredentials(dir)).credentials);
   const hint =
     others.length === 0
@@ -60,8 +93,9 @@ export function describeSource(source: Credential['source']): string {
 
 /**
  * One request to the hub API with a bearer credential; `body` is sent byte for byte as JSON.
- * Any status is an answer (the caller decides); no answer is a CliError. Redirects are not
- * followed: the credential goes to the origin it was resolved for and nowhere else.
+ * Any status is an answer (the caller decides), but a 401 for a stored login, which is LoginEnded;
+ * no answer is a CliError. Redirects are not followed: the credential goes to the origin it was
+ * resolved for and nowhere else.
  */
 export async function hubRequest(
   origin: string,
@@ -76,7 +110,10 @@ export async function hubRequest(
     accept: 'application/json, application/problem+json',
   };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return exchange(`${origin}${path}`, { method, headers, body }, { secret: token, stop });
+  const answer = await exchange(`${origin}${path}`, { method, headers, body }, { secret: token, stop });
+  const ended = loginEnded(origin, token, answer);
+  if (ended !== undefined) throw ended;
+  return answer;
 }
 
 /**

@@ -3,7 +3,16 @@
 // overloaded is told apart (HubUnavailable), so that following a run can wait for it.
 import { isUuid, type Execution, type Run } from '@hub/schemas';
 import { CliError, Interrupted, UsageError } from './errors.js';
-import { hubRequest, isObject, printable, renderProblem, retryAfterSeconds, type HubAnswer } from './hub-client.js';
+import {
+  hubRequest,
+  isObject,
+  LoginEnded,
+  loginEnded,
+  printable,
+  renderProblem,
+  retryAfterSeconds,
+  type HubAnswer,
+} from './hub-client.js';
 import type { Unread } from './unread.js';
 
 /** Which hub, with which credential; `stop` is Ctrl-C. */
@@ -53,7 +62,7 @@ export async function ask(session: Session, method: string, path: string, body?:
   try {
     return await hubRequest(session.origin, session.token, method, path, body, session.stop);
   } catch (error) {
-    if (error instanceof CliError) throw new HubUnavailable(error.message);
+    if (error instanceof CliError && !(error instanceof LoginEnded)) throw new HubUnavailable(error.message);
     throw error;
   }
 }
@@ -134,8 +143,10 @@ function mediaType(response: Response): string {
 
 async function refusal(session: Session, response: Response, accept: string): Promise<CliError> {
   const text = await response.text().catch(() => '');
-  if (response.status !== 200)
-    return failure({ status: response.status, headers: response.headers, body: parseJson(text), text });
+  if (response.status !== 200) {
+    const answer = { status: response.status, headers: response.headers, body: parseJson(text), text };
+    return loginEnded(session.origin, session.token, answer) ?? failure(answer);
+  }
   return new CliError(
     `The hub at ${session.origin} answered the output as ${printable(mediaType(response)) || 'no content type'} instead of ${accept}.`,
   );

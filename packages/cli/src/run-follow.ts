@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Execution, Run } from '@hub/schemas';
 import { CliError, Interrupted } from './errors.js';
-import { isObject } from './hub-client.js';
+import { isObject, isStoredLogin, LoginEnded, printable } from './hub-client.js';
 import { fetchRun, HubUnavailable, openOutput, type Session } from './run-api.js';
 import type { RunOutput, StepEnd } from './run-output.js';
 import { EXIT_CODES, isFinal, suggest } from './run-view.js';
@@ -89,7 +89,7 @@ async function streamOnce(
     for await (const event of sseEvents(bytes, parser)) {
       if (event.type === 'output') await showChunk(event.data, state, context.out);
       else if (event.type === 'cut') context.out.cut(cutBytes(event.data));
-      else if (event.type === 'end') return readEnd(event.data);
+      else if (event.type === 'end') return readEnd(event.data, session);
     }
   } finally {
     state.lastEventId = parser.lastEventId;
@@ -107,8 +107,21 @@ async function showChunk(data: string, state: StreamState, out: RunOutput): Prom
   await out.agent(chunk.text);
 }
 
-function readEnd(data: string): End {
+/** Why the hub ends a stream before its execution ends (`end` with a `reason`), for people. */
+const STREAM_ENDED: Record<string, string> = {
+  credential_revoked: 'the credential was revoked',
+  credential_expired: 'the credential expired',
+  not_a_member: 'its person is no longer a member of the organization',
+};
+
+function readEnd(data: string, session: Session): End {
   const end = parse(data);
+  if (isObject(end) && typeof end.reason === 'string' && typeof end.status !== 'string') {
+    const reason = printable(end.reason).slice(0, 100);
+    const why = `The hub ended the output stream: ${STREAM_ENDED[reason] ?? 'the hub gave no more'} (${reason}). The run goes on.`;
+    if (isStoredLogin(session.token) && Object.hasOwn(STREAM_ENDED, reason)) throw new LoginEnded(session.origin, why);
+    throw new CliError(why);
+  }
   if (!isObject(end) || typeof end.status !== 'string') throw unreadable('end', data);
   return {
     status: end.status as End['status'],

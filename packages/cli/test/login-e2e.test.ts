@@ -471,7 +471,7 @@ describe('hub auth status', () => {
         '',
         `${hubB.url} (active)`,
         '  Credential:   API key (hub login --with-token)',
-        '  Accepted:     no: revoked or unknown',
+        '  Accepted:     no: expired, revoked or unknown',
         `  Run "hub login ${hubB.url}" to log in again, or "hub logout ${hubB.url}" to forget it.`,
         '',
       ].join('\n'),

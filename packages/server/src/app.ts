@@ -63,7 +63,10 @@ export function createApp(hub: Hub): Express {
   // The human side: pages, not API operations, so not in the document.
   app.use(
     dashboardRouter({
-      store: dashboardStore(hub.sql, { offlineAfterMs: hub.options.timing?.offlineAfterMs }),
+      store: dashboardStore(hub.sql, {
+        offlineAfterMs: hub.options.timing?.offlineAfterMs,
+        cliCredentials: hub.options.cliCredentials,
+      }),
       publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
       scopes: SCOPES,
       log: hub.log,

@@ -10,6 +10,8 @@ import { DEFAULT_THROTTLE, THROTTLE_ENV, type PolicyName, type ThrottlePolicies 
 import { DEFAULT_RETENTION, type RetentionPolicy } from './retention/index.js';
 import { DEFAULT_TIMING, type DispatchTiming } from './runs/index.js';
 import { DEFAULT_DEVICE_LOGIN } from './logins/index.js';
+import { DEFAULT_CLI_CREDENTIAL_EXPIRY, type CliCredentialExpiry } from './auth/api-key.js';
+import { DEFAULT_STREAM_RECHECK_MS } from './runs/index.js';
 
 export interface Config {
   host: string;
@@ -31,6 +33,10 @@ export interface Config {
   retention: RetentionPolicy & { everyMs: number };
   /** `hub login`'s device codes: at most 10 minutes of life, 5 s between polls; shorter ones are for tests. */
   deviceLogin: { lifetimeSeconds: number; intervalSeconds: number };
+  /** HUB_CLI_CREDENTIAL_IDLE_DAYS, HUB_CLI_CREDENTIAL_LIFETIME_DAYS: a CLI credential expires this long after its last use, and after its creation (docs/decisions.md, Access ends when a person leaves). */
+  cliCredentials: CliCredentialExpiry;
+  /** HUB_STREAM_RECHECK_MS: how often an output stream checks its credential again (5 s; shorter is for tests). */
+  streamRecheckMs: number;
   /** HUB_THROTTLE_*: each policy's failures allowed per window (docs/decisions.md, Throttling). */
   throttle: ThrottlePolicies;
   /** HUB_TRUST_PROXY: Express's `trust proxy`; unset, a request's address is its socket's peer. */
@@ -89,6 +95,32 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       lifetimeSeconds: seconds(env, 'HUB_DEVICE_CODE_LIFETIME_SECONDS', DEFAULT_DEVICE_LOGIN.lifetimeSeconds, 600),
       intervalSeconds: seconds(env, 'HUB_DEVICE_POLL_INTERVAL_SECONDS', DEFAULT_DEVICE_LOGIN.intervalSeconds, 60),
     },
+    cliCredentials: {
+      idleDays: whole(
+        env,
+        'HUB_CLI_CREDENTIAL_IDLE_DAYS',
+        DEFAULT_CLI_CREDENTIAL_EXPIRY.idleDays,
+        1,
+        36_500,
+        'a whole number of days',
+      ),
+      lifetimeDays: whole(
+        env,
+        'HUB_CLI_CREDENTIAL_LIFETIME_DAYS',
+        DEFAULT_CLI_CREDENTIAL_EXPIRY.lifetimeDays,
+        1,
+        36_500,
+        'a whole number of days',
+      ),
+    },
+    streamRecheckMs: whole(
+      env,
+      'HUB_STREAM_RECHECK_MS',
+      DEFAULT_STREAM_RECHECK_MS,
+      100,
+      60_000,
+      'a whole number of milliseconds',
+    ),
     throttle: Object.fromEntries(
       (Object.keys(DEFAULT_THROTTLE) as PolicyName[]).map((policy) => [
         policy,

@@ -12,6 +12,8 @@ export interface HubOptions extends PlatformOptions {
   timing?: DispatchTiming;
   /** `hub login`'s device codes: their lifetime and poll interval (RFC 8628); 600 s and 5 s unless tuned (tests shorten them). */
   deviceLogin?: { lifetimeSeconds: number; intervalSeconds: number };
+  /** How often an output stream checks its credential again (DEFAULT_STREAM_RECHECK_MS, 5 s, unless tuned; tests shorten it). */
+  streamRecheckMs?: number;
   /** Throttling's limits (HUB_THROTTLE_*); DEFAULT_THROTTLE unless tuned. */
   throttle?: ThrottlePolicies;
 }

@@ -168,6 +168,8 @@ async function main(): Promise<void> {
       validateResponses: process.env.HUB_VALIDATE_RESPONSES === '1',
       timing: config.timing,
       deviceLogin: config.deviceLogin,
+      cliCredentials: config.cliCredentials,
+      streamRecheckMs: config.streamRecheckMs,
       throttle: config.throttle,
       trustProxy: config.trustProxy,
     },

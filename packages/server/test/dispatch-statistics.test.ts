@@ -5,6 +5,7 @@
 // execution, where PostgreSQL may switch to a generic plan), and auto_explain hands back every
 // plan executed: the shape of the plans is checked, never a time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CLI_CREDENTIAL_EXPIRY } from '../src/auth/api-key.js';
 import { RunRepository } from '../src/runs/dispatch/sql.js';
 import { assignmentOf } from '../src/runs/dispatch/plan.js';
 import { digestOf } from '../src/runs/dispatch/request.js';
@@ -104,6 +105,7 @@ describe.each(databases)('dispatch statements with statistics taken while the ta
         organizationId,
         keyId: key.id,
         keyDigest: key.digest,
+        cliCredentials: DEFAULT_CLI_CREDENTIAL_EXPIRY,
         projectSlug: ctx.project,
         hint,
         deliveryKey: dispatch.deliveryKey,

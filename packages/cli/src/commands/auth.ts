@@ -132,7 +132,7 @@ function text(logins: Login[], io: Io): string {
       );
     } else if (check.valid === false) {
       lines.push(
-        field('Accepted', 'no: revoked or unknown'),
+        field('Accepted', 'no: expired, revoked or unknown'),
         `  Run "hub login ${origin}" to log in again, or "hub logout ${origin}" to forget it.`,
       );
     } else {

@@ -28,7 +28,7 @@ export function AccountPage({ session, password, organization, cliLogins, cliNot
             aria-describedby="new-password-hint"
           />
           <small id="new-password-hint" class="muted">
-            At least 12 characters. Your other sessions end; this one stays.
+            At least 12 characters. Your other sessions end and your CLI logins are revoked; this one stays.
           </small>
           <label for="repeat-password">New password again</label>
           <input

@@ -19,6 +19,7 @@ const WHAT: Record<string, string> = {
   'member.left': 'Member left',
   'member.role_changed': 'Role changed',
   'account.signed_in': 'Signed in',
+  'account.password_changed': 'Password changed',
   'cli_credential.created': 'CLI login approved',
   'cli_credential.revoked': 'CLI login revoked',
   'run.cancelled': 'Run cancelled',

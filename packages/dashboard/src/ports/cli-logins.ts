@@ -44,7 +44,8 @@ export interface CliCredentialRow {
   scopes: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
-  status: 'active' | 'revoked';
+  /** `expired`: unrevoked, but unused too long or past its lifetime (HUB_CLI_CREDENTIAL_*): the hub refuses it. */
+  status: 'active' | 'revoked' | 'expired';
 }
 
 export interface CliLoginsPort {

@@ -6,7 +6,10 @@ import { accountPage } from '../pages/index.js';
 import type { AccountPageProps } from '../pages/index.js';
 
 const NOTICES = {
-  password: { text: 'Your password is changed, and your other sessions have ended.', kind: 'notice' },
+  password: {
+    text: 'Your password is changed: your other sessions have ended, and your CLI logins are revoked (run hub login again).',
+    kind: 'notice',
+  },
   'cli-login': {
     text: 'The CLI login is revoked: the hub refuses it from now on. Run hub login there to log in again.',
     kind: 'notice',

@@ -84,6 +84,15 @@ export class AuditRepository {
       where m.account_id = ${accountId}`;
   }
 
+  /** An account's password change, recorded in each organization it belongs to. */
+  async passwordChanged(accountId: string): Promise<void> {
+    await this.sql`
+      insert into audit_events (organization_id, kind, actor_kind, account_id, subject)
+      select m.organization_id, 'account.password_changed', 'account', a.id, jsonb_build_object('accountId', a.id, 'name', a.name)
+      from organization_members m join accounts a on a.id = m.account_id
+      where m.account_id = ${accountId}`;
+  }
+
   /** A member of the organization as an event's subject: id, name and (when given) role. */
   static member(sql: ISql, accountId: string, role?: string): Fragment {
     return sql`(select jsonb_strip_nulls(jsonb_build_object('accountId', a.id, 'name', a.name, 'role', ${role ?? null}::text)) from accounts a where a.id = ${accountId})`;

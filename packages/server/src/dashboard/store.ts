@@ -26,7 +26,7 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql),
     ...auditStore(sql),
-    ...cliLoginStore(sql),
+    ...cliLoginStore(sql, undefined, options.cliCredentials),
     ...keyStore(sql),
   };
 }

@@ -1,5 +1,6 @@
 // The dashboard's view of the hub's people: the shapes are @hub/dashboard's, which the hub implements.
 import type { DashboardStore as DashboardPort } from '@hub/dashboard';
+import type { CliCredentialExpiry } from '../auth/api-key.js';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow, RunDetail, RunList } from '@hub/dashboard';
@@ -34,4 +35,6 @@ export interface DashboardStoreOptions {
   now?: () => Date;
   /** A daemon is online while seen this recently: the dispatcher's offlineAfterMs. Default DEFAULT_TIMING's (30 s). */
   offlineAfterMs?: number;
+  /** When CLI credentials expire (the account page's list tells the expired ones). Default DEFAULT_CLI_CREDENTIAL_EXPIRY (90 and 365 days). */
+  cliCredentials?: CliCredentialExpiry;
 }

@@ -106,7 +106,7 @@ function steps(
   const limit = takesBody ? bodyLimit(operation, hub.options.maxBodyBytes) : 0;
   const scope = security.kind === 'bearer' ? (security.scope as Scope | undefined) : undefined;
   const bearer = (prefetch: Handler<OperationId>['prefetch']) =>
-    requireScope(hub.authSql, scope, prefetch, hub.throttle);
+    requireScope(hub.authSql, scope, prefetch, hub.throttle, hub.options.cliCredentials);
   const auth: RequestHandler[] =
     security.kind === 'bearer'
       ? [bearer(handler.prefetch)]

@@ -1,4 +1,5 @@
 import type { Sql } from 'postgres';
+import type { CliCredentialExpiry } from '../auth/api-key.js';
 import type { Throttle } from '../auth/throttle.js';
 import type { DatabaseHealth } from '../db/health.js';
 import type { Logger } from './logger.js';
@@ -17,6 +18,8 @@ export interface PlatformOptions {
   validateResponses?: boolean;
   /** HUB_TRUST_PROXY: Express's `trust proxy` (hops, or the proxies' addresses); unset, the socket's peer is the client. */
   trustProxy?: number | string;
+  /** HUB_CLI_CREDENTIAL_IDLE_DAYS, HUB_CLI_CREDENTIAL_LIFETIME_DAYS: when CLI credentials expire; 90 and 365 days unless tuned. */
+  cliCredentials?: CliCredentialExpiry;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { auditColumns, type AuditActor } from '../audit/index.js';
+import type { CliCredentialExpiry } from '../auth/api-key.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 
@@ -22,7 +23,8 @@ export interface CliCredentialRecord {
   scopes: string[];
   createdAt: Date;
   lastUsedAt: Date | null;
-  status: 'active' | 'revoked';
+  /** `expired`: unrevoked, but past its CliCredentialExpiry (the key check refuses it). */
+  status: 'active' | 'revoked' | 'expired';
 }
 
 /** What a bearer credential is, for `GET /api/v1/credential`. */
@@ -113,13 +115,39 @@ export class ApiKeyRepository {
     });
   }
 
-  /** A person's CLI credentials in every organization, newest first. */
-  async cliCredentials(accountId: string): Promise<CliCredentialRecord[]> {
+  /**
+   * Revokes every live CLI credential of the account, in every organization (its password changed),
+   * each with its `cli_credential.revoked` event in its organization, and expires their unconsumed
+   * enrollment tokens. Pass the transaction of the change. The number revoked.
+   */
+  async revokeCliCredentialsOf(accountId: string, actor: AuditActor): Promise<number> {
+    const revoked = await this.sql<{ id: string }[]>`
+      with revoked as (
+        update api_keys set revoked_at = now()
+        where account_id = ${accountId} and kind = 'cli' and revoked_at is null
+        returning id, organization_id, name, prefix
+      ), audit as (
+        insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+        select ${auditColumns(this.sql, this.sql`revoked.organization_id`, 'cli_credential.revoked', actor, this.sql`jsonb_build_object('keyId', revoked.id, 'name', revoked.name, 'prefix', revoked.prefix)`)}
+        from revoked
+      ), tokens as (
+        update enrollment_tokens set expires_at = now()
+        where api_key_id in (select id from revoked) and consumed_at is null and expires_at > now()
+      )
+      select id from revoked`;
+    return revoked.length;
+  }
+
+  /** A person's CLI credentials in every organization, newest first; `expiry` tells the expired ones. */
+  async cliCredentials(accountId: string, expiry: CliCredentialExpiry): Promise<CliCredentialRecord[]> {
     const rows = await this.sql<
       (Omit<CliCredentialRecord, 'organization'> & { organizationId: string; slug: string; organizationName: string })[]
     >`
       select k.id, k.host, k.prefix, k.scopes, k.created_at as "createdAt", k.last_used_at as "lastUsedAt",
-             case when k.revoked_at is null then 'active' else 'revoked' end as status,
+             case when k.revoked_at is not null then 'revoked'
+               when coalesce(k.last_used_at, k.created_at) <= now() - make_interval(days => ${expiry.idleDays}::int)
+                 or k.created_at <= now() - make_interval(days => ${expiry.lifetimeDays}::int) then 'expired'
+               else 'active' end as status,
              o.id as "organizationId", o.slug, o.name as "organizationName"
       from api_keys k join organizations o on o.id = k.organization_id
       where k.account_id = ${accountId} and k.kind = 'cli'

@@ -2,12 +2,17 @@
 // account page, or revoked by their holder (`hub logout`, RFC 7009).
 import type { Sql } from 'postgres';
 import { isUuid } from '@hub/schemas';
+import type { CliCredentialExpiry } from '../auth/api-key.js';
 import { digest, isWellFormed } from '../auth/secrets.js';
 import { ApiKeyRepository, type CliCredentialRecord } from '../keys/index.js';
 
-/** The account's CLI credentials in every organization, newest first, the revoked ones included. */
-export async function cliCredentials(sql: Sql, accountId: string): Promise<CliCredentialRecord[]> {
-  return isUuid(accountId) ? new ApiKeyRepository(sql).cliCredentials(accountId) : [];
+/** The account's CLI credentials in every organization, newest first, the revoked and expired ones included. */
+export async function cliCredentials(
+  sql: Sql,
+  accountId: string,
+  expiry: CliCredentialExpiry,
+): Promise<CliCredentialRecord[]> {
+  return isUuid(accountId) ? new ApiKeyRepository(sql).cliCredentials(accountId, expiry) : [];
 }
 
 /** The person's own credential, through the hub's one revocation (its enrollment tokens expire with it). */

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { AuditRepository } from '../audit/index.js';
+import { ApiKeyRepository } from '../keys/index.js';
 import { MemberRepository } from './sql/members.js';
 import { createOrganization as newOrganization } from '../projects/index.js';
 import { acceptablePassword, normalizeEmail, PASSWORD_LENGTH } from '@hub/schemas';
@@ -12,10 +13,12 @@ import type { Sessions } from './sessions.js';
 import type { CreatedOrganization, PasswordChange } from '../dashboard/types.js';
 
 /**
- * Checks the current password, then sets the new one and ends every other session of the
- * account in one transaction; the session that asked stays. A wrong current password is a failed
- * sign-in (the account's and the address's keys, counted before the check): past the limits the
- * answer is `throttled`, the password unchecked, so a stolen session cannot guess it.
+ * Checks the current password, then sets the new one, ends every other session of the account
+ * and revokes all its CLI credentials (in every organization: `hub login` again) in one
+ * transaction, recorded in each of its organizations; the session that asked stays. A wrong
+ * current password is a failed sign-in (the account's and the address's keys, counted before the
+ * check): past the limits the answer is `throttled`, the password unchecked, so a stolen session
+ * cannot guess it.
  */
 export async function changePassword(
   sql: Sql,
@@ -41,6 +44,8 @@ export async function changePassword(
     const repository = new MemberRepository(tx);
     await repository.setPassword(view.account.id, passwordHash);
     await repository.endOtherSessions(view.account.id, secretDigest(sessionSecret), sessions.now());
+    await new ApiKeyRepository(tx).revokeCliCredentialsOf(view.account.id, { kind: 'account', id: view.account.id });
+    await new AuditRepository(tx).passwordChanged(view.account.id);
   });
   return 'changed';
 }

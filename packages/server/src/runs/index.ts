@@ -6,4 +6,5 @@ export { runStore } from './dashboard.js';
 export { ExecutionRepository } from './executions.js';
 export { DEFAULT_TIMING, type DispatchTiming } from './protocol/presence.js';
 export { OUTPUT_CHANNEL } from './protocol/channels.js';
+export { DEFAULT_STREAM_RECHECK_MS } from './output/stream.js';
 export { Wakeups } from './protocol/wakeups.js';

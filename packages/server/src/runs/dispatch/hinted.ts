@@ -43,6 +43,7 @@ export async function dispatchHinted(
     organizationId: key.organizationId,
     keyId: key.keyId,
     keyDigest,
+    cliCredentials: dispatcher.cliCredentials,
     projectSlug: request.projectSlug,
     hint,
     deliveryKey: request.deliveryKey,

@@ -1,5 +1,6 @@
 import type { Assignment as WireAssignment } from '@hub/schemas';
 import type { CompiledEnvironment, CompiledTrigger, Issue } from '@hub/compiler';
+import type { CliCredentialExpiry } from '../../auth/api-key.js';
 import type { Db } from '../../db/connect.js';
 import type { DispatchHints } from './hints.js';
 
@@ -99,6 +100,8 @@ export type DispatchRefusal =
 export interface Dispatcher {
   sql: Db;
   timing: { offlineAfterMs: number };
+  /** When CLI credentials expire: the one-statement path checks the key itself. */
+  cliCredentials: CliCredentialExpiry;
   hints: DispatchHints;
   /** Wakes the daemon's long-polls; called once its assignment has committed (runs/dispatch/notices.ts). */
   wake: (daemonId: string) => void;

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { Sql } from 'postgres';
-import { bearer, unauthorized } from '../../auth/api-key.js';
+import { bearer, DEFAULT_CLI_CREDENTIAL_EXPIRY, unauthorized } from '../../auth/api-key.js';
 import type { Hub } from '../../hub.js';
 import { authOf, contextOf } from '../../http/context.js';
 import { handle, type Call, type Handlers } from '../../http/operation.js';
@@ -32,6 +32,7 @@ export function dispatchHandlers(hub: Hub): Handlers {
   const dispatcher: Dispatcher = {
     sql: hub.sql,
     timing: hub.options.timing ?? DEFAULT_TIMING,
+    cliCredentials: hub.options.cliCredentials ?? DEFAULT_CLI_CREDENTIAL_EXPIRY,
     // Per instance: what its dispatches learned, for the one-statement path (runs/dispatch/hinted.ts).
     hints: new DispatchHints(),
     wake: (daemonId) => notices.wake(daemonId),

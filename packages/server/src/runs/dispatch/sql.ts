@@ -1,7 +1,7 @@
 import type { CompiledTrigger } from '@hub/compiler';
 import type { Fragment } from 'postgres';
 import type { Db } from '../../db/connect.js';
-import { keyCheck } from '../../auth/api-key.js';
+import { keyCheck, type CliCredentialExpiry } from '../../auth/api-key.js';
 import { deliveryColumn, deliveryOf, lookupColumn, lookupOf, type DeliveryRow } from './lookup.js';
 import type { Delivery, FoundTrigger, NewRun, PlannedStep, TriggerHint } from './model.js';
 
@@ -140,7 +140,13 @@ export class RunRepository {
    * (api_keys_organization) instead of the primary key.
    */
   async dispatchHinted(
-    run: NewRun & { keyId: string; keyDigest: Buffer; projectSlug: string; hint: TriggerHint },
+    run: NewRun & {
+      keyId: string;
+      keyDigest: Buffer;
+      projectSlug: string;
+      hint: TriggerHint;
+      cliCredentials: CliCredentialExpiry;
+    },
   ): Promise<
     { started: true; daemonId: string; receiptId: string } | { started: false; keyValid: boolean; current: boolean }
   > {
@@ -152,6 +158,7 @@ export class RunRepository {
       with ${keyCheck(this.sql, {
         digest: run.keyDigest,
         scope: 'runs:dispatch',
+        expiry: run.cliCredentials,
         expected: { keyId: run.keyId, organizationId },
       })}, current as (
         select p.id, p.slug from projects p

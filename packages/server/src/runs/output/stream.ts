@@ -2,7 +2,9 @@
 // any hub instance serves (woken by the NOTIFY that migration 007's triggers send).
 import { once } from 'node:events';
 import type { Request, Response } from 'express';
+import { credentialEnded, DEFAULT_CLI_CREDENTIAL_EXPIRY } from '../../auth/api-key.js';
 import { databaseUnavailable } from '../../db/health.js';
+import { authOf } from '../../http/context.js';
 import { OutputRepository, type OutputState, type StoredChunk } from './sql.js';
 import { isFinal } from '../states.js';
 import type { ExecutionStatus } from '../executions.js';
@@ -14,6 +16,8 @@ const PAGE = 500;
 export const KEEP_ALIVE_MS = 15_000;
 /** Without LISTEN (a hub made without output wake-ups), a stream looks this often. */
 const POLL_MS = 1_000;
+/** A stream checks its credential again this often (HubOptions.streamRecheckMs, HUB_STREAM_RECHECK_MS). */
+export const DEFAULT_STREAM_RECHECK_MS = 5_000;
 
 export async function sendOutput(hub: Hub, req: Request, res: Response, state: OutputState): Promise<void> {
   const output = new OutputRepository(hub.sql);
@@ -48,6 +52,11 @@ async function plain(output: OutputRepository, req: Request, res: Response, stat
  * watch starts before the first read, so a NOTIFY between a read and the wait is not lost; the
  * status is read after the chunks, and the chunks once more when it is final, so the `end` event
  * follows every chunk stored before the end.
+ *
+ * The credential the stream was opened with is checked again every `streamRecheckMs` (5 s), busy
+ * or idle: once it is revoked, expired, or its person is no longer a member of the organization,
+ * the stream sends `end` with `{executionId, reason}` (no status: the execution goes on) and
+ * closes, and a reconnection gets the 401 of every refused credential.
  */
 async function stream(
   hub: Hub,
@@ -57,6 +66,11 @@ async function stream(
   state: OutputState,
 ): Promise<void> {
   const closed = closing(res);
+  const { keyId } = authOf(req);
+  const recheckMs = hub.options.streamRecheckMs ?? DEFAULT_STREAM_RECHECK_MS;
+  const expiry = hub.options.cliCredentials ?? DEFAULT_CLI_CREDENTIAL_EXPIRY;
+  let checkedAt = Date.now();
+  let wroteAt = Date.now();
   const watch = hub.outputWakeups?.watch(state.executionId);
   res.status(200).set({
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -83,7 +97,21 @@ async function stream(
   try {
     await write(res, 'retry: 2000\n\n', closed);
     while (!closed.aborted) {
-      if ((await send(await output.chunks(state.executionId, last, PAGE))) === PAGE) continue;
+      if (Date.now() - checkedAt >= recheckMs) {
+        const reason = await credentialEnded(hub.authSql, keyId, expiry);
+        if (reason !== undefined) {
+          await write(
+            res,
+            `event: end\ndata: ${JSON.stringify({ executionId: state.executionId, reason })}\n\n`,
+            closed,
+          );
+          break;
+        }
+        checkedAt = Date.now();
+      }
+      const sent = await send(await output.chunks(state.executionId, last, PAGE));
+      if (sent > 0) wroteAt = Date.now();
+      if (sent === PAGE) continue;
       const now = await output.status(state.executionId);
       if (now !== undefined && isFinal(now.status as ExecutionStatus)) {
         while ((await send(await output.chunks(state.executionId, last, PAGE))) === PAGE);
@@ -92,8 +120,15 @@ async function stream(
       }
       // A stopping hub ends the stream; the client resumes on another instance with Last-Event-ID.
       if (hub.outputWakeups?.stopping === true) break;
-      if (watch === undefined) await pause(POLL_MS, closed);
-      else if (!(await watch.wait(KEEP_ALIVE_MS))) await write(res, ': keep-alive\n\n', closed);
+      // Woken by new output, else at the next credential check or keep-alive, whichever is first.
+      const at = Date.now();
+      const untilCheck = Math.max(0, checkedAt + recheckMs - at);
+      if (watch === undefined) await pause(Math.min(POLL_MS, untilCheck), closed);
+      else await watch.wait(Math.min(untilCheck, Math.max(0, wroteAt + KEEP_ALIVE_MS - at)));
+      if (Date.now() - wroteAt >= KEEP_ALIVE_MS) {
+        await write(res, ': keep-alive\n\n', closed);
+        wroteAt = Date.now();
+      }
       // So does a database that went away (the health woke the wait): the client resumes once it is back.
       if (hub.health?.down === true) break;
     }
