@@ -3,7 +3,6 @@
 // seconds and ends (`event: end` with a reason) once it is revoked, expired or its person removed.
 // One real hub (a child process) on the machine's PostgreSQL; people and approvals through the
 // dashboard's store over the same database, as another hub instance would be.
-import { request as httpRequest, type ClientRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { dashboardStore } from '../src/dashboard/store.js';
@@ -11,6 +10,7 @@ import { hashPassword } from '../src/people/passwords.js';
 import { call, expectProblem, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
+import { openStream, type Stream } from './support/sse.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const PASSWORD = 'correct horse battery staple';
@@ -25,86 +25,6 @@ triggers:
     steps:
       - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix {{ prompt }}" } ] }
 `;
-/** Generous: the hub re-checks every 200 ms here; this only bounds a failing test. */
-const EVENT_TIMEOUT_MS = 20_000;
-
-interface SseEvent {
-  event: string;
-  data: string;
-}
-
-/** A live SSE stream: its events so far, and a wait for one that matches. */
-interface Stream {
-  status: number;
-  events: SseEvent[];
-  ended: Promise<void>;
-  waitFor(match: (event: SseEvent) => boolean): Promise<SseEvent>;
-  close(): void;
-}
-
-function openStream(hub: { url: string }, path: string, token: string): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const events: SseEvent[] = [];
-    const waiters = new Set<() => void>();
-    let req: ClientRequest | undefined = undefined;
-    let ended!: () => void;
-    const endedPromise = new Promise<void>((done) => (ended = done));
-    req = httpRequest(
-      `${hub.url}${path}`,
-      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
-      (res) => {
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => {
-          buffer += text;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event: SseEvent = { event: 'message', data: '' };
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':')) event.event = ':';
-              else if (line.startsWith('event: ')) event.event = line.slice(7);
-              else if (line.startsWith('data: ')) event.data += line.slice(6);
-            }
-            if (!block.startsWith('retry:')) events.push(event);
-          }
-          for (const wake of waiters) wake();
-        });
-        const finish = () => {
-          ended();
-          for (const wake of waiters) wake();
-        };
-        res.on('end', finish);
-        res.on('error', finish);
-        resolve({
-          status: res.statusCode ?? 0,
-          events,
-          ended: endedPromise,
-          close: () => req?.destroy(),
-          waitFor: (match) =>
-            new Promise((found, fail) => {
-              const timer = setTimeout(() => {
-                waiters.delete(look);
-                fail(new Error(`no such event within ${EVENT_TIMEOUT_MS} ms; got ${JSON.stringify(events)}`));
-              }, EVENT_TIMEOUT_MS);
-              const look = () => {
-                const event = events.find(match);
-                if (event === undefined) return;
-                clearTimeout(timer);
-                waiters.delete(look);
-                found(event);
-              };
-              waiters.add(look);
-              look();
-            }),
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 const chunk = (seq: number, text: string) => ({ seq, stream: 'stdout', at: new Date().toISOString(), text });
 
