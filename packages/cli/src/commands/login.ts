@@ -44,6 +44,11 @@ With --with-token, reads an organization API key (hub_pk_...) or a CLI credentia
 from standard input instead, for CI and scripts: it is stored, as the active login, only if the
 hub accepts it (GET /api/v1/credential).
 
+A CLI credential ends on its own: after 90 days unused or 365 days in all (the hub's
+HUB_CLI_CREDENTIAL_IDLE_DAYS and HUB_CLI_CREDENTIAL_LIFETIME_DAYS), when you change your
+password, and when you leave the organization or are removed from it; hub then says "your
+login expired: run hub login". Daemons you enrolled with it are retired when you leave.
+
 A credential stored for the hub before is replaced: a CLI credential is then revoked at the hub
 (once the new one is stored), an API key only forgotten. As with "gh auth login", everything
 is printed on standard error; standard output stays empty. A credential is never printed.
