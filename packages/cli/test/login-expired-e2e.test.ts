@@ -8,23 +8,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardStore } from '../../server/src/dashboard/store.js';
 import { call, setUp } from '../../server/test/support/client.js';
+import { cliLogin, manualConfiguration, startedRun } from '../../server/test/support/cli-login.js';
 import { TestDaemon } from '../../server/test/support/daemon.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { saveCredential } from '../src/credentials.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
 
-const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const CONFIGURATION = `
-environments:
-  - { name: laptop, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    on: { manual.run: {} }
-    max_runtime: 2h
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix {{ prompt }}" } ] }
-`;
+const CONFIGURATION = manualConfiguration('dev-box');
 const EXPIRED = /^hub: your login expired: run hub login /;
 
 describe('hub with a login that ended', () => {
@@ -68,22 +58,9 @@ describe('hub with a login that ended', () => {
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const post = (path: string, fields: Record<string, string>) =>
-    call(hub, 'POST', path, {
-      raw: new URLSearchParams(fields).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    });
   /** `hub login`'s grant approved by Ada, its credential stored as `hub login` stores it. */
   const loggedIn = async () => {
-    const started = await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
-    expect(await store.approveDevice(ada, started.body.user_code, organizationId, '127.0.0.1')).toBe('approved');
-    const token = await post('/oauth/token', {
-      grant_type: GRANT,
-      device_code: started.body.device_code,
-      client_id: 'hub-cli',
-    });
-    expect(token.status, token.text).toBe(200);
-    const secret = token.body.access_token as string;
+    const secret = await cliLogin(hub, store, ada, organizationId);
     await saveCredential(env.HUB_CONFIG_DIR as string, hub.url, secret, 'cli', { activate: true });
     return secret;
   };
@@ -138,29 +115,10 @@ describe('hub with a login that ended', () => {
   });
 
   /** A run whose execution the daemon took and started, with a line of output. */
-  const startedRun = async () => {
-    const answer = await call(hub, 'POST', '/api/v1/manual-runs', {
-      token: ctx.key,
-      body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: `ended-${++deliveries}` },
-    });
-    expect(answer.status, answer.text).toBe(200);
-    const runId = answer.body.triggerRunId as string;
-    const run = await call(hub, 'GET', `/api/v1/runs/${runId}`, { token: ctx.key });
-    const executionId = run.body.executions[0].executionId as string;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const next = await daemon.next(5);
-      if (next.status === 200 && next.body.assignment?.executionId === executionId) break;
-    }
-    expect((await daemon.report(executionId, 'running')).status).toBe(200);
-    const chunks = [{ seq: 0, stream: 'stdout', at: new Date().toISOString(), text: 'working on it\n' }];
-    expect((await daemon.signed('POST', `/api/v1/daemon/executions/${executionId}/output`, { chunks })).status).toBe(
-      200,
-    );
-    return { runId, executionId };
-  };
+  const started = () => startedRun(hub, ctx.key, ctx.project, daemon, `ended-${++deliveries}`);
   const following = async (follow: Running) => {
     const deadline = Date.now() + 20_000;
-    while (!follow.output().stdout.includes('working on it')) {
+    while (!follow.output().stdout.includes('working')) {
       if (Date.now() > deadline) throw new Error(`no output; ${JSON.stringify(follow.output())}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -168,7 +126,7 @@ describe('hub with a login that ended', () => {
 
   it('ends `hub logs --follow` with the reason and a failure once the stored login is revoked', async () => {
     const token = await loggedIn();
-    const { runId, executionId } = await startedRun();
+    const { runId, executionId } = await started();
     const follow = start(['logs', runId, hub.url, '--follow'], { env });
     await following(follow);
     await revoke(token);
@@ -181,7 +139,7 @@ describe('hub with a login that ended', () => {
 
   it('ends `hub logs --follow` with the reason for a revoked HUB_API_KEY', async () => {
     const key = await apiKey();
-    const { runId, executionId } = await startedRun();
+    const { runId, executionId } = await started();
     const follow = start(['logs', runId, hub.url, '--follow'], { env: { ...env, HUB_API_KEY: key.secret } });
     await following(follow);
     await revokeKey(key.id);

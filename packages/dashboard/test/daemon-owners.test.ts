@@ -4,13 +4,12 @@
 // the member and the member's daemons are retired (and refused).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardStore } from '../../server/src/dashboard/store.js';
-import { call } from '../../server/test/support/client.js';
+import { cliLogin } from '../../server/test/support/cli-login.js';
 import { TestDaemon } from '../../server/test/support/daemon.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { arrange, page, type Hub } from './support/hub-session.js';
 
-const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** The table row that names `name`, as HTML. */
 const rowOf = (html: string, name: string) => html.split('<tr').find((row) => row.includes(name)) ?? '';
 const text = async (response: Response) => {
@@ -43,24 +42,7 @@ describe('who enrolled each daemon, and what a removal retires, on a real hub', 
   });
 
   /** `hub login` of `account`, approved through the dashboard's store: the CLI credential. */
-  const login = async (account: string): Promise<string> => {
-    const post = (path: string, fields: Record<string, string>) =>
-      call(hub, 'POST', path, {
-        raw: new URLSearchParams(fields).toString(),
-        contentType: 'application/x-www-form-urlencoded',
-      });
-    const started = await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
-    expect(await dashboardStore(hub.sql).approveDevice(account, started.body.user_code, orgId, '127.0.0.1')).toBe(
-      'approved',
-    );
-    const token = await post('/oauth/token', {
-      grant_type: GRANT,
-      device_code: started.body.device_code,
-      client_id: 'hub-cli',
-    });
-    expect(token.status, token.text).toBe(200);
-    return token.body.access_token as string;
-  };
+  const login = (account: string): Promise<string> => cliLogin(hub, dashboardStore(hub.sql), account, orgId);
   const enroll = async (credential: string, name: string) => {
     const daemon = await TestDaemon.enroll(hub, credential, name, [{ provider: 'claude' }]);
     daemons.push(daemon);

@@ -10,24 +10,11 @@ import { hashPassword } from '../src/people/passwords.js';
 import { call, expectProblem, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
+import { cliLogin, manualConfiguration, startedRun } from './support/cli-login.js';
 import { openStream, type Stream } from './support/sse.js';
 
-const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const PASSWORD = 'correct horse battery staple';
-const CONFIGURATION = `
-environments:
-  - { name: laptop, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    on: { manual.run: {} }
-    max_runtime: 2h
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix {{ prompt }}" } ] }
-`;
-
-const chunk = (seq: number, text: string) => ({ seq, stream: 'stdout', at: new Date().toISOString(), text });
-
+const CONFIGURATION = manualConfiguration('dev-box', '2h');
 describe('credentials follow their person (external PostgreSQL)', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let store: ReturnType<typeof dashboardStore>;
@@ -77,49 +64,13 @@ describe('credentials follow their person (external PostgreSQL)', () => {
     await hub?.close();
   });
 
-  const post = (path: string, fields: Record<string, string>) =>
-    call(hub, 'POST', path, {
-      raw: new URLSearchParams(fields).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    });
   /** `hub login`'s grant, approved by `account` for `org`: the CLI credential. */
-  const login = async (account: string, org: string) => {
-    const started = await post('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
-    expect(await store.approveDevice(account, started.body.user_code, orgIds[org] as string, '127.0.0.1')).toBe(
-      'approved',
-    );
-    const token = await post('/oauth/token', {
-      grant_type: GRANT,
-      device_code: started.body.device_code,
-      client_id: 'hub-cli',
-    });
-    expect(token.status, token.text).toBe(200);
-    return token.body.access_token as string;
-  };
+  const login = (account: string, org: string) => cliLogin(hub, store, account, orgIds[org] as string);
   const projects = (token: string) => call(hub, 'GET', '/api/v1/projects', { token });
   const prefixOf = (token: string) => token.slice(0, 16);
 
   /** A run of alpha whose execution the daemon took and started, with one chunk of output. */
-  const started = async () => {
-    const answer = await call(hub, 'POST', '/api/v1/manual-runs', {
-      token: alpha.key,
-      body: { projectSlug: alpha.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: `end-${++deliveries}` },
-    });
-    expect(answer.status, answer.text).toBe(200);
-    const runId = answer.body.triggerRunId as string;
-    const run = await call(hub, 'GET', `/api/v1/runs/${runId}`, { token: alpha.key });
-    const executionId = run.body.executions[0].executionId as string;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const next = await daemon.next(5);
-      if (next.status === 200 && next.body.assignment?.executionId === executionId) break;
-    }
-    expect((await daemon.report(executionId, 'running')).status).toBe(200);
-    const sent = await daemon.signed('POST', `/api/v1/daemon/executions/${executionId}/output`, {
-      chunks: [chunk(0, 'working\n')],
-    });
-    expect(sent.status, sent.text).toBe(200);
-    return { runId, executionId, path: `/api/v1/runs/${runId}/executions/${executionId}/output` };
-  };
+  const started = () => startedRun(hub, alpha.key, alpha.project, daemon, `end-${++deliveries}`);
   /** A stream opened with `token` that has received the execution's first chunk. */
   const streaming = async (path: string, token: string) => {
     const stream = await openStream(hub, path, token);

@@ -7,23 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardStore } from '../src/dashboard/store.js';
 import { ExecutionRepository } from '../src/runs/executions.js';
 import { call, expectProblem, setUp } from './support/client.js';
+import { cliLogin, manualConfiguration } from './support/cli-login.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, hubOn } from './support/hub.js';
 
-const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** One trigger on Carol's daemon. */
-const CONFIGURATION = `
-environments:
-  - { name: laptop, kind: daemon, daemon: carol-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    on: { manual.run: {} }
-    max_runtime: 1h
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix. {{ prompt }}" } ] }
-`;
-
+const CONFIGURATION = manualConfiguration('carol-box');
 describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let store: ReturnType<typeof dashboardStore>;
@@ -60,24 +49,8 @@ describe.each(databases)('daemons have an owner (%s PostgreSQL)', (kind) => {
     await hub?.close();
   });
 
-  const form = (path: string, fields: Record<string, string>) =>
-    call(hub, 'POST', path, {
-      raw: new URLSearchParams(fields).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    });
   /** `hub login` of `account`: a device authorization, approved in the dashboard's store, redeemed. */
-  const login = async (account: string): Promise<string> => {
-    const started = await form('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
-    expect(started.status, started.text).toBe(200);
-    expect(await store.approveDevice(account, started.body.user_code, orgId, '127.0.0.1')).toBe('approved');
-    const token = await form('/oauth/token', {
-      grant_type: GRANT,
-      device_code: started.body.device_code,
-      client_id: 'hub-cli',
-    });
-    expect(token.status, token.text).toBe(200);
-    return token.body.access_token as string;
-  };
+  const login = (account: string): Promise<string> => cliLogin(hub, store, account, orgId);
   const enroll = async (credential: string, name: string, replace = false) => {
     const daemon = await TestDaemon.enroll(hub, credential, name, [{ provider: 'claude' }], { replace });
     daemons.push(daemon);
