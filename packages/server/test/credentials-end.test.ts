@@ -10,7 +10,7 @@ import { hashPassword } from '../src/people/passwords.js';
 import { call, expectProblem, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
-import { cliLogin, manualConfiguration, startedRun } from './support/cli-login.js';
+import { cliLogin, manualConfiguration, oauthForm, startedRun } from './support/cli-login.js';
 import { openStream, type Stream } from './support/sse.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -215,11 +215,25 @@ describe('credentials follow their person (external PostgreSQL)', () => {
     const inAlpha = await login(ada, alpha.org);
     const inBeta = await login(ada, beta.org);
     const miaToken = await login(mia, alpha.org);
+    // A `hub login` approved in the session before the change, not yet collected (a stolen session's).
+    const pending = await oauthForm(hub, '/oauth/device_authorization', {
+      client_id: 'hub-cli',
+      hostname: 'elsewhere',
+    });
+    expect(await store.approveDevice(ada, pending.body.user_code, orgIds[alpha.org] as string, '127.0.0.1')).toBe(
+      'approved',
+    );
     const before = new Date(Date.now() - 1_000);
     for (const token of [inAlpha, inBeta]) expect((await projects(token)).status).toBe(200);
     expect(
       await store.changePassword(signedIn.sessionSecret, PASSWORD, 'a brand new long passphrase', '127.0.0.1'),
     ).toBe('changed');
+    const collected = await oauthForm(hub, '/oauth/token', {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: pending.body.device_code,
+      client_id: 'hub-cli',
+    });
+    expect([collected.status, collected.body.error]).toEqual([400, 'access_denied']);
     for (const token of [inAlpha, inBeta]) expectProblem(await projects(token), 401, 'unauthorized');
     // Another person's credential, and the organizations' API keys, are untouched.
     expect((await projects(miaToken)).status).toBe(200);

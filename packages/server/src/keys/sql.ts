@@ -118,9 +118,14 @@ export class ApiKeyRepository {
   /**
    * Revokes every live CLI credential of the account, in every organization (its password changed),
    * each with its `cli_credential.revoked` event in its organization, and expires their unconsumed
-   * enrollment tokens. Pass the transaction of the change. The number revoked.
+   * enrollment tokens. First it denies the account's approved `hub login` requests not yet
+   * redeemed: a poll redeeming one holds its row, so this waits for it, and the revocation's later
+   * snapshot then sees (and revokes) the credential it made. Pass the transaction of the change.
+   * The number revoked.
    */
   async revokeCliCredentialsOf(accountId: string, actor: AuditActor): Promise<number> {
+    await this
+      .sql`update device_authorizations set status = 'denied' where account_id = ${accountId} and status = 'approved'`;
     const revoked = await this.sql<{ id: string }[]>`
       with revoked as (
         update api_keys set revoked_at = now()
