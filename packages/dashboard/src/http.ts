@@ -86,7 +86,9 @@ export function seeOther(res: Response, location: string): void {
 export function refuseCrossSite(options: DashboardOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (sameOrigin({ origin: req.get('origin'), referer: req.get('referer') }, options.publicUrl)) return next();
-    options.log?.warn('dashboard: cross-site form refused', { path: req.path, origin: req.get('origin') ?? null });
+    // The route's pattern, never the path: some carry a secret (/invitations/<token>).
+    const route = typeof req.route?.path === 'string' ? req.route.path : null;
+    options.log?.warn('dashboard: cross-site form refused', { route, origin: req.get('origin') ?? null });
     sendMessage(res, 403, {
       title: 'Request refused',
       message:
