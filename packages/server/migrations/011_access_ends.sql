@@ -10,6 +10,16 @@ alter table invitations
   add constraint invitations_revoked check ((revoked_at is null) = (revoked_reason is null)),
   add constraint invitations_revoked_by check (revoked_reason = 'revoked' or revoked_by is null),
   add constraint invitations_ended_once check (revoked_at is null or consumed_at is null);
+-- Invitations made before this migration by someone who is no longer an owner end now: from here
+-- on, a removal or demotion ends them as it happens (becoming an owner again revives none).
+update invitations i
+set revoked_at = now(),
+    revoked_reason = case when exists (
+      select 1 from organization_members m where m.organization_id = i.organization_id and m.account_id = i.created_by
+    ) then 'inviter_demoted' else 'inviter_removed' end
+where consumed_at is null and revoked_at is null and not exists (
+  select 1 from organization_members m
+  where m.organization_id = i.organization_id and m.account_id = i.created_by and m.role = 'owner');
 -- The live invitations an inviter made: what their removal or demotion ends.
 create index invitations_inviter on invitations (created_by, organization_id) where consumed_at is null and revoked_at is null;
 
