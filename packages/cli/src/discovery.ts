@@ -171,6 +171,15 @@ export async function unitsOf(
       );
     }
     if (units.has(`${role.kind}:${role.at}`)) continue;
+    // A named partial or workflow brings its config.yml or hub.yml along: judged like the file named.
+    if (role.kind !== 'trigger') {
+      const document = join(role.at, role.kind === 'configuration' ? 'config.yml' : 'hub.yml');
+      const documentRefusal = refusalOf(document, boundary);
+      if (documentRefusal !== undefined) {
+        refused.push({ ...documentRefusal, path: slashed(relative(root, document)) });
+        continue;
+      }
+    }
     const unit =
       role.kind === 'trigger'
         ? await triggerUnit(path, root)

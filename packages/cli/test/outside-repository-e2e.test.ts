@@ -121,6 +121,16 @@ describe('hub validate', () => {
     expect(climbing.stdout + climbing.stderr).not.toContain(MARKER);
   });
 
+  it('refuses the config.yml that a named partial brings along when it links outside', async () => {
+    writeTree(repo, { '.hub/partials/a.md': 'Run the tests.\n' });
+    writeFileSync(secret, `${MARKER}: 1\n`);
+    link(secret, '.hub/config.yml');
+    const named = await validate(['.hub/partials/a.md']);
+    expect(named.code).toBe(1);
+    expect(named.stdout).toContain('.hub/config.yml: discovery.outside_repository');
+    expect(named.stdout + named.stderr).not.toContain(MARKER);
+  });
+
   it('reads links that stay inside the repository, files and directories alike', async () => {
     writeTree(repo, {
       '.hub/config.yml': configurationYaml(['testing.md', 'shared/style.md']),
