@@ -10,7 +10,8 @@ import type { HubResources } from './resources.js';
 import { lineStarts } from '../line-starts.js';
 import { tokenRange } from './positions.js';
 import type { DiagnosticData } from './quick-fix.js';
-import { unitsOf, type Files } from './workspace.js';
+import type { Files } from './files.js';
+import { unitsOf } from './workspace.js';
 
 /** Absolute path → the diagnostics of that file. */
 export type Published = Map<string, Diagnostic[]>;

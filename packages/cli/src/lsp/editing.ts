@@ -4,7 +4,8 @@
 import { dirname, join } from 'node:path';
 import { checkPath } from '@hub/compiler';
 import type { FeatureContext } from './features/index.js';
-import { placeOf, type Files } from './workspace.js';
+import type { Files } from './files.js';
+import { placeOf } from './workspace.js';
 
 export { complete, hover, TRIGGER_CHARACTERS, type FeatureContext } from './features/index.js';
 

@@ -24,7 +24,8 @@ import { IncludeCache } from './include-cache.js';
 import { quickFixes } from './quick-fix.js';
 import { HubResources } from './resources.js';
 import { cliVersion } from '../version.js';
-import { Files, hubDirsOf, placeOf, unitKeys, unreadNote } from './workspace.js';
+import { Files } from './files.js';
+import { hubDirsOf, placeOf, unitKeys, unreadNote } from './workspace.js';
 
 /**
  * How long an edit waits for the next before its unit is checked: long enough that a burst of
