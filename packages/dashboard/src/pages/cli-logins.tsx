@@ -2,6 +2,7 @@ import type { CliCredentialRow } from '../ports/cli-logins.js';
 import { Notice } from './layout.js';
 import type { NoticeValue } from './members-props.js';
 import { Time } from './times.js';
+import { ListHead } from './list-head.js';
 
 /** The account's CLI logins (credentials of `hub login`) in every organization; active ones are revoked here. */
 export function CliLogins({ logins, notice }: { logins: CliCredentialRow[]; notice?: NoticeValue | undefined }) {
@@ -21,19 +22,7 @@ export function CliLogins({ logins, notice }: { logins: CliCredentialRow[]; noti
 function CliLoginTable({ logins }: { logins: CliCredentialRow[] }) {
   return (
     <table class="list cli-logins">
-      <thead>
-        <tr>
-          <th scope="col">Organization</th>
-          <th scope="col">Host</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Status</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
+      <ListHead columns={['Organization', 'Host', 'Prefix', 'Created', 'Last used', 'Status']} actions={true} />
       <tbody>
         {logins.map((login) => (
           <tr key={login.id}>

@@ -3,6 +3,7 @@ import { Pager } from './pager.js';
 import type { DaemonsPageProps, RetireDaemonPageProps } from './daemons-runs-props.js';
 import { Layout } from './layout.js';
 import { Time } from './times.js';
+import { ListHead } from './list-head.js';
 
 /** The organization's daemons, online or offline, with their runtimes; owners retire them. */
 export function DaemonsPage({ session, daemons, retired, page, more }: DaemonsPageProps) {
@@ -43,21 +44,7 @@ export function DaemonsPage({ session, daemons, retired, page, more }: DaemonsPa
 function DaemonTable({ daemons, owner }: { daemons: DaemonRow[]; owner: boolean }) {
   return (
     <table class="list daemons">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Status</th>
-          <th scope="col">Last seen</th>
-          <th scope="col">Runtimes</th>
-          <th scope="col">Enrolled</th>
-          <th scope="col">Enrolled by</th>
-          {owner ? (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          ) : null}
-        </tr>
-      </thead>
+      <ListHead columns={['Name', 'Status', 'Last seen', 'Runtimes', 'Enrolled', 'Enrolled by']} actions={owner} />
       <tbody>
         {daemons.map((daemon) => {
           const status = daemon.retiredAt ? 'retired' : daemon.online ? 'online' : 'offline';

@@ -3,6 +3,7 @@ import { Layout, Notice } from './layout.js';
 import { Pager } from './pager.js';
 import { Time } from './times.js';
 import type { KeyFormValues, KeysPageProps } from './props.js';
+import { ListHead } from './list-head.js';
 
 /** The organization's API keys; owners also create and revoke them. */
 export function KeysPage({ session, keys, scopes, pages = { page: 1, more: false }, form }: KeysPageProps) {
@@ -41,22 +42,10 @@ export function KeysPage({ session, keys, scopes, pages = { page: 1, more: false
 function KeyTable({ keys, owner }: { keys: ApiKeyRow[]; owner: boolean }) {
   return (
     <table class="list keys">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Created by</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Status</th>
-          {owner ? (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          ) : null}
-        </tr>
-      </thead>
+      <ListHead
+        columns={['Name', 'Prefix', 'Scopes', 'Created', 'Created by', 'Last used', 'Status']}
+        actions={owner}
+      />
       <tbody>
         {keys.map((key) => (
           <tr key={key.id}>

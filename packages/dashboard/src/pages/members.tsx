@@ -1,8 +1,9 @@
 import type { InvitationRow, MemberRow } from '../ports/members.js';
 import { Pager } from './pager.js';
-import { formatTime } from './format.js';
+import { Time } from './times.js';
 import { Layout, Notice } from './layout.js';
 import type { LeavePageProps, MembersPageProps, RemoveMemberPageProps } from './members-props.js';
+import { ListHead } from './list-head.js';
 
 /** The organization's members; owners also invite, remove and change roles. */
 export function MembersPage({ session, members, invitations, page, next, notice }: MembersPageProps) {
@@ -46,19 +47,7 @@ export function MembersPage({ session, members, invitations, page, next, notice 
 function MemberTable({ members, owner, self }: { members: MemberRow[]; owner: boolean; self: string }) {
   return (
     <table class="list members">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">E-mail</th>
-          <th scope="col">Role</th>
-          <th scope="col">Since</th>
-          {owner ? (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          ) : null}
-        </tr>
-      </thead>
+      <ListHead columns={['Name', 'E-mail', 'Role', 'Since']} actions={owner} />
       <tbody>
         {members.map((member) => (
           <tr key={member.accountId}>
@@ -71,7 +60,7 @@ function MemberTable({ members, owner, self }: { members: MemberRow[]; owner: bo
             <td data-label="E-mail">{member.email}</td>
             <td data-label="Role">{member.role}</td>
             <td data-label="Since">
-              <time datetime={member.since.toISOString()}>{formatTime(member.since)}</time>
+              <Time at={member.since} />
             </td>
             {owner ? (
               <td data-label="">
@@ -113,29 +102,17 @@ function Invitations({ invitations, owner }: { invitations: InvitationRow[]; own
         <p class="empty">No open invitations: none waits to be accepted.</p>
       ) : (
         <table class="list invitations">
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col">Invited by</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              {owner ? (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
+          <ListHead columns={['Role', 'Invited by', 'Created', 'Expires']} actions={owner} />
           <tbody>
             {invitations.map((invitation) => (
               <tr key={invitation.id}>
                 <td data-label="Role">{invitation.role}</td>
                 <td data-label="Invited by">{invitation.invitedBy.name}</td>
                 <td data-label="Created">
-                  <time datetime={invitation.createdAt.toISOString()}>{formatTime(invitation.createdAt)}</time>
+                  <Time at={invitation.createdAt} />
                 </td>
                 <td data-label="Expires">
-                  <time datetime={invitation.expiresAt.toISOString()}>{formatTime(invitation.expiresAt)}</time>
+                  <Time at={invitation.expiresAt} />
                 </td>
                 {owner ? (
                   <td data-label="">

@@ -3,6 +3,7 @@ import { formatTime } from './format.js';
 import { Layout, Notice } from './layout.js';
 import { Pager } from './pager.js';
 import type { ProjectFormValues, ProjectsPageProps } from './projects-props.js';
+import { ListHead } from './list-head.js';
 
 /** The organization's projects; owners also create, deactivate and reactivate them. */
 export function ProjectsPage({ session, projects, pages, form }: ProjectsPageProps) {
@@ -43,20 +44,7 @@ export function ProjectsPage({ session, projects, pages, form }: ProjectsPagePro
 function ProjectTable({ projects, owner }: { projects: ProjectRow[]; owner: boolean }) {
   return (
     <table class="list projects">
-      <thead>
-        <tr>
-          <th scope="col">Project</th>
-          <th scope="col">Slug</th>
-          <th scope="col">Status</th>
-          <th scope="col">Configuration</th>
-          <th scope="col">Installed</th>
-          {owner ? (
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          ) : null}
-        </tr>
-      </thead>
+      <ListHead columns={['Project', 'Slug', 'Status', 'Configuration', 'Installed']} actions={owner} />
       <tbody>
         {projects.map((project) => {
           const href = `/projects/${encodeURIComponent(project.slug)}`;
