@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { databases, freshDatabase, hubOn, startHub, type RunningHub } from './support/hub.js';
+import { takeEvents, type SseEvent } from './support/sse.js';
 
 const CONFIGURATION = `
 environments:
@@ -29,12 +30,6 @@ triggers:
 let keys = 0;
 const freshKey = () => `follow-${Date.now()}-${++keys}`;
 
-interface SseEvent {
-  id?: string;
-  event: string;
-  data: string;
-}
-
 /** Reads an SSE stream until it ends (or `until` says enough), parsing its events; comments are kept as event ':'. */
 function readEvents(
   hub: Pick<RunningHub, 'url'>,
@@ -51,20 +46,9 @@ function readEvents(
       const done = () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], events });
       res.setEncoding('utf8');
       res.on('data', (text: string) => {
-        buffer += text;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event: SseEvent = { event: 'message', data: '' };
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) event.event = ':';
-            else if (line.startsWith('id: ')) event.id = line.slice(4);
-            else if (line.startsWith('event: ')) event.event = line.slice(7);
-            else if (line.startsWith('data: ')) event.data += line.slice(6);
-          }
-          if (!block.startsWith('retry:')) events.push(event);
-        }
+        const taken = takeEvents(buffer + text);
+        buffer = taken.rest;
+        events.push(...taken.events);
         if (options.until?.(events)) {
           req.destroy();
           done();

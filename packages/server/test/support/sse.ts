@@ -5,8 +5,32 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 const EVENT_TIMEOUT_MS = 20_000;
 
 export interface SseEvent {
+  id?: string;
   event: string;
   data: string;
+}
+
+/**
+ * The whole events at the start of `buffer` (a comment is kept as the event ':', the `retry:`
+ * block left out), and what is left of it: the start of an event not yet whole.
+ */
+export function takeEvents(buffer: string): { events: SseEvent[]; rest: string } {
+  const events: SseEvent[] = [];
+  let rest = buffer;
+  let end: number;
+  while ((end = rest.indexOf('\n\n')) >= 0) {
+    const block = rest.slice(0, end);
+    rest = rest.slice(end + 2);
+    const event: SseEvent = { event: 'message', data: '' };
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) event.event = ':';
+      else if (line.startsWith('id: ')) event.id = line.slice(4);
+      else if (line.startsWith('event: ')) event.event = line.slice(7);
+      else if (line.startsWith('data: ')) event.data += line.slice(6);
+    }
+    if (!block.startsWith('retry:')) events.push(event);
+  }
+  return { events, rest };
 }
 
 /** A live SSE stream: its events so far, and a wait for one that matches. */
@@ -32,19 +56,9 @@ export function openStream(hub: { url: string }, path: string, token: string): P
         let buffer = '';
         res.setEncoding('utf8');
         res.on('data', (text: string) => {
-          buffer += text;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event: SseEvent = { event: 'message', data: '' };
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':')) event.event = ':';
-              else if (line.startsWith('event: ')) event.event = line.slice(7);
-              else if (line.startsWith('data: ')) event.data += line.slice(6);
-            }
-            if (!block.startsWith('retry:')) events.push(event);
-          }
+          const taken = takeEvents(buffer + text);
+          buffer = taken.rest;
+          events.push(...taken.events);
           for (const wake of waiters) wake();
         });
         const finish = () => {
