@@ -8,21 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../server/src/people/passwords.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
-import { PASSWORD, setUpOwner, type Hub } from './support/hub-pages.js';
+import { form, PASSWORD, setUpOwner, type Hub } from './support/hub-pages.js';
 
 const NEW_PASSWORD = 'a whole new password, long';
 const UNKNOWN_CODE = 'BCDF-BCDF';
 
 /** A form posted from the hub's own origin, as a browser at `address` (behind the trusted proxy) does. */
-function post(hub: Hub, path: string, fields: Record<string, string>, address: string, cookie?: string) {
-  const headers: Record<string, string> = {
-    'content-type': 'application/x-www-form-urlencoded',
-    origin: hub.url,
-    'x-forwarded-for': address,
-  };
-  if (cookie !== undefined) headers.cookie = cookie;
-  return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams(fields) });
-}
+const post = (hub: Hub, path: string, fields: Record<string, string>, address: string, cookie?: string) =>
+  form(hub, path, fields, { address, ...(cookie === undefined ? {} : { cookie }) });
 
 /** A member of `acme` only, signed in from `address`. */
 async function member(hub: Hub, email: string, address: string): Promise<string> {

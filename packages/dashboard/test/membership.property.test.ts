@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/people/passwords.js';
 import { call } from '../../server/test/support/client.js';
+import { manualConfiguration, oauthForm } from '../../server/test/support/cli-login.js';
 import { TestDaemon } from '../../server/test/support/daemon.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { openStream, type Stream } from '../../server/test/support/sse.js';
@@ -17,17 +18,7 @@ const SEQUENCES = 200;
 const DEVICE_FAILURES = 10;
 /** Each person's own client address (the hub trusts the loopback proxy), so only their own guesses count against them. */
 const ADDRESS = { ada: '192.0.2.1', bob: '192.0.2.2', carol: '192.0.2.3', dave: '192.0.2.4' } as const;
-const CONFIGURATION = `
-environments:
-  - { name: laptop, kind: daemon, daemon: runner, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    on: { manual.run: {} }
-    max_runtime: 2h
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: laptop, agent: { provider: claude }, prompt: [ { text: "Fix {{ prompt }}" } ] }
-`;
+const CONFIGURATION = manualConfiguration('runner', '2h');
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const OTHERS = ['bob', 'carol', 'dave'] as const;
 const EVERYONE = ['ada', ...OTHERS] as const;
@@ -135,11 +126,7 @@ describe('the membership lifecycle', () => {
 
   const accountId = async (person: Person) =>
     ((await hub.sql`select id from accounts where email = ${`${person}@example.com`}`)[0]?.id ?? '') as string;
-  const oauth = (path: string, fields: Record<string, string>) =>
-    call(hub, 'POST', path, {
-      raw: new URLSearchParams(fields).toString(),
-      contentType: 'application/x-www-form-urlencoded',
-    });
+  const oauth = (path: string, fields: Record<string, string>) => oauthForm(hub, path, fields);
 
   /** A project, the operator's key, its daemon `runner` and a queued run in the organization: its output's path. */
   async function queuedRun(slug: string): Promise<string> {
@@ -249,17 +236,12 @@ describe('the membership lifecycle', () => {
       case 'login': {
         const started = await oauth('/oauth/device_authorization', { client_id: 'hub-cli', hostname: 'laptop' });
         expect(started.status).toBe(200);
-        const approved = await fetch(`${hub.url}/device/approve`, {
-          method: 'POST',
-          redirect: 'manual',
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            origin: hub.url,
-            cookie: sessions[action.who],
-            'x-forwarded-for': ADDRESS[action.who],
-          },
-          body: new URLSearchParams({ user_code: started.body.user_code, organization: world.organizationId }),
-        });
+        const approved = await form(
+          hub,
+          '/device/approve',
+          { user_code: started.body.user_code, organization: world.organizationId },
+          { cookie: sessions[action.who], address: ADDRESS[action.who] },
+        );
         const throttled = world.deviceFailures[action.who] >= DEVICE_FAILURES;
         const member = world.roles[action.who] !== 'none';
         expect(approved.status === 429, `${action.who}'s approval throttled`).toBe(throttled);

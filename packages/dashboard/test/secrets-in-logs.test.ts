@@ -8,33 +8,25 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubOn } from '../../server/test/support/hub.js';
 import { cookieOf, form, page, PASSWORD, setupLink, type Hub } from './support/hub-pages.js';
+import { oauthForm } from '../../server/test/support/cli-login.js';
 
 const INVITATION = /\/invitations\/([A-Za-z0-9_-]{43})/;
 const BANNER = 'Set up the hub (one time; also in ';
 
 /** What `hub login` does: a device request, its user code typed on the page, and its poll. */
 async function deviceRequest(hub: Hub): Promise<{ userCode: string; deviceCode: string }> {
-  const started = await fetch(`${hub.url}/oauth/device_authorization`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: 'hub-cli', hostname: 'laptop.example' }),
+  const started = await oauthForm(hub, '/oauth/device_authorization', {
+    client_id: 'hub-cli',
+    hostname: 'laptop.example',
   });
   expect(started.status).toBe(200);
-  const body = (await started.json()) as { user_code: string; device_code: string };
-  return { userCode: body.user_code, deviceCode: body.device_code };
+  return { userCode: started.body.user_code, deviceCode: started.body.device_code };
 }
 
 async function poll(hub: Hub, deviceCode: string): Promise<Record<string, string>> {
-  const answer = await fetch(`${hub.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-      device_code: deviceCode,
-      client_id: 'hub-cli',
-    }),
-  });
-  return (await answer.json()) as Record<string, string>;
+  const grant = 'urn:ietf:params:oauth:grant-type:device_code';
+  return (await oauthForm(hub, '/oauth/token', { grant_type: grant, device_code: deviceCode, client_id: 'hub-cli' }))
+    .body as Record<string, string>;
 }
 
 describe('the secrets of a full run, in what the hub printed', () => {

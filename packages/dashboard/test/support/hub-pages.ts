@@ -15,12 +15,14 @@ export function form(
   hub: Hub,
   path: string,
   fields: Record<string, string | string[]>,
-  options: { cookie?: string; origin?: string | null } = {},
+  options: { cookie?: string; origin?: string | null; address?: string } = {},
 ) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const item of [value].flat()) body.append(name, item);
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (options.cookie !== undefined) headers.cookie = options.cookie;
+  // The client's address, for a hub that trusts the loopback proxy (HUB_TRUST_PROXY=loopback).
+  if (options.address !== undefined) headers['x-forwarded-for'] = options.address;
   const origin = options.origin === undefined ? hub.url : options.origin;
   if (origin !== null) headers.origin = origin;
   return fetch(`${hub.url}${path}`, { method: 'POST', redirect: 'manual', headers, body });
