@@ -27,12 +27,6 @@ create index invitations_inviter on invitations (created_by, organization_id) wh
 -- (consumed tokens included; daemons.enrollment_token_id is unique, so indexed already).
 create index enrollment_tokens_key on enrollment_tokens (api_key_id);
 
--- Wrong current passwords (the password change) and device codes tried at approve or deny are
--- counted like failed sign-ins.
-alter table sign_in_failures drop constraint sign_in_failures_key_check;
-alter table sign_in_failures add constraint sign_in_failures_key_check
-  check (key like 'account:%' or key like 'address:%' or key like 'device:%' or key like 'password:%');
-
 alter table audit_events drop constraint audit_events_kind_check;
 alter table audit_events add constraint audit_events_kind_check check (kind in (
   'api_key.created', 'api_key.revoked', 'configuration.installed', 'trigger.installed', 'run.dispatched',
