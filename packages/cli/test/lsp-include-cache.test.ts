@@ -62,7 +62,8 @@ describe('keeping the includes across an edit', () => {
         expect(includesOf(after, 'configuration')).toEqual(includesOf(before, 'configuration'));
         expect(includesOf(after, 'workflow')).toEqual(includesOf(before, 'workflow'));
       }),
-      { numRuns: 3000 },
+      // Enough runs that the kept ones are far above `least` whatever the seed (3,000 once kept 86).
+      { numRuns: 8000 },
     );
     // Not vacuous: of documents as written, many random edits are ones it keeps.
     expect(kept).toBeGreaterThanOrEqual(least);
