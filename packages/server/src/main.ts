@@ -21,6 +21,7 @@ import { RetentionRepository, startSweeper } from './retention/index.js';
 import { ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
+import { startingGate } from './http/starting.js';
 
 /** Large enough for the largest legal request as clients send it (see docs/decisions.md). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -91,11 +92,31 @@ async function stopNow(signal: NodeJS.Signals): Promise<void> {
 /** Registers a started part, to be stopped on exit; gives up starting if a signal came meanwhile. */
 function started(name: string, stopOne: () => Promise<unknown>): void {
   running.push({ name, stop: stopOne });
+  phase(name);
+}
+
+/** A point of start-up (logged at debug level, for tests that signal at each): a signal that came meanwhile stops here. */
+function phase(name: string, fields: Record<string, unknown> = {}): void {
+  log.debug('started part', { name, ...fields });
   if (stopRequested !== undefined) throw new StopDuringStartup();
 }
 
 async function main(): Promise<void> {
   for (const signal of SIGNALS) process.on(signal, () => onSignal(signal));
+
+  // Listening first, with the request listener attached: while the rest starts, every request is
+  // answered 503 `not_ready` at once. With PORT=0 the public URL, and so the problem types, name
+  // the bound port.
+  const server = createServer();
+  const drain = drainable(server);
+  let origin = '';
+  const gate = startingGate(() => config.problemBase ?? origin);
+  server.on('request', gate.listener);
+  server.listen(config.port, config.host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  phase('listening', { url: origin });
 
   const admin = process.env.HUB_ADMIN_TOKEN
     ? { value: process.env.HUB_ADMIN_TOKEN, created: false }
@@ -132,11 +153,6 @@ async function main(): Promise<void> {
   });
   started('compile pool', pool.close);
 
-  // Listen first: with PORT=0 the public URL, and so the problem types, name the bound port.
-  const server = createServer();
-  const drain = drainable(server);
-  server.listen(config.port, config.host);
-  await once(server, 'listening');
   // Waits for requests in flight to answer (each closing its connection), on a database still up.
   started('HTTP server', () =>
     drain.drained(DRAIN_MS, (inFlight) =>
@@ -154,8 +170,6 @@ async function main(): Promise<void> {
   health.onChange((down) => {
     if (down) for (const waiting of [wakeups, outputWakeups]) waiting.wakeAll();
   });
-  const { port } = server.address() as AddressInfo;
-  const origin = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   const hub = new Hub(
     sql,
     pool.compile,
@@ -178,7 +192,7 @@ async function main(): Promise<void> {
     outputWakeups,
     health,
   );
-  server.on('request', createApp(hub));
+  gate.open(createApp(hub));
   const retention = { repository: new RetentionRepository(sql, config.retention), everyMs: config.retention.everyMs };
   const executions = new ExecutionRepository(sql, config.timing);
   const sweeper = startSweeper(executions, log, config.sweepEveryMs, health, retention);
@@ -190,6 +204,7 @@ async function main(): Promise<void> {
   const tokenLine = admin.created
     ? `Admin token (shown once; also in ${config.dataDir}/admin-token): ${admin.value}\n`
     : '';
+  phase('setup link');
   const setupLine = await setupLink(dashboardStore(sql), config.dataDir, origin);
   process.stdout.write(`${tokenLine}${setupLine}Hub listening on ${origin}\n`);
 }
@@ -214,6 +229,8 @@ async function setupLink(store: DashboardStore, dataDir: string, origin: string)
 main().then(
   () => {
     ready = true;
+    // A signal in start-up's last moments (after its last phase) was left for now.
+    if (stopRequested !== undefined) return stop(`${stopRequested} while starting`, 0);
     youngGenerationMayGrow();
   },
   (error: unknown) => {

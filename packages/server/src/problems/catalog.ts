@@ -213,8 +213,10 @@ export const problemCatalog = {
   not_ready: {
     status: 503,
     title: 'Not ready',
-    meaning: 'The hub is running but cannot serve: its database does not answer (`GET /readyz`).',
-    action: "Send traffic to another instance or wait; the operator checks the hub's PostgreSQL.",
+    meaning:
+      'The hub is running but cannot serve: it is still starting, or its database does not answer (`GET /readyz`).',
+    action:
+      "Retry in a moment (a starting hub says when, in `Retry-After`) or send traffic to another instance; if it persists, the operator checks the hub's log and its PostgreSQL.",
   },
   database_unavailable: {
     status: 503,
