@@ -2430,7 +2430,7 @@ export interface components {
                 };
             };
         };
-        /** @description The database does not answer. */
+        /** @description The hub is still starting, or its database does not answer. */
         NotReady: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
