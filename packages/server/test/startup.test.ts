@@ -95,6 +95,8 @@ describe('a starting hub', () => {
         detail: 'The hub is starting; try again in a moment.',
       });
       expect(page?.body).toContain('The hub is starting');
+      // Alive all the same: liveness is not readiness.
+      expect(await get(`${url}/healthz`, 'application/json')).toMatchObject({ status: 200, body: '{"status":"ok"}' });
 
       await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`;
       await hub.phase('setup link');

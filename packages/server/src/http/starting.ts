@@ -24,14 +24,19 @@ export function startingGate(problemBase: () => string): Gate {
 function notReady(req: IncomingMessage, res: ServerResponse, problemBase: string): void {
   const given = req.headers['x-request-id'];
   const requestId = typeof given === 'string' && isUuid(given) ? given.toLowerCase() : randomUUID();
-  const detail = 'The hub is starting; try again in a moment.';
+  res.setHeader('X-Request-Id', requestId);
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   // The body is not read: the connection closes after the answer instead.
   res.setHeader('Connection', 'close');
-  res.setHeader('Retry-After', '1');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Request-Id', requestId);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   const path = req.url ?? '/';
+  // Liveness: the process is up and answering (readiness, /readyz, is what says "not yet").
+  if (req.method === 'GET' && /^\/healthz(?:\?|$)/.test(path)) {
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+    return void res.end('{"status":"ok"}');
+  }
+  const detail = 'The hub is starting; try again in a moment.';
+  res.setHeader('Retry-After', '1');
   if (!path.startsWith('/api/') && /\btext\/html\b/.test(req.headers.accept ?? '')) {
     // A browser tab opened while the hub starts: a page that loads again by itself (no script).
     res.writeHead(503, {
