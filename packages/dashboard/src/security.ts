@@ -1,7 +1,8 @@
-/** Every dashboard page loads only its own stylesheet and script, and posts only to itself. */
+/** Every dashboard page loads only its own stylesheet and script, streams only from itself (a run's live output), and posts only to itself. */
 export const PAGE_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
+  "connect-src 'self'",
   "style-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",

@@ -71,7 +71,7 @@ describe.each(databases)('daemons and runs on the %s database', (kind) => {
       'No daemons yet: run <code>hub connect</code> on a machine to enroll one',
     );
     expect(await text(await page(hub, '/runs', member))).toContain(
-      'No runs yet: dispatch a manual run with <code>POST /api/v1/manual-runs</code>',
+      '<code>hub run &lt;trigger&gt; --project &lt;slug&gt; --follow</code>',
     );
     expect((await page(hub, '/runs')).headers.get('location')).toBe('/sign-in');
     expect((await page(hub, '/daemons')).headers.get('location')).toBe('/sign-in');

@@ -6,7 +6,7 @@ import { PAGE_HEADERS, PAGE_POLICY, sameOrigin } from '../src/security.js';
 describe('the page policy', () => {
   it('loads only the hub’s own script and style, posts only to itself, is framed nowhere', () => {
     expect(PAGE_POLICY).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     );
     expect(PAGE_POLICY).not.toContain('unsafe');
     expect(PAGE_HEADERS['Cache-Control']).toBe('no-store');

@@ -1,6 +1,6 @@
 // The data the daemons and runs pages render: plain values, loaded by the routes.
 import type { DaemonRow } from '../ports/daemons.js';
-import type { RunDetail, RunRow } from '../ports/runs.js';
+import type { OutputTail, RunDetail, RunRow } from '../ports/runs.js';
 import type { SessionView } from '../store.js';
 
 export interface DaemonsPageProps {
@@ -27,6 +27,13 @@ export interface RunsPageProps {
 }
 
 export interface RunPageProps {
+  session: SessionView;
+  run: RunDetail;
+  /** The end of each execution's output, by execution id. */
+  tails: Map<string, OutputTail>;
+}
+
+export interface CancelRunPageProps {
   session: SessionView;
   run: RunDetail;
 }

@@ -24,7 +24,7 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...peopleStore(sql, options),
     ...projectStore(sql),
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
-    ...runStore(sql),
+    ...runStore(sql, options.serveOutput),
     ...auditStore(sql),
     ...cliLoginStore(sql, undefined, options.cliCredentials),
     ...keyStore(sql),

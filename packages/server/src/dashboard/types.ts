@@ -1,9 +1,18 @@
 // The dashboard's view of the hub's people: the shapes are @hub/dashboard's, which the hub implements.
 import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 import type { CliCredentialExpiry } from '../auth/api-key.js';
+import type { OutputServer } from '../runs/index.js';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
-export type { DaemonList, DaemonQuery, DaemonRetirement, DaemonRow, RunDetail, RunList } from '@hub/dashboard';
+export type {
+  DaemonList,
+  DaemonQuery,
+  DaemonRetirement,
+  DaemonRow,
+  RunCancellation,
+  RunDetail,
+  RunList,
+} from '@hub/dashboard';
 export type { AuditList } from '@hub/dashboard';
 export type {
   AcceptedInvitation,
@@ -37,4 +46,6 @@ export interface DashboardStoreOptions {
   offlineAfterMs?: number;
   /** When CLI credentials expire (the account page's list tells the expired ones). Default DEFAULT_CLI_CREDENTIAL_EXPIRY (90 and 365 days). */
   cliCredentials?: CliCredentialExpiry;
+  /** Serves an execution's output (text or live stream) to the run page; absent, the page shows what is stored only. */
+  serveOutput?: OutputServer;
 }

@@ -1,5 +1,6 @@
 // Cancelling a run: asked for through the API, carried to the daemon by its long-poll, ended by
-// the daemon's `cancelled` report (runs/protocol/report.ts). An execution no daemon has started is
+// the daemon's `cancelled` report (runs/protocol/report.ts). Asked for by a key (the API) or a person
+// (the dashboard): the first to ask is recorded. An execution no daemon has started is
 // cancelled by the hub itself.
 import type { Sql, TransactionSql } from 'postgres';
 import { AuditRepository } from '../audit/index.js';
@@ -21,7 +22,7 @@ export async function cancelRun(
   sql: Sql,
   organizationId: string,
   triggerRunId: string,
-  apiKeyId: string,
+  by: { kind: 'key'; id: string } | { kind: 'account'; id: string },
 ): Promise<CancelResult> {
   return sql.begin(async (tx): Promise<CancelResult> => {
     const [run] = await tx<{ trigger: string; projectSlug: string }[]>`
@@ -39,7 +40,10 @@ export async function cancelRun(
     if (locked.status !== 'running') return { ok: false, reason: 'finished', status: locked.status };
     await tx`
       update trigger_runs set cancel_requested_at = coalesce(cancel_requested_at, now()),
-        cancelled_by_api_key_id = coalesce(cancelled_by_api_key_id, ${apiKeyId})
+        cancelled_by_api_key_id = case when cancel_requested_at is null then ${by.kind === 'key' ? by.id : null}::uuid
+          else cancelled_by_api_key_id end,
+        cancelled_by_account = case when cancel_requested_at is null then ${by.kind === 'account' ? by.id : null}::uuid
+          else cancelled_by_account end
       where id = ${triggerRunId}`;
     let ended = inFlight.length === 0;
     for (const execution of inFlight) {
@@ -52,12 +56,11 @@ export async function cancelRun(
       await tx`select pg_notify(${ASSIGNMENT_CHANNEL}, ${execution.daemonId})`;
     }
     if (ended) await endRun(tx, triggerRunId, 'cancelled');
-    await new AuditRepository(tx).record(
-      organizationId,
-      'run.cancelled',
-      { kind: 'key', id: apiKeyId },
-      { runId: triggerRunId, trigger: run.trigger, projectSlug: run.projectSlug },
-    );
+    await new AuditRepository(tx).record(organizationId, 'run.cancelled', by, {
+      runId: triggerRunId,
+      trigger: run.trigger,
+      projectSlug: run.projectSlug,
+    });
     return { ok: true };
   });
 }

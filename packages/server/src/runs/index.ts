@@ -6,5 +6,6 @@ export { runStore } from './dashboard.js';
 export { ExecutionRepository } from './executions.js';
 export { DEFAULT_TIMING, type DispatchTiming } from './protocol/presence.js';
 export { OUTPUT_CHANNEL } from './protocol/channels.js';
-export { DEFAULT_STREAM_RECHECK_MS } from './output/stream.js';
+export { DEFAULT_STREAM_RECHECK_MS, sendOutput } from './output/stream.js';
+export type { OutputServer } from './output/dashboard.js';
 export { Wakeups } from './protocol/wakeups.js';

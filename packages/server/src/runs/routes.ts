@@ -37,7 +37,7 @@ export function runHandlers(hub: Hub): Handlers {
       const id = params.triggerRunId;
       const { organizationId, keyId } = authOf(req);
       const result = isUuid(id)
-        ? await cancelRun(hub.sql, organizationId, id.toLowerCase(), keyId)
+        ? await cancelRun(hub.sql, organizationId, id.toLowerCase(), { kind: 'key', id: keyId })
         : ({ ok: false, reason: 'not_found' } as const);
       if (!result.ok && result.reason === 'not_found')
         throw new HttpProblem('run_not_found', `The organization has no run ${id}.`);

@@ -42,55 +42,61 @@ export interface Stream {
   close(): void;
 }
 
-export function openStream(hub: { url: string }, path: string, token: string): Promise<Stream> {
+/** With `token` '' no Authorization header: a dashboard stream, read with `options.cookie`. */
+export function openStream(
+  hub: { url: string },
+  path: string,
+  token: string,
+  options: { cookie?: string; lastEventId?: string } = {},
+): Promise<Stream> {
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (token !== '') headers.authorization = `Bearer ${token}`;
+  if (options.cookie !== undefined) headers.cookie = options.cookie;
+  if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
     const waiters = new Set<() => void>();
     let req: ClientRequest | undefined = undefined;
     let ended!: () => void;
     const endedPromise = new Promise<void>((done) => (ended = done));
-    req = httpRequest(
-      `${hub.url}${path}`,
-      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
-      (res) => {
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (text: string) => {
-          const taken = takeEvents(buffer + text);
-          buffer = taken.rest;
-          events.push(...taken.events);
-          for (const wake of waiters) wake();
-        });
-        const finish = () => {
-          ended();
-          for (const wake of waiters) wake();
-        };
-        res.on('end', finish);
-        res.on('error', finish);
-        resolve({
-          status: res.statusCode ?? 0,
-          events,
-          ended: endedPromise,
-          close: () => req?.destroy(),
-          waitFor: (match) =>
-            new Promise((found, fail) => {
-              const timer = setTimeout(() => {
-                waiters.delete(look);
-                fail(new Error(`no such event within ${EVENT_TIMEOUT_MS} ms; got ${JSON.stringify(events)}`));
-              }, EVENT_TIMEOUT_MS);
-              const look = () => {
-                const event = events.find(match);
-                if (event === undefined) return;
-                clearTimeout(timer);
-                waiters.delete(look);
-                found(event);
-              };
-              waiters.add(look);
-              look();
-            }),
-        });
-      },
-    );
+    req = httpRequest(`${hub.url}${path}`, { headers }, (res) => {
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => {
+        const taken = takeEvents(buffer + text);
+        buffer = taken.rest;
+        events.push(...taken.events);
+        for (const wake of waiters) wake();
+      });
+      const finish = () => {
+        ended();
+        for (const wake of waiters) wake();
+      };
+      res.on('end', finish);
+      res.on('error', finish);
+      resolve({
+        status: res.statusCode ?? 0,
+        events,
+        ended: endedPromise,
+        close: () => req?.destroy(),
+        waitFor: (match) =>
+          new Promise((found, fail) => {
+            const timer = setTimeout(() => {
+              waiters.delete(look);
+              fail(new Error(`no such event within ${EVENT_TIMEOUT_MS} ms; got ${JSON.stringify(events)}`));
+            }, EVENT_TIMEOUT_MS);
+            const look = () => {
+              const event = events.find(match);
+              if (event === undefined) return;
+              clearTimeout(timer);
+              waiters.delete(look);
+              found(event);
+            };
+            waiters.add(look);
+            look();
+          }),
+      });
+    });
     req.on('error', reject);
     req.end();
   });

@@ -19,9 +19,25 @@ const POLL_MS = 1_000;
 /** A stream checks its credential again this often (HubOptions.streamRecheckMs, HUB_STREAM_RECHECK_MS). */
 export const DEFAULT_STREAM_RECHECK_MS = 5_000;
 
-export async function sendOutput(hub: Hub, req: Request, res: Response, state: OutputState): Promise<void> {
+/**
+ * Who reads a stream, for readers other than the API's (the dashboard's, by session): why their
+ * access has ended (undefined while it has not), checked every `streamRecheckMs`; and the seq to
+ * resume after when the request has no Last-Event-ID.
+ */
+export interface OutputReader {
+  ended(): Promise<string | undefined>;
+  after?: number | undefined;
+}
+
+export async function sendOutput(
+  hub: Hub,
+  req: Request,
+  res: Response,
+  state: OutputState,
+  reader?: OutputReader,
+): Promise<void> {
   const output = new OutputRepository(hub.sql);
-  if (/\btext\/event-stream\b/i.test(req.get('accept') ?? '')) await stream(hub, output, req, res, state);
+  if (/\btext\/event-stream\b/i.test(req.get('accept') ?? '')) await stream(hub, output, req, res, state, reader);
   else await plain(output, req, res, state);
 }
 
@@ -64,11 +80,11 @@ async function stream(
   req: Request,
   res: Response,
   state: OutputState,
+  reader: OutputReader | undefined,
 ): Promise<void> {
   const closed = closing(res);
-  const { keyId } = authOf(req);
   const recheckMs = hub.options.streamRecheckMs ?? DEFAULT_STREAM_RECHECK_MS;
-  const expiry = hub.options.cliCredentials ?? DEFAULT_CLI_CREDENTIAL_EXPIRY;
+  const ended = reader?.ended ?? keyEnded(hub, authOf(req).keyId);
   let checkedAt = Date.now();
   let wroteAt = Date.now();
   const watch = hub.outputWakeups?.watch(state.executionId);
@@ -78,7 +94,8 @@ async function stream(
     'X-Accel-Buffering': 'no',
   });
   res.flushHeaders();
-  let last = lastEventId(req.get('last-event-id'));
+  const resumeAt = req.get('last-event-id');
+  let last = resumeAt === undefined ? (reader?.after ?? -1) : lastEventId(resumeAt);
   const send = async (chunks: StoredChunk[]) => {
     for (const chunk of chunks) {
       if (chunk.seq > last + 1)
@@ -98,7 +115,7 @@ async function stream(
     await write(res, 'retry: 2000\n\n', closed);
     while (!closed.aborted) {
       if (Date.now() - checkedAt >= recheckMs) {
-        const reason = await credentialEnded(hub.authSql, keyId, expiry);
+        const reason = await ended();
         if (reason !== undefined) {
           await write(
             res,
@@ -142,8 +159,14 @@ async function stream(
   }
 }
 
+/** Why the API's credential no longer reads the stream: revoked, expired, or its person left. */
+function keyEnded(hub: Hub, keyId: string): () => Promise<string | undefined> {
+  const expiry = hub.options.cliCredentials ?? DEFAULT_CLI_CREDENTIAL_EXPIRY;
+  return () => credentialEnded(hub.authSql, keyId, expiry);
+}
+
 /** The seq to resume after: a whole number, else -1 (from the start). */
-function lastEventId(header: string | undefined): number {
+export function lastEventId(header: string | undefined): number {
   const value = header === undefined ? NaN : Number(header.trim());
   return Number.isInteger(value) && value >= 0 && value < 2 ** 31 ? value : -1;
 }
