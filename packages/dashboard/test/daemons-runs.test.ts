@@ -71,7 +71,7 @@ describe.each(databases)('daemons and runs on the %s database', (kind) => {
       'No daemons yet: run <code>hub connect</code> on a machine to enroll one',
     );
     expect(await text(await page(hub, '/runs', member))).toContain(
-      '<code>hub run &lt;trigger&gt; --project &lt;slug&gt; --follow</code>',
+      '<code>hub run &lt;trigger> --project &lt;slug> --follow</code>',
     );
     expect((await page(hub, '/runs')).headers.get('location')).toBe('/sign-in');
     expect((await page(hub, '/daemons')).headers.get('location')).toBe('/sign-in');
