@@ -1,6 +1,6 @@
-// Which project `hub deploy` installs a configuration in, and why: --project, else the one
-// .hub/project.yml names, else the organization's only project. With several and none chosen,
-// the error lists them and both ways to choose.
+// Which project `hub deploy` installs a configuration in, or `hub run` runs a trigger of, and
+// why: --project, else the one .hub/project.yml names, else the organization's only project.
+// With several and none chosen, the error lists them and both ways to choose.
 import { checkCredential } from './credential-info.js';
 import { CliError } from './errors.js';
 import { printable } from './hub-client.js';
@@ -22,16 +22,26 @@ export async function namedProject(given: string | undefined, root: string): Pro
   return remembered === undefined ? undefined : { slug: remembered, why: `named in ${PROJECT_FILE}`, given: false };
 }
 
-/** The organization's only project, asked of the hub; an error naming the ways to choose when it has none or several. */
-export async function onlyProject(origin: string, token: string, file: string): Promise<ChosenProject> {
-  const choose = `give --project SLUG (the deploy then remembers it), or write "project: SLUG" in ${PROJECT_FILE}`;
+/**
+ * The organization's only project, asked of the hub; an error naming the ways to choose when it
+ * has none or several. `subject` opens the error ("hub run needs a project"); `remembers`: a
+ * --project is written to .hub/project.yml after it succeeds.
+ */
+export async function onlyProject(
+  session: { origin: string; token: string },
+  subject: string,
+  command: string,
+  remembers: boolean,
+): Promise<ChosenProject> {
+  const { origin, token } = session;
+  const choose = `give --project SLUG${remembers ? ' (the deploy then remembers it)' : ''}, or write "project: SLUG" in ${PROJECT_FILE}`;
   let projects;
   try {
     projects = await allProjects(origin, token);
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     throw new CliError(
-      `${file} is a project's configuration, and the project was not chosen: ${choose}. (Listing the organization's projects to pick its only one failed: ${error.message})`,
+      `${subject}, and none was chosen: ${choose}. (Listing the organization's projects to pick its only one failed: ${error.message})`,
       2,
     );
   }
@@ -42,12 +52,12 @@ export async function onlyProject(origin: string, token: string, file: string): 
     return { slug: only.slug, why: `the only project of ${printable(organization)}`, given: false };
   if (only === undefined)
     throw new CliError(
-      `${file} is a project's configuration, and ${printable(organization)} has no project at ${origin}: create one in the dashboard (Projects), then run "hub deploy --project SLUG".`,
+      `${subject}, and ${printable(organization)} has no project at ${origin}: create one in the dashboard (Projects), then run "${command} --project SLUG".`,
       2,
     );
   const list = projects.map((project) => `  ${printable(project.slug)}  ${printable(project.name)}`).join('\n');
   throw new CliError(
-    `${file} is a project's configuration, and ${printable(organization)} has ${projects.length} projects:\n${list}\nChoose one: ${choose}.`,
+    `${subject}, and ${printable(organization)} has ${projects.length} projects:\n${list}\nChoose one: ${choose}.`,
     2,
   );
 }

@@ -11,6 +11,7 @@ import { cliLogin } from '../../server/test/support/cli-login.js';
 import { hubOn } from '../../server/test/support/hub.js';
 import { saveCredential } from '../src/credentials.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
+import { hubIn, writeTree } from './support/repo.js';
 
 /** Prints HUB_INPUT_LINES numbered lines (HUB_INPUT_PAUSE_MS apart), then "boom" on stderr and exits 3 if asked, or sleeps silently. */
 const AGENT = `const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -290,7 +291,6 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
 
     it.each([
       [['run', '--project', 'app'], /Give the trigger to run/],
-      [['run', 'chatty'], /Give the project with --project SLUG/],
       [['logs', 'not-a-run'], /"not-a-run" is not a run id/],
       [['cancel'], /Give the run id/],
       [['runs', '--status', 'done'], /--status is one of running, succeeded, failed, cancelled, timed_out\./],
@@ -313,14 +313,15 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const secret = await cliLogin(hub, dashboardStore(hub.sql), account?.id, org?.id);
       const configDir = join(dir, `config-${email}`);
       await saveCredential(configDir, hub.url, secret, 'cli', { activate: true });
-      return (args: string[]) => runHub(args, { env: { HUB_CONFIG_DIR: configDir } });
+      // In a directory of no repository (the test's temporary one) unless told.
+      return (args: string[], cwd = dir) => hubIn(cwd, args, { HUB_CONFIG_DIR: configDir });
     };
     const runsOf = async (trigger: string) =>
       (await call(hub, 'GET', `/api/v1/runs?limit=200`, { token: ctx.key })).body.runs.filter(
         (run: { trigger: string }) => run.trigger === trigger,
       );
-    let ada: (args: string[]) => ReturnType<typeof runHub>;
-    let nina: (args: string[]) => ReturnType<typeof runHub>;
+    let ada: (args: string[], cwd?: string) => ReturnType<typeof hubIn>;
+    let nina: (args: string[], cwd?: string) => ReturnType<typeof hubIn>;
 
     beforeAll(async () => {
       ada = await loggedIn('Ada', 'ada.lovelace@example.com');
@@ -366,6 +367,38 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const given = await nina(['run', 'for-ada', '--project', ctx.project, '--actor', 'dev-lead', '--json']);
       expect(given.code, given.stderr).toBe(0);
       expect(JSON.parse(given.stdout)).toMatchObject({ actor: 'dev-lead' });
+    });
+
+    it('without --project runs in the only project, else in the one .hub/project.yml names, and says which', async () => {
+      const only = await ada(['run', 'for-ada']);
+      expect(only.code, only.stderr).toBe(0);
+      expect(only.stderr).toMatch(
+        new RegExp(`^Project app \\(the only project of ${ctx.org}\\)\\.\\nRun [0-9a-f-]{36} dispatched as Ada `),
+      );
+      expect(await runOf(only.stdout.trim())).toMatchObject({ projectSlug: 'app', actor: 'Ada' });
+
+      const web = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, {
+        token: hub.adminToken,
+        body: { slug: 'web', name: 'Web' },
+      });
+      expect(web.status, web.text).toBe(201);
+      const several = await ada(['run', 'for-ada']);
+      expect({ code: several.code, stdout: several.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(several.stderr).toBe(
+        [
+          `hub: hub run needs a project, and ${ctx.org} has 2 projects:`,
+          '  app  app',
+          '  web  Web',
+          'Choose one: give --project SLUG, or write "project: SLUG" in .hub/project.yml.',
+          '',
+        ].join('\n'),
+      );
+
+      const repo = writeTree(join(dir, 'repo'), { '.git/HEAD': 'x\n', '.hub/project.yml': 'project: app\n' });
+      mkdirSync(join(repo, 'src'));
+      const named = await ada(['run', 'for-ada'], join(repo, 'src'));
+      expect(named.code, named.stderr).toBe(0);
+      expect(named.stderr).toMatch(/^Project app \(named in \.hub\/project\.yml\)\.\n/);
     });
 
     it('--help tells the default: the person logged in, else the user name on this machine with an API key', async () => {

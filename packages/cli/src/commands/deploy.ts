@@ -125,7 +125,13 @@ export const deploy: Command = {
     for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
-    if (wantsProject) chosen ??= await onlyProject(origin, token, (units[0] as Unit).file);
+    if (wantsProject)
+      chosen ??= await onlyProject(
+        { origin, token },
+        `${(units[0] as Unit).file} is a project's configuration`,
+        COMMAND,
+        true,
+      );
     const project = chosen?.slug;
     const target = {
       origin,

@@ -2,8 +2,10 @@
 // --follow show its output until it ends.
 import { randomUUID } from 'node:crypto';
 import type { ManualRunRequest, WireSchema } from '@hub/schemas';
-import { parseOptions, type Command } from '../command.js';
+import { parseOptions, type Command, type Io } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { namedProject, onlyProject } from '../deploy-project.js';
+import { findRoot } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import {
   hubRequest,
@@ -23,12 +25,16 @@ const COMMAND = 'hub run';
 
 const help = `${COMMAND}: dispatch a manual run of a trigger, and follow its output if you like.
 
-Usage: ${COMMAND} TRIGGER --project SLUG [origin] [--input TEXT] [--actor NAME]
+Usage: ${COMMAND} TRIGGER [origin] [--project SLUG] [--input TEXT] [--actor NAME]
                [--delivery-key KEY] [--follow] [--json] [--api-key KEY]
 
 Dispatches the manual.run trigger TRIGGER of the project (POST /api/v1/manual-runs): the hub
 finds it in the project's active configuration, else among the organization's triggers, and
 sends the run's first step to its daemon. Prints the run id on standard output.
+
+The project is --project, else the "project: SLUG" line of .hub/project.yml in the repository
+here (the nearest directory up that holds .hub/ or .git; "hub deploy --project" writes it), else
+the organization's only project; standard error then says which, and why.
 
 Without --actor, the run is dispatched as you. Logged in with "hub login", you are the first of
 your name at the hub, your e-mail and its local part (Ada Lovelace, ada@example.com, ada) that
@@ -56,7 +62,7 @@ Arguments:
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
-  --project SLUG  The project (required)
+  --project SLUG  The project (default: .hub/project.yml's, else the organization's only one)
   --input TEXT    The manual input: key=value words for the trigger's inputs, then the prompt
   --actor NAME    Who dispatches: a name in the trigger's filters.from_users (default: below)
   --delivery-key KEY
@@ -108,13 +114,14 @@ export const run: Command = {
     const [trigger, originArgument] = positionals;
     if (trigger === undefined)
       throw new UsageError('Give the trigger to run, such as "hub run fix-tests --project app".', COMMAND);
-    if (values.project === undefined)
-      throw new UsageError('Give the project with --project SLUG ("hub projects" lists them).', COMMAND);
+    if (values.project !== undefined && values.project.trim() === '')
+      throw new UsageError('--project needs a project slug.', COMMAND);
     const origin = await resolveOrigin(originArgument, io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
+    const projectSlug = values.project ?? (await findProject({ origin, token }, io));
     const choice = await chooseActor(values.actor, { origin, token }, io);
     const request: ManualRunRequest = {
-      projectSlug: values.project,
+      projectSlug,
       trigger,
       actor: values.actor ?? (firstActor(choice)?.actor as string),
       deliveryKey: values['delivery-key'] ?? `hub-cli-${randomUUID()}`,
@@ -145,6 +152,16 @@ export const run: Command = {
     return followToEnd({ origin, token, stop: io.stopSignal() }, runId, out, originArgument);
   },
 };
+
+/** Without --project: the one .hub/project.yml names in the repository here, else the organization's only one; said on standard error. */
+async function findProject(session: { origin: string; token: string }, io: Io): Promise<string> {
+  const root = await findRoot(undefined).catch(() => undefined);
+  const chosen =
+    (root === undefined ? undefined : await namedProject(undefined, root)) ??
+    (await onlyProject(session, `${COMMAND} needs a project`, COMMAND, false));
+  io.stderr.write(`Project ${printable(chosen.slug)} (${chosen.why}).\n`);
+  return chosen.slug;
+}
 
 /**
  * POST /api/v1/manual-runs. An actor chosen for a logged-in person that the trigger refuses is
