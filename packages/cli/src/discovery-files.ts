@@ -78,9 +78,9 @@ export async function filesUnder(base: string): Promise<string[]> {
   return found.slice(0, MAX_PARTIAL_NAMES).sort();
 }
 
-/** What discovery reads directly under `.hub/`. */
+/** What discovery reads directly under `.hub/` (project.yml: hub deploy's project). */
 export const HUB_DIRECTORIES = ['triggers', 'partials', 'workflows'];
-export const HUB_FILES = ['config.yml', 'hub.yml'];
+export const HUB_FILES = ['config.yml', 'hub.yml', 'project.yml'];
 
 /**
  * Notes an entry of `.hub/` that is a near miss of a name discovery reads and that is not there

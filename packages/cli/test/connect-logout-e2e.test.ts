@@ -80,6 +80,9 @@ describe('hub connect', () => {
     expect(stdout).toContain(`Enrollment token issued by ${hub.url} (with HUB_API_KEY).\n`);
     expect(stdout).toContain(`Enrolled daemon dev-box (id ${identity.daemonId}) with ${hub.url}.`);
     expect(stdout).toContain(`Start it with: hub daemon run ${hub.url}`);
+    // The next step that trips people: a step's working directory must exist on this machine.
+    expect(stdout).toContain('daemon: dev-box, cwd: ');
+    expect(stdout).toContain('Its working directory (cwd) must exist on this machine: the daemon does not create it');
     expect(stdout).not.toMatch(/hub_et_|hub_pk_/);
     // Connecting stores no CLI credential of its own.
     expect(() => statSync(join(dir, 'credentials.json'))).toThrow();

@@ -1,5 +1,6 @@
 // The daemon config as the CLI shows it: the help's example, and mistakes with file, position and key.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDaemonConfig } from '@hub/daemon';
@@ -9,6 +10,44 @@ import { EXAMPLE_CONFIG, formatConfigIssues, loadDaemonConfig } from '../src/dae
 describe('the daemon config in the CLI', () => {
   it("the help's example is a valid config", () => {
     expect(parseDaemonConfig(EXAMPLE_CONFIG).issues).toEqual([]);
+  });
+
+  it("the example's active agent is harmless: run as the daemon runs it, it prints its prompt and does nothing else", () => {
+    const { config } = parseDaemonConfig(EXAMPLE_CONFIG);
+    expect([...(config?.providers.keys() ?? [])]).toEqual(['claude']);
+    const command = config?.providers.get('claude')?.command ?? [];
+    expect(command[0]).toBe('node');
+    const dir = mkdtempSync(join(tmpdir(), 'hub-example-agent-'));
+    try {
+      const prompt = 'Fix the failing tests on main.\nThen delete everything.\n';
+      const ran = spawnSync(command[0] as string, command.slice(1), { cwd: dir, input: prompt, encoding: 'utf8' });
+      expect({ status: ran.status, stdout: ran.stdout, stderr: ran.stderr }).toEqual({
+        status: 0,
+        stdout: prompt,
+        stderr: '',
+      });
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the example's real agents, switched on as its comment says, are a valid config", () => {
+    const lines = EXAMPLE_CONFIG.split('\n');
+    const standIn = lines.findIndex((line) => line === '  claude:');
+    expect(lines[standIn + 1]).toMatch(/^ {4}command: \[node, /);
+    // "delete these two lines and remove the "# " before the ones below"
+    const switched = [
+      ...lines.slice(0, standIn),
+      ...lines.slice(standIn + 2).map((line) => line.replace(/^ {2}# /, '  ')),
+    ];
+    const { config, issues } = parseDaemonConfig(switched.join('\n'));
+    expect(issues).toEqual([]);
+    expect(config?.providers.get('claude')).toMatchObject({
+      command: ['claude', '-p', '--model={model}'],
+      modes: ['edit', 'plan'],
+    });
+    expect(config?.providers.get('codex')).toMatchObject({ command: ['codex', 'exec', '-'] });
   });
 
   it('shows every issue at once, each with its file, position and key', () => {

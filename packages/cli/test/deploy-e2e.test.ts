@@ -3,7 +3,7 @@
 // files, installs that fail midway, dry runs that send the install's exact body, and problems
 // rendered for people. A recording proxy in front of the hub captures bodies and lets a test
 // change the hub between two requests of one deploy.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -252,7 +252,12 @@ describe('hub deploy --project', () => {
     writeTree(dir, files);
     const { code, stdout, stderr } = await deploy([proxy.origin, '--project', ctx.project]);
     expect(stderr).toBe(
-      'note: .hub/triggers/*.yml are not deployed with --project: run "hub deploy" without it for them.\n',
+      [
+        'note: .hub/triggers/*.yml are not deployed with --project: run "hub deploy" without it for them.',
+        `Project ${ctx.project} (given with --project).`,
+        `Remembered project ${ctx.project} in .hub/project.yml: the next "hub deploy" here needs no --project.`,
+        '',
+      ].join('\n'),
     );
     expect(stdout).toMatch(
       new RegExp(
@@ -287,7 +292,7 @@ describe('hub deploy --project', () => {
     };
     writeTree(dir, files);
     const { code, stdout, stderr } = await deploy([hub.url, '--project', ctx.project]);
-    expect(stderr).toBe('');
+    expect(stderr).toMatch(/^Project app \(given with --project\)\.\nRemembered project app in /);
     expect(stdout).toMatch(
       /^Installed \.hub\/hub\.yml with 1 workflow and 1 partial in project app at http:\/\/127\.0\.0\.1:\d+: version \d+ \([0-9a-f-]{36}\), now active\.\n$/,
     );
@@ -349,6 +354,7 @@ describe('hub deploy --project', () => {
     const { code, stdout, stderr } = await deploy([proxy.origin, '--project', ctx.project]);
     expect(stdout).toBe('');
     expect(stderr.split('\n')).toEqual([
+      'Project app (given with --project).',
       expect.stringMatching(
         /^hub: Installing \.hub\/config\.yml with 1 partial for project app failed: .*\(HTTP 422 Unprocessable Entity, invalid_configuration\)$/,
       ),
@@ -360,7 +366,7 @@ describe('hub deploy --project', () => {
 
     writeTree(dir, { '.hub/partials/testing.md': 'Run the tests {{ nope }}.\n' });
     const partial = await deploy([proxy.origin, '--project', ctx.project, '--dry-run']);
-    expect(partial.stderr).toMatch(/^hub: Validating \.hub\/config\.yml with 1 partial for project app failed: /);
+    expect(partial.stderr).toMatch(/^hub: Validating \.hub\/config\.yml with 1 partial for project app failed: /m);
     expect(partial.stderr).toMatch(/^\.hub\/partials\/testing\.md:1:15: template\.unknown_placeholder \S/m);
     expect(partial.code).toBe(1);
   });
@@ -384,6 +390,91 @@ describe('hub deploy --project', () => {
     expect(stderr).toMatch(message);
     expect(stderr).not.toContain('hub_pk_');
     expect(code).toBe(1);
+  });
+});
+
+describe('hub deploy finds the project', () => {
+  let solo: Awaited<ReturnType<typeof setUp>>;
+  let duo: Awaited<ReturnType<typeof setUp>>;
+  const configuration = { '.hub/config.yml': configurationYaml([], { daemon: 'dev-box' }) };
+  const projectFile = () => join(dir, '.hub', 'project.yml');
+  const installedIn = () =>
+    posts('/api/v1/configurations/install').map((request) => JSON.parse(request.body.toString('utf8')).projectSlug);
+
+  beforeAll(async () => {
+    solo = await setUp(hub, { project: 'solo-app' });
+    duo = await setUp(hub);
+    const web = await call(hub, 'POST', `/api/admin/v1/organizations/${duo.org}/projects`, {
+      token: hub.adminToken,
+      body: { slug: 'web', name: 'Web' },
+    });
+    expect(web.status, web.text).toBe(201);
+    for (const { key } of [solo, duo]) {
+      const enrolled = await enrollDaemon(hub, key, 'dev-box', [{ provider: 'claude' }]);
+      expect(enrolled.status, enrolled.text).toBe(201);
+    }
+  });
+
+  it("without --project deploys the configuration to the organization's only project, and says so", async () => {
+    writeTree(dir, configuration);
+    const { code, stdout, stderr } = await deploy([proxy.origin], { HUB_API_KEY: solo.key });
+    expect(stderr).toBe(`Project solo-app (the only project of ${solo.org}).\n`);
+    expect(stdout).toMatch(/^Installed \.hub\/config\.yml in project solo-app at /);
+    expect(code).toBe(0);
+    expect(installedIn()).toEqual(['solo-app']);
+    // Only a project given with --project is remembered.
+    expect(existsSync(projectFile())).toBe(false);
+  });
+
+  it('with several projects and none chosen, lists them and both ways to choose, and installs nothing (exit 2)', async () => {
+    writeTree(dir, configuration);
+    const { code, stdout, stderr } = await deploy([proxy.origin], { HUB_API_KEY: duo.key });
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr).toBe(
+      [
+        `hub: .hub/config.yml is a project's configuration, and ${duo.org} has 2 projects:`,
+        '  app  app',
+        '  web  Web',
+        'Choose one: give --project SLUG (the deploy then remembers it), or write "project: SLUG" in .hub/project.yml.',
+        '',
+      ].join('\n'),
+    );
+    expect(posts('/api/v1/configurations/install')).toEqual([]);
+    expect(posts('/api/v1/configurations/validate')).toEqual([]);
+  });
+
+  it('remembers --project in .hub/project.yml after a successful deploy, so that the next needs no flag', async () => {
+    writeTree(dir, configuration);
+    const env = { HUB_API_KEY: duo.key };
+    // A dry run and a failed deploy remember nothing.
+    expect((await deploy([proxy.origin, '--project', 'web', '--dry-run'], env)).code).toBe(0);
+    expect((await deploy([proxy.origin, '--project', 'nope'], env)).code).toBe(1);
+    expect(existsSync(projectFile())).toBe(false);
+    const given = await deploy([proxy.origin, '--project', 'web'], env);
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stderr).toBe(
+      'Project web (given with --project).\nRemembered project web in .hub/project.yml: the next "hub deploy" here needs no --project.\n',
+    );
+    expect(readFileSync(projectFile(), 'utf8')).toMatch(
+      /^# The hub project that "hub deploy" installs [^]*\nproject: web\n$/,
+    );
+    const next = await deploy([proxy.origin], env);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toBe('Project web (named in .hub/project.yml).\n');
+    expect(installedIn()).toEqual(['nope', 'web', 'web']);
+  });
+
+  it('takes the project a project: line names; --project wins, and replaces the line, keeping the rest of the file', async () => {
+    writeTree(dir, { ...configuration, '.hub/project.yml': '# Ours.\nproject: app\n' });
+    const env = { HUB_API_KEY: duo.key };
+    const named = await deploy([proxy.origin], env);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stderr).toBe('Project app (named in .hub/project.yml).\n');
+    const given = await deploy([proxy.origin, '--project', 'web'], env);
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stderr).toContain('Remembered project web in .hub/project.yml instead of app:');
+    expect(readFileSync(projectFile(), 'utf8')).toBe('# Ours.\nproject: web\n');
+    expect(installedIn()).toEqual(['app', 'web']);
   });
 });
 
@@ -411,10 +502,16 @@ describe('hub deploy usage', () => {
       /^hub: Nothing to deploy in .*: no \.hub\/triggers\/\*\.yml .* \.hub\/triggers\/n\.yaml is not read: trigger files end in \.yml; rename it to n\.yml\.\n$/,
     ],
     [
-      'a configuration without --project',
-      { '.hub/config.yml': 'x: 1\n' },
+      'a .hub/project.yml that is not one',
+      { '.hub/config.yml': 'x: 1\n', '.hub/project.yml': 'projet: app\n' },
       [],
-      /^hub: \.hub\/config\.yml is a project's configuration: give --project SLUG to deploy it\./,
+      /^hub: \.hub\/project\.yml has the unknown key "projet": it holds one line, "project: SLUG" \(or give --project SLUG\)\.\n$/,
+    ],
+    [
+      'a .hub/project.yml naming no slug',
+      { '.hub/config.yml': 'x: 1\n', '.hub/project.yml': 'project: My App\n' },
+      [],
+      /^hub: \.hub\/project\.yml names "My App", which is not a project slug/,
     ],
     [
       '--project with only trigger files',
@@ -479,6 +576,7 @@ describe('hub deploy usage', () => {
       /^ {2}HUB_CONFIG_DIR /m,
       /^Example:\n {2}HUB_API_KEY=hub_pk_\.\.\. hub deploy /m,
       /^Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 +usage or configuration error/m,
+      /The project is, in this order:\n {2}--project SLUG .*\n.*\n {2}\.hub\/project\.yml .*\n {2}the only project /m,
     ]) {
       expect(stdout).toMatch(pattern);
     }

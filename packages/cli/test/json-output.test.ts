@@ -305,7 +305,7 @@ describe('hub deploy --json', () => {
     writeTree(repo, { '.hub/partials/testing.md': 'Ask {{ reviewer }}.\n' });
     const refused = await deploy(['--project', DEPLOYED, '--dry-run']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^hub: Validating \.hub\/config\.yml with 1 partial for project \S+ failed: /);
+    expect(refused.stderr).toMatch(/^hub: Validating \.hub\/config\.yml with 1 partial for project \S+ failed: /m);
     const report = parsed(refused);
     expect(report).toMatchObject({
       ok: false,

@@ -214,7 +214,7 @@ describe('hub deploy, against a real hub', () => {
     writeTree(repo, { '.hub/config.yml': configurationYaml(['testing.md']), 'docs/testing.md': 'Run them all.\n' });
     link('../../docs/testing.md', '.hub/partials/testing.md');
     const { code, stderr } = await deploy(['--project', ctx.project]);
-    expect(stderr).toBe('');
+    expect(stderr).toMatch(/^Project app \(given with --project\)\.\nRemembered project app in \.hub\/project\.yml/);
     expect(code).toBe(0);
     const [row] = await hub.sql<{ partials: unknown }[]>`
       select r.partials from configuration_revisions r join projects p on p.id = r.project_id

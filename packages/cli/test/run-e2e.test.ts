@@ -5,9 +5,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardStore } from '../../server/src/dashboard/store.js';
 import { call, setUp } from '../../server/test/support/client.js';
+import { cliLogin } from '../../server/test/support/cli-login.js';
 import { hubOn } from '../../server/test/support/hub.js';
+import { saveCredential } from '../src/credentials.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
+import { hubIn, writeTree } from './support/repo.js';
 
 /** Prints HUB_INPUT_LINES numbered lines (HUB_INPUT_PAUSE_MS apart), then "boom" on stderr and exits 3 if asked, or sleeps silently. */
 const AGENT = `const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,7 +41,7 @@ ${steps.map((id) => `      - { id: ${id}, environment: laptop, idle_timeout: ${i
   return `
 environments:
   - { name: laptop, kind: daemon, daemon: dev-box, cwd: ${JSON.stringify(cwd)} }
-triggers:${trigger('chatty', ['talk'])}${trigger('two', ['first', 'second'])}${trigger('idle', ['wait'], '1s')}${trigger('strict', ['talk'], '10m', '[dev-lead]')}
+triggers:${trigger('chatty', ['talk'])}${trigger('two', ['first', 'second'])}${trigger('idle', ['wait'], '1s')}${trigger('strict', ['talk'], '10m', '[dev-lead]')}${trigger('for-ada', ['talk'], '10m', '[dev-lead, Ada]')}${trigger('for-nina', ['talk'], '10m', '[dev-lead, nina]')}
 `;
 };
 
@@ -223,12 +227,14 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       expect(stderr).toMatch(/==> step wait timed out[^\n]*\nRun \S+ timed out\.\n$/);
     });
 
-    it('without --follow prints the run id; the actor is the user name on this machine by default', async () => {
+    it('without --follow prints the run id; with an API key the actor is the user name on this machine by default', async () => {
       const { code, stdout, stderr } = await cli(['run', 'chatty', hub.url, '--project', ctx.project]);
       expect(code, stderr).toBe(0);
       const runId = stdout.trim();
       expect(stdout).toMatch(/^[0-9a-f-]{36}\n$/);
-      expect(stderr).toBe(`Run ${runId} dispatched. Follow it: hub logs ${runId} --follow ${hub.url}\n`);
+      expect(stderr).toBe(
+        `Run ${runId} dispatched as ${ME} (your user name on this machine). Follow it: hub logs ${runId} --follow ${hub.url}\n`,
+      );
       expect(await runOf(runId)).toMatchObject({
         trigger: 'chatty',
         actor: ME,
@@ -266,20 +272,25 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       );
     });
 
-    it("prints the hub's refusal of an actor, and how to give another when it was the user name by default", async () => {
+    it('names the actors the trigger allows when it refuses one, given or defaulted with an API key (exit 1)', async () => {
       const given = await cli(['run', 'chatty', hub.url, '--project', ctx.project, '--actor', 'stranger']);
       expect(given.code).toBe(1);
-      expect(given.stderr).toMatch(/^hub: .*\(HTTP 403 Forbidden, actor_forbidden\)\nRequest id: \S+\n$/);
+      expect(given.stderr).toMatch(
+        new RegExp(
+          `^hub: the trigger chatty accepts runs only from: dev-lead, ${ME}; run as one of them with --actor <name>\\.\n"stranger" is not among them\\.\nRequest id: [0-9a-f-]{36}\n$`,
+        ),
+      );
       const defaulted = await cli(['run', 'strict', hub.url, '--project', ctx.project]);
       expect(defaulted.code).toBe(1);
-      expect(defaulted.stderr).toContain(
-        `\nThe actor was your user name on this machine, ${ME}: give one the trigger allows (its filters.from_users) with --actor NAME.\n`,
+      expect(defaulted.stderr).toMatch(
+        new RegExp(
+          `^hub: the trigger strict accepts runs only from: dev-lead; run as one of them with --actor <name>\\.\nThe actor was your user name on this machine, ${ME}: the default with an API key, which is no person's\\.\n`,
+        ),
       );
     });
 
     it.each([
       [['run', '--project', 'app'], /Give the trigger to run/],
-      [['run', 'chatty'], /Give the project with --project SLUG/],
       [['logs', 'not-a-run'], /"not-a-run" is not a run id/],
       [['cancel'], /Give the run id/],
       [['runs', '--status', 'done'], /--status is one of running, succeeded, failed, cancelled, timed_out\./],
@@ -289,6 +300,115 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const { code, stderr } = await cli(args);
       expect(code).toBe(2);
       expect(stderr).toMatch(message);
+    });
+  });
+
+  describe('hub run as the person logged in', () => {
+    /** A person of the organization, logged in with `hub login` (its credential stored as hub login stores it). */
+    const loggedIn = async (name: string, email: string) => {
+      const [org] = await hub.sql`select id from organizations where slug = ${ctx.org}`;
+      const [account] =
+        await hub.sql`insert into accounts (email, name, password_hash) values (${email}, ${name}, 'scrypt$x') returning id`;
+      await hub.sql`insert into organization_members (organization_id, account_id, role) values (${org?.id}, ${account?.id}, 'member')`;
+      const secret = await cliLogin(hub, dashboardStore(hub.sql), account?.id, org?.id);
+      const configDir = join(dir, `config-${email}`);
+      await saveCredential(configDir, hub.url, secret, 'cli', { activate: true });
+      // In a directory of no repository (the test's temporary one) unless told.
+      return (args: string[], cwd = dir) => hubIn(cwd, args, { HUB_CONFIG_DIR: configDir });
+    };
+    const runsOf = async (trigger: string) =>
+      (await call(hub, 'GET', `/api/v1/runs?limit=200`, { token: ctx.key })).body.runs.filter(
+        (run: { trigger: string }) => run.trigger === trigger,
+      );
+    let ada: (args: string[], cwd?: string) => ReturnType<typeof hubIn>;
+    let nina: (args: string[], cwd?: string) => ReturnType<typeof hubIn>;
+
+    beforeAll(async () => {
+      ada = await loggedIn('Ada', 'ada.lovelace@example.com');
+      nina = await loggedIn('Nina Newcomer', 'nina@example.com');
+    });
+
+    it('without --actor dispatches as their name at the hub when the allowlist has it', async () => {
+      const { code, stdout, stderr } = await ada(['run', 'for-ada', '--project', ctx.project]);
+      expect(code, stderr).toBe(0);
+      const runId = stdout.trim();
+      expect(stderr).toBe(
+        `Run ${runId} dispatched as Ada (your name at the hub). Follow it: hub logs ${runId} --follow\n`,
+      );
+      expect(await runOf(runId)).toMatchObject({ trigger: 'for-ada', actor: 'Ada' });
+    });
+
+    it('else as the first of their e-mail and its local part that the allowlist has, in one run', async () => {
+      const { code, stdout, stderr } = await nina(['run', 'for-nina', '--project', ctx.project, '--json']);
+      expect(code, stderr).toBe(0);
+      const answer = JSON.parse(stdout);
+      expect(answer).toMatchObject({ actor: 'nina', replayed: false, configuredTriggerName: 'for-nina' });
+      expect(await runOf(answer.triggerRunId)).toMatchObject({ actor: 'nina' });
+      // The refusal of "Nina Newcomer" started nothing: the one dispatch as nina is the trigger's only run.
+      expect((await runsOf('for-nina')).map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual([
+        answer.triggerRunId,
+      ]);
+    });
+
+    it('is refused with the names the trigger allows, and how to run as one, when none of theirs is (exit 1)', async () => {
+      const { code, stdout, stderr } = await nina(['run', 'for-ada', '--project', ctx.project]);
+      expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+      expect(stderr).toMatch(
+        new RegExp(
+          [
+            '^hub: the trigger for-ada accepts runs only from: dev-lead, Ada; run as one of them with --actor <name>\\.',
+            'You are logged in as Nina Newcomer \\(nina@example\\.com\\), and none of Nina Newcomer, nina@example\\.com, nina is among them: to run it as yourself, have one added to its filters\\.from_users\\.',
+            'Request id: [0-9a-f-]{36}',
+            '$',
+          ].join('\n'),
+        ),
+      );
+      // --actor still wins over the login.
+      const given = await nina(['run', 'for-ada', '--project', ctx.project, '--actor', 'dev-lead', '--json']);
+      expect(given.code, given.stderr).toBe(0);
+      expect(JSON.parse(given.stdout)).toMatchObject({ actor: 'dev-lead' });
+    });
+
+    it('without --project runs in the only project, else in the one .hub/project.yml names, and says which', async () => {
+      const only = await ada(['run', 'for-ada']);
+      expect(only.code, only.stderr).toBe(0);
+      expect(only.stderr).toMatch(
+        new RegExp(`^Project app \\(the only project of ${ctx.org}\\)\\.\\nRun [0-9a-f-]{36} dispatched as Ada `),
+      );
+      expect(await runOf(only.stdout.trim())).toMatchObject({ projectSlug: 'app', actor: 'Ada' });
+
+      const web = await call(hub, 'POST', `/api/admin/v1/organizations/${ctx.org}/projects`, {
+        token: hub.adminToken,
+        body: { slug: 'web', name: 'Web' },
+      });
+      expect(web.status, web.text).toBe(201);
+      const several = await ada(['run', 'for-ada']);
+      expect({ code: several.code, stdout: several.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(several.stderr).toBe(
+        [
+          `hub: hub run needs a project, and ${ctx.org} has 2 projects:`,
+          '  app  app',
+          '  web  Web',
+          'Choose one: give --project SLUG, or write "project: SLUG" in .hub/project.yml.',
+          '',
+        ].join('\n'),
+      );
+
+      const repo = writeTree(join(dir, 'repo'), { '.git/HEAD': 'x\n', '.hub/project.yml': 'project: app\n' });
+      mkdirSync(join(repo, 'src'));
+      const named = await ada(['run', 'for-ada'], join(repo, 'src'));
+      expect(named.code, named.stderr).toBe(0);
+      expect(named.stderr).toMatch(/^Project app \(named in \.hub\/project\.yml\)\.\n/);
+    });
+
+    it('--help tells the default: the person logged in, else the user name on this machine with an API key', async () => {
+      const { code, stdout } = await runHub(['run', '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/Without --actor, the run is dispatched as you\. Logged in with "hub login"/);
+      expect(stdout).toMatch(
+        /With an API key \(HUB_API_KEY,\s+--api-key\), which is no person's, the actor is your user name on this machine/,
+      );
+      expect(stdout).not.toMatch(/default: your user name on this machine/);
     });
   });
 

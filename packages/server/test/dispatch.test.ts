@@ -270,9 +270,10 @@ describe.each(databases)('dispatch on the %s database', (kind) => {
         issues: [expect.objectContaining({ pointer: '/deliveryKey', code: 'request.required' })],
       },
     });
+    // B's problem names who may dispatch, in the configuration's order (hub run says so).
     expect(await dispatch('B', request({ actor: 'mallory' }))).toMatchObject({
       status: 403,
-      body: { code: 'actor_forbidden' },
+      body: { code: 'actor_forbidden', allowedActors: ['dev-lead', 'ci-bot'] },
     });
     const unauthorizedA = await dispatch('A', request(), 'hub_pk_nope');
     expect(unauthorizedA).toMatchObject({ status: 401, body: { code: 'unauthorized', title: 'Unauthorized' } });

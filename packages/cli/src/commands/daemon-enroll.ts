@@ -157,6 +157,9 @@ export const enroll: Command = {
               `It replaces the identity stored for this hub before (daemon ${previous.name}, id ${previous.daemonId}), which stays enrolled at the hub until it is retired.`,
             ]),
         `Start it with: hub daemon run ${origin}${configOption}`,
+        `A configuration runs its steps here through an environment that names this daemon, such as`,
+        `  environments: [ { name: laptop, kind: daemon, daemon: ${enrolled.name}, cwd: ~/src/app } ]`,
+        `Its working directory (cwd) must exist on this machine: the daemon does not create it, and a step whose cwd is missing fails.`,
         '',
       ].join('\n'),
     );

@@ -1,15 +1,19 @@
-// `hub deploy`: the repository's hub files sent to the hub (specification, section 1). Without
-// --project, the B trigger files: all validated first, then each installed in its own request.
-// With --project, the configuration (A) or the legacy bundle (B), in one request.
+// `hub deploy`: the repository's hub files sent to the hub (specification, section 1). The B
+// trigger files: all validated first, then each installed in its own request. A configuration (A)
+// or legacy bundle (B), in one request, to the project chosen by --project, .hub/project.yml or
+// the organization having just one.
+import { isSlug } from '@hub/schemas';
 import { parseOptions, type Command, type Io } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
+import { namedProject, onlyProject } from '../deploy-project.js';
 import { deployReport, jsonDeployReport, type DeployReport } from '../deploy-report.js';
 import { deployConfiguration, deployTriggers } from '../deploy.js';
 import { discover, DISCOVERY_HELP, findRoot, withNotes, type Discovered, type Unit } from '../discovery.js';
 import { CliError, UsageError } from '../errors.js';
 import { findingLine } from '../formatters/issues.js';
 import { exitCodes } from '../help.js';
-import { resolveCredential, resolveOrigin } from '../hub-client.js';
+import { printable, resolveCredential, resolveOrigin } from '../hub-client.js';
+import { rememberProject } from '../project-file.js';
 
 const COMMAND = 'hub deploy';
 
@@ -17,17 +21,24 @@ const help = `${COMMAND}: install the repository's hub files at the hub.
 
 Usage: ${COMMAND} [origin] [--project SLUG] [--dry-run] [--json] [--api-key KEY] [--dir DIR]
 
-Without --project, deploys the trigger files .hub/triggers/*.yml (shape B), which belong to the
-organization: every file is validated by the hub first (POST /api/v1/triggers/validate), and if
-any is invalid, none is installed. Then each is installed in a request of its own (POST
-/api/v1/triggers/install), and each file's outcome is printed: the trigger's name and version,
-or why it failed. A failed install does not undo the installs before it; after a failure that
-concerns the whole deploy (the credential refused, the hub unreachable), the rest is not tried.
+Without --project, in a repository with trigger files .hub/triggers/*.yml (shape B), deploys
+them; they belong to the organization. Every file is validated by the hub first (POST
+/api/v1/triggers/validate), and if any is invalid, none is installed. Then each is installed in
+a request of its own (POST /api/v1/triggers/install), and each file's outcome is printed: the
+trigger's name and version, or why it failed.
+A failed install does not undo the installs before it; after a failure that concerns the whole
+deploy (the credential refused, the hub unreachable), the rest is not tried.
 
-With --project SLUG, deploys the project's configuration in one request (POST
-/api/v1/configurations/install): .hub/config.yml with the partials it includes (shape A), or
-else the legacy bundle .hub/hub.yml (shape B). A repository with both is refused: a project has
-one configuration.
+With --project SLUG, or in a repository with no trigger files, deploys a project's configuration
+in one request (POST /api/v1/configurations/install): .hub/config.yml with the partials it
+includes (shape A), or else the legacy bundle .hub/hub.yml (shape B). A repository with both is
+refused: a project has one configuration. The project is, in this order:
+  --project SLUG              given; after a successful deploy (not --dry-run) it is written
+                              to .hub/project.yml, so that the next deploy needs no --project
+  .hub/project.yml            its one line "project: SLUG" (commit it, for everyone's deploys)
+  the only project            when the organization has exactly one (listing them needs the
+                              scope projects:read); with several, the error lists them
+Standard error says which project, and why: "Project app (the only project of acme)."
 
 With --dry-run, the same requests go to the validate endpoints instead, with exactly the body
 an install would send; nothing is installed. Unlike "hub validate", the hub also checks that
@@ -58,7 +69,8 @@ Arguments:
 ${ORIGIN_ARGUMENT_HELP}
 
 Options:
-  --project SLUG  Deploy the configuration of this project instead of the trigger files
+  --project SLUG  Deploy the configuration of this project instead of the trigger files, and
+                  remember it in .hub/project.yml
   --dry-run       Validate at the hub only, with the payload a deploy would send
   --json          Print one JSON object (above) instead of the lines for people
 ${API_KEY_OPTION_HELP}
@@ -72,11 +84,12 @@ ${CLIENT_ENV_HELP}
 Example:
   HUB_API_KEY=hub_pk_... ${COMMAND} https://hub.example.com --dry-run
   HUB_API_KEY=hub_pk_... ${COMMAND} https://hub.example.com --project app
+  ${COMMAND}              (after "hub login": the project of .hub/project.yml, or the only one)
 
 ${exitCodes(
   'deployed (with --dry-run: everything is valid)',
   'a file is invalid, an install failed, or the hub refused or could not be reached',
-  ',\n     nothing to deploy, a file that cannot be read, no credential for the hub',
+  ',\n     nothing to deploy, a file that cannot be read, no credential for the hub, no project\n     chosen for a configuration (the organization has none or several)',
 )}`;
 
 export const deploy: Command = {
@@ -95,19 +108,31 @@ export const deploy: Command = {
       io.stdout.write(help);
       return 0;
     }
-    const project = values.project;
-    if (project !== undefined && project.trim() === '')
+    if (values.project !== undefined && values.project.trim() === '')
       throw new UsageError('--project needs a project slug.', COMMAND);
-    const found = await discover(await findRoot(values.dir));
+    const root = await findRoot(values.dir);
+    const found = await discover(root);
     const dryRun = values['dry-run'] === true;
     if (refusesSome(found)) {
       const origin = await resolveOrigin(positionals[0], io);
-      return refuse(found, io, values.json === true ? deployReport(origin, project, dryRun) : undefined);
+      return refuse(found, io, values.json === true ? deployReport(origin, values.project, dryRun) : undefined);
     }
-    const units = chooseUnits(found, project);
+    // A configuration belongs to a project; trigger files, when there are any, to the organization.
+    const configuration = found.triggers.length === 0 ? (found.configuration ?? found.bundle) : undefined;
+    const wantsProject = values.project !== undefined || configuration !== undefined;
+    let chosen = wantsProject ? await namedProject(values.project, root) : undefined;
+    const units = chooseUnits(found, wantsProject ? (chosen?.slug ?? '') : undefined);
     for (const note of found.notes) io.stderr.write(`note: ${note}\n`);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
+    if (wantsProject)
+      chosen ??= await onlyProject(
+        { origin, token },
+        `${(units[0] as Unit).file} is a project's configuration`,
+        COMMAND,
+        true,
+      );
+    const project = chosen?.slug;
     const target = {
       origin,
       token,
@@ -115,9 +140,14 @@ export const deploy: Command = {
       io,
       ...(values.json ? { report: deployReport(origin, project, dryRun) } : {}),
     };
-    return project === undefined
-      ? deployTriggers(units, target)
-      : deployConfiguration(units[0] as Unit, project, target);
+    if (chosen === undefined) return deployTriggers(units, target);
+    io.stderr.write(`Project ${printable(chosen.slug)} (${chosen.why}).\n`);
+    const code = await deployConfiguration(units[0] as Unit, chosen.slug, target);
+    if (code === 0 && chosen.given && !dryRun && isSlug(chosen.slug)) {
+      const said = await rememberProject(root, chosen.slug);
+      if (said !== undefined) io.stderr.write(`${said}\n`);
+    }
+    return code;
   },
 };
 
@@ -159,17 +189,12 @@ async function refuse(found: Discovered, io: Io, report: DeployReport | undefine
 function chooseUnits(found: Discovered, project: string | undefined): Unit[] {
   const { triggers, configuration, bundle } = found;
   if (project === undefined) {
-    if (triggers.length > 0) return triggers;
     const other = configuration ?? bundle;
-    if (other !== undefined) {
-      throw new UsageError(
-        withNotes(
-          `${other.file} is a project's configuration: give --project SLUG to deploy it. Without --project, ${COMMAND} deploys .hub/triggers/*.yml, and there are none.`,
-          found.notes,
-        ),
-        COMMAND,
+    if (triggers.length > 0 && other !== undefined)
+      found.notes.push(
+        `${other.file} is not deployed: with trigger files here, "${COMMAND}" deploys them; "${COMMAND} --project SLUG" deploys the configuration.`,
       );
-    }
+    if (triggers.length > 0) return triggers;
     throw new CliError(
       withNotes(
         `Nothing to deploy in ${found.root}: no .hub/triggers/*.yml (and, for --project, no .hub/config.yml or .hub/hub.yml).`,

@@ -1,15 +1,11 @@
 // `hub projects`: the organization's active projects (GET /api/v1/projects), as a table or JSON.
-import type { WireSchema } from '@hub/schemas';
 import { parseOptions, type Command } from '../command.js';
 import { API_KEY_OPTION_HELP, CLIENT_ENV_HELP, CREDENTIALS_HELP, ORIGIN_ARGUMENT_HELP } from '../client-help.js';
-import { CliError } from '../errors.js';
 import { exitCodes } from '../help.js';
-import { hubRequest, printable, renderProblem, resolveCredential, resolveOrigin } from '../hub-client.js';
-import type { Unread } from '../unread.js';
+import { printable, resolveCredential, resolveOrigin } from '../hub-client.js';
+import { allProjects, PAGE, type Project } from '../project-list.js';
 
 const COMMAND = 'hub projects';
-/** Projects asked for per request (the hub's largest page). */
-const PAGE = 1000;
 
 const help = `${COMMAND}: list the active projects of the organization.
 
@@ -37,8 +33,6 @@ Example:
 
 ${exitCodes('listed (also when there is no active project)', 'the hub refused (its problem is printed on standard error) or could not be reached', ',\n     no credential for the hub')}`;
 
-type Project = WireSchema<'Project'>;
-
 export const projects: Command = {
   name: 'projects',
   summary: 'List the active projects of the organization',
@@ -60,43 +54,6 @@ export const projects: Command = {
     return 0;
   },
 };
-
-/**
- * Every page of the list, `PAGE` at a time, following `nextCursor`. A hub from before pagination
- * ignores the query and answers the whole list without a cursor, which ends the walk too.
- */
-async function allProjects(origin: string, token: string): Promise<Project[]> {
-  const list: Project[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const query = `?limit=${PAGE}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const answer = await hubRequest(origin, token, 'GET', `/api/v1/projects${query}`);
-    if (answer.status !== 200) throw new CliError(renderProblem(answer));
-    const page = pageOf(answer.body);
-    if (page === undefined)
-      throw new CliError(`The hub at ${origin} answered with something other than a project list.`);
-    list.push(...page.projects);
-    cursor = page.nextCursor;
-    if (cursor !== undefined && seen.has(cursor))
-      throw new CliError(`The hub at ${origin} gave the same page cursor twice; the listing would never end.`);
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
-  return list;
-}
-
-function pageOf(body: unknown): { projects: Project[]; nextCursor: string | undefined } | undefined {
-  const answer = body as Unread<WireSchema<'ProjectList'>> | undefined;
-  const list = answer?.projects;
-  if (!Array.isArray(list)) return undefined;
-  const valid = list.every(
-    (item) =>
-      typeof item === 'object' && item !== null && ['id', 'slug', 'name'].every((key) => typeof item[key] === 'string'),
-  );
-  const next = answer?.nextCursor;
-  if (!valid || (next !== undefined && next !== null && typeof next !== 'string')) return undefined;
-  return { projects: list as Project[], nextCursor: typeof next === 'string' ? next : undefined };
-}
 
 function table(list: Project[]): string {
   if (list.length === 0) return 'No active projects.\n';

@@ -1603,6 +1603,8 @@ export interface components {
              * @enum {string}
              */
             executionStatus?: "spawning" | "running" | "succeeded" | "failed" | "timed_out" | "cancelled" | "lost";
+            /** @description actor_forbidden on `/api/v1/manual-runs`: the trigger's `filters.from_users`, the actors that may dispatch it, in the configuration's order (`maxItems` is only the bound that the configuration's size sets). */
+            allowedActors?: string[];
             /**
              * @description run_finished: how the run ended.
              * @enum {string}
@@ -2240,7 +2242,7 @@ export interface components {
                 };
             };
         };
-        /** @description The API key lacks `runs:dispatch` (`insufficient_scope`), or the actor is not in the trigger's `filters.from_users` (`actor_forbidden`). */
+        /** @description The API key lacks `runs:dispatch` (`insufficient_scope`), or the actor is not in the trigger's `filters.from_users` (`actor_forbidden`, whose `allowedActors` lists them). */
         ActorForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -48,7 +48,7 @@ export const problemCatalog = {
     status: 403,
     title: 'Actor not allowed',
     meaning:
-      'The `actor` of a manual run is not in the trigger\'s `filters.from_users`. On `/api/manual-runs` the body is just `{ "error": "actor_forbidden" }`.',
+      'The `actor` of a manual run is not in the trigger\'s `filters.from_users`, which `allowedActors` lists. On `/api/manual-runs` the body is just `{ "error": "actor_forbidden" }`.',
     action:
       'Dispatch as one of the allowed users, or add the actor to `filters.from_users` and install the configuration again.',
   },

@@ -89,7 +89,8 @@ export type DispatchRefusal =
   | { reason: 'trigger_not_found'; didYouMean: string }
   | { reason: 'trigger_disabled'; trigger: string }
   | { reason: 'version_not_current'; expectedVersionId: string; activeVersionId: string }
-  | { reason: 'actor_forbidden' }
+  /** `allowlist`: the trigger's filters.from_users, which shape B's problem names. */
+  | { reason: 'actor_forbidden'; allowlist: string[] }
   | { reason: 'input_invalid'; issues: Issue[] }
   | { reason: 'no_steps'; trigger: string }
   /** Revoked since the key check: ahead of every other refusal of the write. */

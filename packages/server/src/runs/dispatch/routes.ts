@@ -97,7 +97,11 @@ function problemOf(refusal: DispatchRefusal, request: DispatchRequest): HttpProb
         { extensions: { activeVersionId: refusal.activeVersionId } },
       );
     case 'actor_forbidden':
-      return new HttpProblem('actor_forbidden', `"${request.actor}" is not in the trigger's filters.from_users.`);
+      // Who may run it, so that a client can say so (or pick among its person's names): the
+      // caller may dispatch in the organization already. Shape A's body stays the spec's own.
+      return new HttpProblem('actor_forbidden', `"${request.actor}" is not in the trigger's filters.from_users.`, {
+        extensions: { allowedActors: refusal.allowlist },
+      });
     case 'input_invalid':
       return new HttpProblem('invalid_request', "The input does not fill the trigger's inputs; see issues.", {
         issues: refusal.issues,

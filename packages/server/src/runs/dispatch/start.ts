@@ -191,7 +191,8 @@ export function prepareRun(
       expectedVersionId: request.expectedVersionId,
       activeVersionId: revisionId,
     });
-  if (!trigger.allowlist.includes(request.actor)) return refused({ reason: 'actor_forbidden' });
+  if (!trigger.allowlist.includes(request.actor))
+    return refused({ reason: 'actor_forbidden', allowlist: trigger.allowlist });
   const parsed = parseManualInput(request.input, event.inputs);
   if (!parsed.ok) return refused({ reason: 'input_invalid', issues: parsed.issues });
   const plan = planSteps(trigger, environments, { prompt: parsed.prompt, inputs: parsed.inputs });
