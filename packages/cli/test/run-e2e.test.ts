@@ -163,6 +163,7 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       expect(stderr).toBe(
         [
           `Run ${runId} dispatched; following its output (Ctrl-C stops following; the run goes on).`,
+          `The run's page in the dashboard: ${hub.url}/runs/${runId}`,
           `==> step talk on daemon dev-box (execution ${run.executions[0].executionId})`,
           '==> step talk succeeded, exit code 0',
           `Run ${runId} succeeded.`,
@@ -233,7 +234,8 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const runId = stdout.trim();
       expect(stdout).toMatch(/^[0-9a-f-]{36}\n$/);
       expect(stderr).toBe(
-        `Run ${runId} dispatched as ${ME} (your user name on this machine). Follow it: hub logs ${runId} --follow ${hub.url}\n`,
+        `Run ${runId} dispatched as ${ME} (your user name on this machine). Follow it: hub logs ${runId} --follow ${hub.url}\n` +
+          `The run's page in the dashboard: ${hub.url}/runs/${runId}\n`,
       );
       expect(await runOf(runId)).toMatchObject({
         trigger: 'chatty',
@@ -333,7 +335,8 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       expect(code, stderr).toBe(0);
       const runId = stdout.trim();
       expect(stderr).toBe(
-        `Run ${runId} dispatched as Ada (your name at the hub). Follow it: hub logs ${runId} --follow\n`,
+        `Run ${runId} dispatched as Ada (your name at the hub). Follow it: hub logs ${runId} --follow\n` +
+          `The run's page in the dashboard: ${hub.url}/runs/${runId}\n`,
       );
       expect(await runOf(runId)).toMatchObject({ trigger: 'for-ada', actor: 'Ada' });
     });

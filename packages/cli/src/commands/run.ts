@@ -138,14 +138,17 @@ export const run: Command = {
         `The delivery key ${printable(request.deliveryKey)} was used before: this is the run it started, not a new one.\n`,
       );
     const as = why === undefined ? '' : ` as ${printable(actor)} (${why})`;
+    const page = `The run's page in the dashboard: ${origin}/runs/${encodeURIComponent(runId)}\n`;
     if (!values.follow) {
       io.stdout.write(`${runId}\n`);
       io.stderr.write(
-        `Run ${runId} dispatched${as}. Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n`,
+        `Run ${runId} dispatched${as}. Follow it: ${suggest(`hub logs ${runId} --follow`, originArgument)}\n${page}`,
       );
       return 0;
     }
-    io.stderr.write(`Run ${runId} dispatched${as}; following its output (Ctrl-C stops following; the run goes on).\n`);
+    io.stderr.write(
+      `Run ${runId} dispatched${as}; following its output (Ctrl-C stops following; the run goes on).\n${page}`,
+    );
     if (values.json)
       io.stdout.write(`${JSON.stringify({ type: 'dispatched', origin, replayed, actor, ...dispatched })}\n`);
     const out = values.json ? new JsonLinesRunOutput(io, origin) : new RunOutput(io);
