@@ -20,3 +20,4 @@ export type * from './ports/daemons.js';
 export type * from './ports/runs.js';
 export type * from './ports/audit.js';
 export type * from './ports/cli-logins.js';
+export type * from './ports/work.js';

@@ -9,6 +9,7 @@ import type { DaemonsPort } from './ports/daemons.js';
 import type { RunsPort } from './ports/runs.js';
 import type { AuditPort } from './ports/audit.js';
 import type { CliLoginsPort } from './ports/cli-logins.js';
+import type { WorkPort } from './ports/work.js';
 
 export interface Account {
   id: string;
@@ -60,7 +61,8 @@ export type SignInResult =
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
-export interface DashboardStore extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort {
+export interface DashboardStore
+  extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort, WorkPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

@@ -20,7 +20,7 @@ import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/index.js';
 import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { documentationHandlers } from './openapi/reference.js';
-import { daemonProtocolHandlers, runHandlers, sendOutput } from './runs/index.js';
+import { daemonProtocolHandlers, dispatcherOf, runHandlers, sendOutput } from './runs/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/index.js';
 
@@ -67,6 +67,7 @@ export function createApp(hub: Hub): Express {
         offlineAfterMs: hub.options.timing?.offlineAfterMs,
         cliCredentials: hub.options.cliCredentials,
         serveOutput: (req, res, state, reader) => sendOutput(hub, req, res, state, reader),
+        dispatcher: dispatcherOf(hub),
       }),
       publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
       scopes: SCOPES,

@@ -4,12 +4,14 @@ import { InstalledBy } from './installer.js';
 import { Layout } from './layout.js';
 import { Pager } from './pager.js';
 import type { ProjectPageProps } from './projects-props.js';
+import { ProjectTriggers, RecentRuns } from './project-triggers.js';
 
 const projectPath = (slug: string) => `/projects/${encodeURIComponent(slug)}`;
 export const revisionPath = (slug: string, version: number) => `${projectPath(slug)}/revisions/${version}`;
 
 /** A project: its active configuration revision and the history of revisions, newest first. */
-export function ProjectPage({ session, project, active, revisions, pages }: ProjectPageProps) {
+export function ProjectPage(props: ProjectPageProps) {
+  const { session, project, active, revisions, pages } = props;
   const owner = session.current?.role === 'owner';
   return (
     <Layout title={project.name} session={session} section="/projects">
@@ -27,12 +29,24 @@ export function ProjectPage({ session, project, active, revisions, pages }: Proj
       )}
       <h2>Active configuration</h2>
       {active ? (
-        <ActiveRevision slug={project.slug} revision={active} />
+        <>
+          <ActiveRevision slug={project.slug} revision={active} />
+          <ProjectTriggers
+            slug={project.slug}
+            triggers={props.triggers}
+            account={session.account}
+            form={props.runForm}
+            deliveryKey={props.deliveryKey}
+          />
+        </>
       ) : (
         <p class="empty">
-          No configuration installed yet: install one with <code>hub deploy</code>.
+          No configuration installed yet: from a repository with a <code>.hub/config.yml</code>, install one with{' '}
+          <code>hub deploy --project {project.slug}</code> (<code>examples/hello</code> in the hub's repository is one
+          to start from).
         </p>
       )}
+      <RecentRuns slug={project.slug} runs={props.recentRuns} />
       {revisions.length > 0 || pages.page > 1 ? (
         <>
           <h2>History</h2>

@@ -1,3 +1,5 @@
+import type { RunRow } from '../ports/runs.js';
+import type { TriggerView } from '../ports/work.js';
 // The data the projects pages render: plain values, loaded by routes/projects.ts.
 import type { ProjectRow, RevisionDetail, RevisionSummary } from '../ports/projects.js';
 import type { SessionView } from '../store.js';
@@ -28,6 +30,22 @@ export interface ProjectPageProps {
   active: RevisionSummary | undefined;
   revisions: RevisionSummary[];
   pages: PageLinks;
+  /** What the active configuration defines. */
+  triggers: TriggerView[];
+  recentRuns: RunRow[];
+  /** A Run form sent back with what held the run back. */
+  runForm?: RunFormState | undefined;
+  /** The delivery key of this page's Run forms: the same form sent twice starts one run. */
+  deliveryKey: string;
+}
+
+export interface RunFormState {
+  trigger: string;
+  /** The fields as sent: `actor`, `prompt`, `deliveryKey`, and `input.<name>` for each input. */
+  values: Record<string, string>;
+  message: string;
+  /** The input (or `actor`) at fault, when one is. */
+  field?: string | undefined;
 }
 
 export interface RevisionPageProps {

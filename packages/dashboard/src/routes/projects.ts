@@ -1,13 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { field, projectProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { projectChangePage, projectPage, projectsPage, revisionPage } from '../pages/index.js';
-import type { ProjectFormValues } from '../pages/index.js';
+import type { ProjectFormValues, RunFormState } from '../pages/index.js';
 import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
 const CHANGES = ['deactivate', 'reactivate'] as const;
+/** Runs of the project its page lists. */
+const RECENT_RUNS = 10;
+
+/** An input's value as a dispatch's `input` text reads it: double-quoted, with `\"` for a quote. */
+const quoted = (value: string) => `"${value.replaceAll('"', '\\"')}"`;
 
 /** The organization's projects and their configuration revisions: everyone reads, owners change. */
 export function projectRoutes(router: Router, options: DashboardOptions): void {
@@ -77,24 +83,55 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
     seeOther(res, `/projects/${encodeURIComponent(values.slug)}`);
   });
 
-  router.get('/projects/:slug', async (req, res) => {
-    const signed = await requireSession(options, req, res);
-    if (!signed) return;
-    const { session } = signed;
+  /** The project page; with `runForm`, a Run form sent back with what held its run back. */
+  const show = async (req: Request, res: Response, session: SessionView, status: number, runForm?: RunFormState) => {
     const organizationId = session.current?.organizationId;
     const slug = String(req.params.slug);
     const project = organizationId === undefined ? undefined : await store.project(organizationId, slug);
     if (organizationId === undefined || !project) return notFound(res, session);
     const page = pageOf(req);
-    const [history, active] = await Promise.all([
+    const [history, active, triggers, recentRuns] = await Promise.all([
       store.revisions(organizationId, slug, rowsOf(page)),
       project.activeVersion === null ? undefined : store.revision(organizationId, slug, project.activeVersion),
+      store.projectTriggers(organizationId, slug),
+      store.projectRuns(organizationId, slug, RECENT_RUNS),
     ]);
-    sendPage(
-      res,
-      200,
-      projectPage({ session, project, active, revisions: history.items, pages: { page, more: history.more } }),
+    const pages = { page, more: history.more };
+    const deliveryKey = `dashboard-${randomUUID()}`;
+    const props = { session, project, active, revisions: history.items, pages, triggers, recentRuns, deliveryKey };
+    sendPage(res, status, projectPage({ ...props, runForm }));
+  };
+
+  router.get('/projects/:slug', async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (signed) await show(req, res, signed.session, 200);
+  });
+
+  // A run from a trigger's Run form: any member may start one, as a key with runs:dispatch may.
+  router.post('/projects/:slug/runs', ...post, async (req, res) => {
+    const signed = await requireSession(options, req, res);
+    if (!signed) return;
+    const { session } = signed;
+    const organizationId = session.current?.organizationId;
+    if (organizationId === undefined) return notFound(res, session);
+    const values = Object.fromEntries(
+      Object.entries(req.body as Record<string, unknown>).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
     );
+    const trigger = values.trigger ?? '';
+    const inputs = Object.entries(values)
+      .filter(([name, value]) => name.startsWith('input.') && value !== '')
+      .map(([name, value]) => `${name.slice('input.'.length)}=${quoted(value)}`);
+    const prompt = (values.prompt ?? '').trim();
+    const result = await store.dispatchRun(session.account.id, organizationId, String(req.params.slug), {
+      trigger,
+      actor: values.actor ?? '',
+      input: [...inputs, prompt].filter((part) => part !== '').join(' '),
+      deliveryKey: values.deliveryKey || `dashboard-${randomUUID()}`,
+    });
+    if (result.ok) return seeOther(res, `/runs/${encodeURIComponent(result.runId)}`);
+    await show(req, res, session, result.status, { trigger, values, message: result.message, field: result.field });
   });
 
   router.get('/projects/:slug/revisions/:version', async (req, res) => {

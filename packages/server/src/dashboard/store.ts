@@ -5,7 +5,7 @@ import { daemonStore } from '../daemons/index.js';
 import { keyStore } from '../keys/index.js';
 import { peopleStore } from '../people/index.js';
 import { projectStore } from '../projects/index.js';
-import { DEFAULT_TIMING, runStore } from '../runs/index.js';
+import { DEFAULT_TIMING, projectWorkStore, runStore } from '../runs/index.js';
 import type { DashboardStore, DashboardStoreOptions } from './types.js';
 
 export type { Account, ApiKeyRow, DashboardStore, DashboardStoreOptions, Membership, SessionView } from './types.js';
@@ -25,6 +25,7 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...projectStore(sql),
     ...daemonStore(sql, options.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs),
     ...runStore(sql, options.serveOutput),
+    ...projectWorkStore(sql, options.dispatcher),
     ...auditStore(sql),
     ...cliLoginStore(sql, undefined, options.cliCredentials),
     ...keyStore(sql),

@@ -1,7 +1,7 @@
 // The dashboard's view of the hub's people: the shapes are @hub/dashboard's, which the hub implements.
 import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 import type { CliCredentialExpiry } from '../auth/api-key.js';
-import type { OutputServer } from '../runs/index.js';
+import type { Dispatcher, OutputServer } from '../runs/index.js';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type {
@@ -14,6 +14,7 @@ export type {
   RunList,
 } from '@hub/dashboard';
 export type { AuditList } from '@hub/dashboard';
+export type { PersonDispatch, PersonDispatchResult, RunRow, TriggerView } from '@hub/dashboard';
 export type {
   AcceptedInvitation,
   CreatedInvitation,
@@ -48,4 +49,6 @@ export interface DashboardStoreOptions {
   cliCredentials?: CliCredentialExpiry;
   /** Serves an execution's output (text or live stream) to the run page; absent, the page shows what is stored only. */
   serveOutput?: OutputServer;
+  /** Starts runs from the project page's Run form; absent, the form says it cannot. */
+  dispatcher?: Dispatcher;
 }

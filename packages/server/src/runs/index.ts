@@ -9,3 +9,6 @@ export { OUTPUT_CHANNEL } from './protocol/channels.js';
 export { DEFAULT_STREAM_RECHECK_MS, sendOutput } from './output/stream.js';
 export type { OutputServer } from './output/dashboard.js';
 export { Wakeups } from './protocol/wakeups.js';
+export { projectWorkStore } from './project-work.js';
+export { dispatcherOf } from './dispatch/routes.js';
+export type { Dispatcher } from './dispatch/model.js';

@@ -25,11 +25,11 @@ const early = {
   prefetch: (sql: Sql, req: Request) => dispatchPrefetch(sql, req.body),
 };
 
-/** Manual runs (section 4.8): one dispatch, answered in two shapes. */
-export function dispatchHandlers(hub: Hub): Handlers {
+/** What dispatches need of the hub: its database, clocks, hints, and the daemons' wake-ups. */
+export function dispatcherOf(hub: Hub): Dispatcher {
   // On the key-check connections, whose commits do not wait for the disk (see AssignmentNotices).
   const notices = new AssignmentNotices(hub.authSql, hub.log);
-  const dispatcher: Dispatcher = {
+  return {
     sql: hub.sql,
     timing: hub.options.timing ?? DEFAULT_TIMING,
     cliCredentials: hub.options.cliCredentials ?? DEFAULT_CLI_CREDENTIAL_EXPIRY,
@@ -37,6 +37,11 @@ export function dispatchHandlers(hub: Hub): Handlers {
     hints: new DispatchHints(),
     wake: (daemonId) => notices.wake(daemonId),
   };
+}
+
+/** Manual runs (section 4.8): one dispatch, answered in two shapes. */
+export function dispatchHandlers(hub: Hub): Handlers {
+  const dispatcher = dispatcherOf(hub);
   const dispatch = async ({ req, res, body }: Call<'dispatchManualRunA' | 'dispatchManualRunB'>) => {
     const { organizationId, keyId } = authOf(req);
     const result = await startRun(dispatcher, {

@@ -8,7 +8,8 @@ import type { Delivery, FoundTrigger, NewRun, PlannedStep, TriggerHint } from '.
 /**
  * A run's start, as the CTEs `run`, `execution` and `audit` of a dispatch's one statement: the run,
  * its first execution and the audit event, written when the statement's CTE `ready` has its one
- * row (project_id, project_slug, daemon_id, api_key_id: every precondition held), and nothing
+ * row (project_id, project_slug, daemon_id, and api_key_id or account_id, whoever dispatches: every
+ * precondition held), and nothing
  * otherwise. A delivery key already used inserts nothing either (`run` is then empty).
  */
 function runInserts(
@@ -24,10 +25,12 @@ function runInserts(
   const first = run.plan[0] as PlannedStep;
   return sql`run as (
       insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
-        configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id)
+        configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id,
+        dispatched_by_account)
       select ${run.triggerRunId}, ${run.organizationId}, ready.project_id, ${run.deliveryKey}, ${run.requestDigest}, ${from.trigger.name},
         ${from.configurationRevisionId}::uuid, ${from.triggerRevisionId}::uuid,
-        ${from.triggerId}, ${run.actor}, ${sql.json(run.inputs)}, ${sql.json(run.plan as never)}, ${from.trigger.maxRuntimeMs}, ready.api_key_id
+        ${from.triggerId}, ${run.actor}, ${sql.json(run.inputs)}, ${sql.json(run.plan as never)}, ${from.trigger.maxRuntimeMs}, ready.api_key_id,
+        ready.account_id
       from ready
       on conflict (organization_id, delivery_key) do nothing
       returning receipt_id
@@ -36,12 +39,27 @@ function runInserts(
       select ${run.executionId}, ${run.triggerRunId}, 0, ${first.id}, ready.daemon_id, ${sql.json(run.assignment as never)}, ${first.maxRuntimeMs}
       from ready, run
     ), audit as (
-      insert into audit_events (organization_id, kind, actor_kind, api_key_id, subject)
-      select ${run.organizationId}, 'run.dispatched', 'key', ready.api_key_id,
+      insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
+      select ${run.organizationId}, 'run.dispatched', case when ready.api_key_id is null then 'account' else 'key' end,
+        ready.api_key_id, ready.account_id,
         jsonb_build_object('runId', ${run.triggerRunId}::uuid, 'trigger', ${from.trigger.name}::text,
           'projectSlug', ready.project_slug, 'daemon', ${first.daemon}::text)
       from ready, run
     )`;
+}
+
+/** Who dispatches: a key (the API, the CLI) or a person (the dashboard). */
+export type Caller = { kind: 'key'; id: string } | { kind: 'account'; id: string };
+
+/**
+ * The caller read again in the dispatch's statement, locked FOR KEY SHARE until it commits: a key
+ * unrevoked, or a person still a member of the organization. No row: nothing starts.
+ */
+function callerCheck(sql: Db, organizationId: string, caller: Caller): Fragment {
+  return caller.kind === 'key'
+    ? sql`select id as api_key_id, null::uuid as account_id from api_keys where id = ${caller.id} and revoked_at is null for key share`
+    : sql`select null::uuid as api_key_id, account_id from organization_members
+        where organization_id = ${organizationId} and account_id = ${caller.id} for key share`;
 }
 
 /** Runs and the delivery keys that make dispatch idempotent: a dispatch's reads and its write. */
@@ -84,7 +102,7 @@ export class RunRepository {
    * configurations/sql.ts): a key revoked before then starts nothing (`key_revoked`).
    */
   async dispatch(
-    run: NewRun & { found: FoundTrigger; triggerId: string; apiKeyId: string },
+    run: NewRun & { found: FoundTrigger; triggerId: string; caller: Caller },
   ): Promise<
     | { outcome: 'dispatched'; daemonId: string; receiptId: string }
     | { outcome: 'key_revoked' | 'not_enrolled' | 'offline' | 'taken' }
@@ -94,14 +112,12 @@ export class RunRepository {
     const [row] = await this.sql<
       { keyValid: boolean; daemonId: string | null; online: boolean | null; receiptId: string | null }[]
     >`
-      with key as (
-        select id from api_keys where id = ${run.apiKeyId} and revoked_at is null for key share
-      ), daemon as (
+      with key as (${callerCheck(this.sql, run.organizationId, run.caller)}), daemon as (
         select id, coalesce(last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond', false) as online
         from daemons where organization_id = ${run.organizationId} and name = ${first.daemon} and retired_at is null
       ), ready as (
         select ${found.projectId}::uuid as project_id, (select slug from projects where id = ${found.projectId}) as project_slug,
-          daemon.id as daemon_id, key.id as api_key_id
+          daemon.id as daemon_id, key.api_key_id, key.account_id
         from daemon, key where daemon.online
       ), ${runInserts(this.sql, run, {
         trigger: found.trigger,
@@ -170,7 +186,8 @@ export class RunRepository {
         where organization_id = ${organizationId} and name = ${first.daemon} and retired_at is null
           and last_seen_at > now() - ${this.timing.offlineAfterMs} * interval '1 millisecond'
       ), ready as (
-        select current.id as project_id, current.slug as project_slug, daemon.id as daemon_id, key.id as api_key_id
+        select current.id as project_id, current.slug as project_slug, daemon.id as daemon_id, key.id as api_key_id,
+          null::uuid as account_id
         from key, current, daemon
       ), ${runInserts(this.sql, run, {
         trigger: hint.trigger,

@@ -1,7 +1,7 @@
 import { didYouMean, parseManualInput, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import type { Fragment, Sql } from 'postgres';
 import { digest } from '../../auth/secrets.js';
-import { RunRepository } from './sql.js';
+import { RunRepository, type Caller } from './sql.js';
 import type {
   Delivery,
   Dispatched,
@@ -58,7 +58,7 @@ export async function startRun(
   const runs = new RunRepository(dispatcher.sql, dispatcher.timing);
   const result = await start(runs, dispatcher.wake, {
     organizationId,
-    apiKeyId,
+    caller: { kind: 'key', id: apiKeyId },
     request,
     prefetched: call.prefetched ?? (await runs.lookup(organizationId, request)),
   });
@@ -71,14 +71,34 @@ export async function startRun(
   return { ok: true, dispatched: result.dispatched, replayed: result.replayed };
 }
 
+/**
+ * A run a person starts in the dashboard: the same decisions as `startRun`'s, in the same order,
+ * with the person's membership read again in the write's statement where a key's would be (a
+ * person no longer a member: `key_revoked`). Not from hints: the dashboard's dispatches are few.
+ */
+export async function startRunAsPerson(
+  dispatcher: Dispatcher,
+  call: { organizationId: string; accountId: string; request: DispatchRequest },
+): Promise<StartResult> {
+  const runs = new RunRepository(dispatcher.sql, dispatcher.timing);
+  const { organizationId, request } = call;
+  const result = await start(runs, dispatcher.wake, {
+    organizationId,
+    caller: { kind: 'account', id: call.accountId },
+    request,
+    prefetched: await runs.lookup(organizationId, request),
+  });
+  return result.ok ? { ok: true, dispatched: result.dispatched, replayed: result.replayed } : result;
+}
+
 async function start(
   runs: RunRepository,
   wake: (daemonId: string) => void,
-  call: { organizationId: string; apiKeyId: string; request: DispatchRequest; prefetched: unknown },
+  call: { organizationId: string; caller: Caller; request: DispatchRequest; prefetched: unknown },
 ): Promise<
   { ok: true; dispatched: Dispatched; replayed: boolean; hint?: TriggerHint } | { ok: false; refusal: DispatchRefusal }
 > {
-  const { organizationId, apiKeyId, request } = call;
+  const { organizationId, caller, request } = call;
   const requestDigest = digestOf(request);
   const replay = (earlier: Delivery) =>
     earlier.requestDigest.equals(requestDigest)
@@ -118,7 +138,7 @@ async function start(
     inputs,
     plan,
     assignment,
-    apiKeyId,
+    caller,
   });
   // Revoked since the key check: nothing started, and the key's 401 (ahead of every other refusal of the write).
   if (result.outcome === 'key_revoked') return refused({ reason: 'key_revoked' });
