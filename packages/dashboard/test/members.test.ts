@@ -221,9 +221,23 @@ describe.each(databases)('members on the %s database', (kind) => {
     expect(created.status).toBe(303);
     const keys = await (await page(hub, '/keys', owner)).text();
     expect(keys).toContain('Keys of <strong>Beta &lt;script>');
-    expect(
-      (await (await page(hub, '/members', owner)).text()).match(/<td data-label="Role">owner<\/td>/g),
-    ).toHaveLength(1);
+    const members = await (await page(hub, '/members', owner)).text();
+    expect(members.match(/<td data-label="Role">owner<\/td>/g)).toHaveLength(1);
+    // Its only owner is offered nothing that would fail (issue 25), and told why.
+    expect(members).toContain(
+      'You are the only owner: make another member an owner before you step down, leave or are removed.',
+    );
+    expect(members).toContain('the only owner</span>');
+    expect(members).not.toMatch(/Make member|>Remove<|href="\/members\/leave"/);
+    // With a second owner, each is offered all three again.
+    const second = await account(hub, 'Bea', 'bea@example.com');
+    await hub.sql`
+      insert into organization_members (organization_id, account_id, role)
+      select id, ${second}, 'owner' from organizations where slug = 'beta'`;
+    const shared = await (await page(hub, '/members', owner)).text();
+    expect(shared.match(/Make member/g)).toHaveLength(2);
+    expect(shared).toContain('href="/members/leave"');
+    expect(shared).not.toContain('You are the only owner');
     expect((await form(hub, '/organization', { slug: 'acme' }, owner)).status).toBe(303);
     expect(await (await page(hub, '/keys', owner)).text()).toContain('Keys of <strong>Acme &lt;script>');
   });

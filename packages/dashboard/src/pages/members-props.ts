@@ -16,6 +16,8 @@ export interface MembersPageProps {
   /** 1-based; `next` says whether a further page exists. */
   page: number;
   next: boolean;
+  /** The organization's owners: with one, that owner is not offered a step down, a removal or leaving. */
+  owners: number;
   notice?: NoticeValue | undefined;
 }
 

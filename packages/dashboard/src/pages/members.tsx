@@ -6,7 +6,11 @@ import type { LeavePageProps, MembersPageProps, RemoveMemberPageProps } from './
 import { ListHead } from './list-head.js';
 
 /** The organization's members; owners also invite, remove and change roles. */
-export function MembersPage({ session, members, invitations, page, next, notice }: MembersPageProps) {
+/** Why the last owner is not offered what would leave the organization without one. */
+export const SOLE_OWNER =
+  'You are the only owner: make another member an owner before you step down, leave or are removed.';
+
+export function MembersPage({ session, members, invitations, page, next, owners, notice }: MembersPageProps) {
   const current = session.current;
   if (!current) {
     return (
@@ -19,6 +23,7 @@ export function MembersPage({ session, members, invitations, page, next, notice 
     );
   }
   const owner = current.role === 'owner';
+  const soleOwner = owner && owners <= 1;
   return (
     <Layout title="Members" session={session} section="/members">
       <h1>Members</h1>
@@ -31,20 +36,34 @@ export function MembersPage({ session, members, invitations, page, next, notice 
           {page > 1 ? 'No members on this page: go back to the first page.' : 'No members yet: invite someone below.'}
         </p>
       ) : (
-        <MemberTable members={members} owner={owner} self={session.account.id} />
+        <MemberTable members={members} owner={owner} self={session.account.id} lastOwner={owners <= 1} />
       )}
       <Pager path="/members" pages={{ page, more: next }} label="Pages of members" />
       <Invitations invitations={invitations} owner={owner} />
       {owner ? <InviteForm /> : <p class="muted">Only owners invite, remove and change the roles of members.</p>}
       <h2>Leave</h2>
-      <p>
-        <a href="/members/leave">Leave {current.name}</a>
-      </p>
+      {soleOwner ? (
+        <p class="muted">{SOLE_OWNER}</p>
+      ) : (
+        <p>
+          <a href="/members/leave">Leave {current.name}</a>
+        </p>
+      )}
     </Layout>
   );
 }
 
-function MemberTable({ members, owner, self }: { members: MemberRow[]; owner: boolean; self: string }) {
+function MemberTable({
+  members,
+  owner,
+  self,
+  lastOwner,
+}: {
+  members: MemberRow[];
+  owner: boolean;
+  self: string;
+  lastOwner: boolean;
+}) {
   return (
     <table class="list members">
       <ListHead columns={['Name', 'E-mail', 'Role', 'Since']} actions={owner} />
@@ -64,7 +83,11 @@ function MemberTable({ members, owner, self }: { members: MemberRow[]; owner: bo
             </td>
             {owner ? (
               <td data-label="">
-                <MemberActions member={member} />
+                {lastOwner && member.role === 'owner' ? (
+                  <span class="muted">the only owner</span>
+                ) : (
+                  <MemberActions member={member} />
+                )}
               </td>
             ) : null}
           </tr>

@@ -60,6 +60,8 @@ export interface NewAccount {
 export interface MembersPort {
   /** The organization's members, ordered by name, `limit` of them from `offset`. */
   members(organizationId: string, page: { offset: number; limit: number }): Promise<MemberRow[]>;
+  /** How many owners the organization has: the last one is not offered what would leave it without. */
+  ownerCount(organizationId: string): Promise<number>;
   member(organizationId: string, accountId: string): Promise<MemberRow | undefined>;
   /** An owner's one-time invitation link's secret (only its digest is stored), valid for 7 days. */
   createInvitation(accountId: string, organizationId: string, role: MemberRole): Promise<CreatedInvitation>;

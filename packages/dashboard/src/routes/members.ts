@@ -42,15 +42,16 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
     sendPage(res, 409, membersPage({ session, ...page, notice: { text: LAST_OWNER, kind: 'error' } }));
   };
   const load = async (session: SessionView, page: number) => {
-    if (!session.current) return { members: [], invitations: [], page, next: false };
-    const [rows, invitations] = await Promise.all([
+    if (!session.current) return { members: [], invitations: [], page, next: false, owners: 0 };
+    const [rows, invitations, owners] = await Promise.all([
       store.members(session.current.organizationId, {
         offset: (page - 1) * PAGE_SIZE,
         limit: PAGE_SIZE + 1,
       }),
       store.invitations(session.current.organizationId),
+      store.ownerCount(session.current.organizationId),
     ]);
-    return { members: rows.slice(0, PAGE_SIZE), invitations, page, next: rows.length > PAGE_SIZE };
+    return { members: rows.slice(0, PAGE_SIZE), invitations, page, next: rows.length > PAGE_SIZE, owners };
   };
 
   router.get('/members', async (req, res) => {

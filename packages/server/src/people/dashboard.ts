@@ -1,3 +1,4 @@
+import { isUuid } from '@hub/schemas';
 // The people part of the dashboard's store: each function of the port calls one use case.
 import type { Sql } from 'postgres';
 import type { DashboardStore, DashboardStoreOptions, MembersPort } from '../dashboard/types.js';
@@ -38,6 +39,12 @@ export function peopleStore(sql: Sql, options: DashboardStoreOptions = {}): Peop
     signOut: (secret) => sessions.end(secret),
     switchOrganization: (secret, slug) => sessions.switchOrganization(secret, slug),
     members: (organizationId, page) => members(sql, organizationId, page),
+    async ownerCount(organizationId) {
+      if (!isUuid(organizationId)) return 0;
+      const [row] = await sql<{ owners: number }[]>`
+        select count(*)::int as owners from organization_members where organization_id = ${organizationId} and role = 'owner'`;
+      return row?.owners ?? 0;
+    },
     member: (organizationId, accountId) => member(sql, organizationId, accountId),
     createInvitation: (accountId, organizationId, role) =>
       createInvitation(sql, sessions, accountId, organizationId, role),
