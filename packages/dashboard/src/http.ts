@@ -8,6 +8,7 @@ import type { DashboardStore, Membership, SessionView } from './store.js';
 
 export interface DashboardLog {
   warn(message: string, fields?: object): void;
+  error?(message: string, fields?: object): void;
 }
 
 export interface DashboardOptions {

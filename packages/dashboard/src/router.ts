@@ -2,6 +2,7 @@ import express from 'express';
 import type { Router } from 'express';
 import { assetRoutes } from './assets.js';
 import { unavailablePage, type DashboardOptions } from './http.js';
+import { faultPage, notFoundPage } from './errors.js';
 import { accountRoutes } from './routes/account.js';
 import { keyRoutes } from './routes/keys.js';
 import { invitationRoutes } from './routes/invitations.js';
@@ -30,6 +31,8 @@ export function dashboardRouter(options: DashboardOptions): Router {
   runRoutes(router, options);
   auditRoutes(router, options);
   deviceRoutes(router, options);
+  router.use(notFoundPage(options));
   router.use(unavailablePage(options));
+  router.use(faultPage(options));
   return router;
 }
