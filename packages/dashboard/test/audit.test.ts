@@ -43,7 +43,13 @@ describe.each(databases)('the audit page on the %s database', (kind) => {
     const html = await text(await page(hub, '/audit', member));
     const listed = rows(html);
     expect(listed[0]).toContain('Enrollment token issued');
-    expect(listed[0]).toMatch(/key ops <code>hub_pk_[0-9A-Za-z]+<\/code>/);
+    // Who, as people read it: a key by its name and prefix.
+    expect(listed[0]).toMatch(/<td data-label="Who"><span>API key ops \(hub_pk_[0-9A-Za-z]{8}…\)<\/span><\/td>/);
+    // The operator's project, linked.
+    const created = listed.find((row) => row.includes('Project created'));
+    expect(created).toContain('<span class="muted">operator API</span>');
+    expect(created).toContain('<a href="/projects/app"><code>app</code></a>');
+    expect(listed[0]).toMatch(/API key ops \(hub_pk_[0-9A-Za-z]+…\)/);
     expect(listed[0]).toMatch(/valid until <\/span><code>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/code>/);
     expect(listed[1]).toContain('API key created');
     expect(listed[1]).toContain('>Ada<');

@@ -117,8 +117,13 @@ describe('the project page', () => {
         { count: number },
       ];
     expect(count).toBe(1);
-    // Its page says who started it.
+    // Its page says who started it, and the audit log links to it.
     expect(await (await page(hub, `/runs/${runId}`, owner)).text()).toContain('Ada (dashboard)');
+    const audit = await (await page(hub, '/audit', owner)).text();
+    const dispatched = audit.split('<tr').find((row) => row.includes(runId)) ?? '';
+    expect(dispatched).toContain('Run dispatched');
+    expect(dispatched).toContain('<td data-label="Who"><span>Ada</span></td>');
+    expect(dispatched).toContain(`<a href="/runs/${runId}"><code>${runId}</code></a>`);
   });
 
   it('sends the form back with what held the run back, its values kept', async () => {

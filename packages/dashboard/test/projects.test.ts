@@ -53,7 +53,7 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
     expect(unescaped(list)).toBe(false);
     expect(list).toContain('none yet');
     const fresh = await text(page(hub, '/projects/web', owner));
-    expect(fresh).toContain('No configuration installed yet: install one with <code>hub deploy</code>');
+    expect(fresh).toContain('install one with <code>hub deploy --project');
   });
 
   it('re-renders the form with its values for a taken or malformed slug', async () => {
@@ -79,7 +79,7 @@ describe.each(databases)('the projects pages on the %s database', (kind) => {
     expect(list).toContain('version 1');
     const project = await text(page(hub, '/projects/web', owner));
     expect(project).toContain('href="/projects/web/revisions/1"');
-    expect(project).toContain(`key Deploys ${ESCAPED}`);
+    expect(project).toContain(`API key Deploys ${ESCAPED}`);
     expect(project).toContain(key.slice(0, 15));
     expect(project).not.toContain(key);
     expect(project).toContain(`made by Ada ${ESCAPED}`);

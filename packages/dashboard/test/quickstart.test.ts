@@ -178,6 +178,12 @@ describe.skipIf(!browsable)("the README's Quickstart, walked", () => {
       if (runId === undefined) await page.click('main table a[href^="/runs/"]');
       await expect.poll(() => page.textContent('main')).toContain('Say hello in a formal tone. Welcome the team.');
       await shoot(page, 'quickstart-run');
+      // What the CLI login did reads as the person did it, in the audit log and the project's history.
+      await page.goto(`${origin}/audit`);
+      expect(await page.textContent('main')).toMatch(/Run dispatched\s*Ada Lovelace \(hub login on [^)]+\)/);
+      await page.goto(`${origin}/projects/hello`);
+      expect(await page.textContent('main')).toMatch(/Installed by\s*Ada Lovelace \(hub login on [^)]+\)/);
+      await shoot(page, 'quickstart-project');
     },
     5 * MINUTE,
   );

@@ -1,5 +1,5 @@
 -- The dashboard shows the work (issue 25): a person starts and cancels runs from the dashboard,
--- with their session rather than a key, and projects' creation and deactivation are audited.
+-- with their session rather than a key, and projects' creation, deactivation and reactivation are audited.
 
 -- A run is dispatched by a key (the API, the CLI) or by a person in the dashboard: exactly one.
 alter table trigger_runs
@@ -15,4 +15,4 @@ alter table audit_events add constraint audit_events_kind_check check (kind in (
   'member.added', 'member.removed', 'member.left', 'member.role_changed', 'account.signed_in',
   'cli_credential.created', 'cli_credential.revoked', 'run.cancelled',
   'invitation.created', 'invitation.accepted', 'invitation.revoked', 'account.password_changed',
-  'project.created', 'project.deactivated'));
+  'project.created', 'project.deactivated', 'project.reactivated'));

@@ -264,6 +264,38 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
     ]);
   });
 
+  it('records a project created, deactivated and reactivated, by the operator and by an owner in the dashboard', async () => {
+    expect(await ofKind('project.created')).toEqual([
+      expect.objectContaining({ actor: { kind: 'operator' }, subject: { projectSlug: 'app', name: 'App' } }),
+    ]);
+    // An owner of acme by now (see above): Bob.
+    const [{ id: bob }] = (await hub.sql`
+      select a.id from accounts a join organization_members m on m.account_id = a.id
+      where a.name = 'Bob' and m.organization_id = ${organizationId} and m.role = 'owner'`) as [{ id: string }];
+    expect(await store.createProject(bob, organizationId, { slug: 'side', name: 'Side' })).toBe('created');
+    expect(await store.setProjectActive(bob, organizationId, 'side', false)).toBe('done');
+    expect(await store.setProjectActive(bob, organizationId, 'side', true)).toBe('done');
+    const deactivated = await call(hub, 'POST', '/api/admin/v1/organizations/acme/projects/side/deactivate', {
+      token: hub.adminToken,
+    });
+    expect(deactivated.status).toBe(200);
+    const side = (await events()).filter(
+      (event) => event.subject.projectSlug === 'side' && event.kind.startsWith('project.'),
+    );
+    expect(side.map((event) => [event.kind, event.actor.kind, event.actor.name ?? null])).toEqual([
+      ['project.deactivated', 'operator', null],
+      ['project.reactivated', 'account', 'Bob'],
+      ['project.deactivated', 'account', 'Bob'],
+      ['project.created', 'account', 'Bob'],
+    ]);
+    // A member is refused, and nothing is recorded.
+    const before = (await events()).length;
+    expect(await store.createProject(crypto.randomUUID(), organizationId, { slug: 'nope', name: 'Nope' })).toBe(
+      'forbidden',
+    );
+    expect((await events()).length).toBe(before);
+  });
+
   it("pages through GET /api/v1/audit-events with the cursor, newest first, and never shows another organization's events", async () => {
     const all = await events();
     const paged = await events(ctx.key, 2);
@@ -276,7 +308,9 @@ describe.each(databases)('the audit trail on the %s database', (kind) => {
       body: { name: 'again', scopes: ['audit:read'] },
     });
     const otherEvents = await events(fresh.body.secret);
-    expect(otherEvents.map((event) => event.kind)).toEqual(['api_key.created', 'api_key.revoked', 'api_key.created']);
+    expect(otherEvents.map((event) => event.kind).sort()).toEqual(
+      ['api_key.created', 'api_key.revoked', 'api_key.created', 'project.created'].sort(),
+    );
     const ours = new Set(all.map((event) => event.id));
     for (const event of otherEvents) expect(ours.has(event.id)).toBe(false);
   });

@@ -1,4 +1,4 @@
-import type { AuditActor, AuditEventRow } from '../ports/audit.js';
+import type { AuditEventRow } from '../ports/audit.js';
 import type { AuditPageProps } from './audit-props.js';
 import { formatTime } from './format.js';
 import { Layout } from './layout.js';
@@ -26,6 +26,9 @@ const WHAT: Record<string, string> = {
   'invitation.created': 'Invitation created',
   'invitation.accepted': 'Invitation accepted',
   'invitation.revoked': 'Invitation revoked',
+  'project.created': 'Project created',
+  'project.deactivated': 'Project deactivated',
+  'project.reactivated': 'Project reactivated',
 };
 
 /** Why an invitation ended with its inviter (invitation.revoked). */
@@ -92,7 +95,7 @@ function AuditTable({ events }: { events: AuditEventRow[] }) {
             </td>
             <td data-label="What">{WHAT[event.kind] ?? event.kind}</td>
             <td data-label="Who">
-              <Who actor={event.actor} />
+              <Who event={event} />
             </td>
             <td data-label="Subject">
               <Subject event={event} />
@@ -104,29 +107,23 @@ function AuditTable({ events }: { events: AuditEventRow[] }) {
   );
 }
 
-function Who({ actor }: { actor: AuditActor }) {
-  if (actor.kind === 'key') {
-    return (
-      <span>
-        key {actor.name ?? ''} <code>{actor.prefix ?? ''}</code>
-      </span>
-    );
-  }
-  if (actor.kind === 'account') return <span>{actor.name ?? 'an account'}</span>;
-  return <span class="muted">{actor.kind === 'operator' ? 'operator' : 'daemon'}</span>;
+/** Who did it, as people read it (the hub's `by`): operator and daemon in grey. */
+function Who({ event }: { event: AuditEventRow }) {
+  const machine = event.actor.kind === 'operator' || event.actor.kind === 'daemon';
+  return <span class={machine ? 'muted' : undefined}>{event.by}</span>;
 }
 
 /** The subject's names first, then the rest of its fields as `name value` pairs. */
 function Subject({ event }: { event: AuditEventRow }) {
   const { subject } = event;
-  const parts: [string, string][] = [];
-  const add = (label: string, value: unknown) => {
+  const parts: [string, string, string?][] = [];
+  const add = (label: string, value: unknown, href?: (shown: string) => string) => {
     const shown = text(value);
-    if (shown !== undefined) parts.push([label, shown]);
+    if (shown !== undefined) parts.push([label, shown, href?.(shown)]);
   };
   add('', subject.name);
   add('', subject.prefix);
-  add('project', subject.projectSlug);
+  add('project', subject.projectSlug, (slug) => `/projects/${encodeURIComponent(slug)}`);
   add('trigger', subject.trigger);
   add('version', subject.version);
   add('daemon', subject.daemon);
@@ -134,16 +131,24 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('invited by', subject.invitedBy);
   add('reason', REASONS[String(subject.reason)] ?? subject.reason);
   add('host', subject.host);
-  add('run', subject.runId);
+  add('run', subject.runId, (id) => `/runs/${encodeURIComponent(id)}`);
   add('from', event.address);
   if (typeof subject.expiresAt === 'string') add('valid until', formatTime(new Date(subject.expiresAt)));
   if (parts.length === 0) return <span class="muted">—</span>;
   return (
     <span class="subject">
-      {parts.map(([label, value], index) => (
+      {parts.map(([label, value, href], index) => (
         <span key={index}>
           {label === '' ? null : <span class="muted">{label} </span>}
-          {label === '' && index === 0 ? <strong>{value}</strong> : <code>{value}</code>}{' '}
+          {label === '' && index === 0 ? (
+            <strong>{value}</strong>
+          ) : href === undefined ? (
+            <code>{value}</code>
+          ) : (
+            <a href={href}>
+              <code>{value}</code>
+            </a>
+          )}{' '}
         </span>
       ))}
     </span>

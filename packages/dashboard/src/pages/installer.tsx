@@ -1,10 +1,19 @@
 import type { Installer } from '../ports/projects.js';
 
-/** Who installed a revision: the API key (name and prefix), and the person who made the key in the dashboard. */
+/**
+ * Who installed a revision, as people read it: a CLI login as its person and the login's name
+ * ("Ada Lovelace (hub login on laptop)"), an API key by its name and prefix, and who made it.
+ */
 export function InstalledBy({ installer }: { installer: Installer }) {
+  if (installer.keyKind === 'cli')
+    return (
+      <span class="installer">
+        {installer.accountName ?? 'a person'} <span class="muted">({installer.keyName})</span>
+      </span>
+    );
   return (
     <span class="installer">
-      key {installer.keyName} <code>{installer.keyPrefix}</code>
+      API key {installer.keyName} <code>{installer.keyPrefix}</code>
       {installer.accountName === null ? null : <span class="muted"> made by {installer.accountName}</span>}
     </span>
   );

@@ -15,6 +15,8 @@ export interface AuditEventRow {
   /** What happened: `api_key.created`, `run.dispatched`, `member.added`, … */
   kind: string;
   actor: AuditActor;
+  /** The actor as people read it: "Ada Lovelace (hub login on laptop)", "API key ci (hub_pk_abcd1234…)", "operator API". */
+  by: string;
   /** What it happened to, as it was then: ids and names (key, project and version, run, daemon, member and role…). */
   subject: Record<string, unknown>;
   /** The client's address, for sign-ins. */

@@ -10,10 +10,11 @@ export interface ProjectRow {
   installedAt: Date | null;
 }
 
-/** Who installed a revision: always an API key; the account that made the key in the dashboard, if one did. */
+/** Who installed a revision: always a key, an API key or a person's CLI login; the account that made it, if one did. */
 export interface Installer {
   keyName: string;
   keyPrefix: string;
+  keyKind: 'api_key' | 'cli';
   accountName: string | null;
 }
 

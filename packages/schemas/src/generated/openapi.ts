@@ -905,7 +905,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {unknown} */
-            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed";
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated";
             /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
             actor: {
                 /** @enum {unknown} */

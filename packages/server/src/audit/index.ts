@@ -5,6 +5,7 @@ export {
   AuditListRepository,
   AuditRepository,
   auditColumns,
+  credentialName,
   type AuditActor,
   type AuditEventRow,
   type AuditKind,

@@ -24,6 +24,9 @@ export const AUDIT_KINDS = [
   'invitation.accepted',
   'invitation.revoked',
   'account.password_changed',
+  'project.created',
+  'project.deactivated',
+  'project.reactivated',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
@@ -36,8 +39,21 @@ export interface AuditEventRow {
   at: Date;
   kind: AuditKind;
   actor: { kind: AuditActor['kind']; id?: string; name?: string; prefix?: string };
+  /** The actor as people read it (the dashboard's): see `credentialName`. */
+  by: string;
   subject: Record<string, unknown>;
   address: string | null;
+}
+
+/**
+ * A key as people read it, from the api_keys row `key` and the accounts row `person` of a CLI
+ * login's person: a CLI login as its person and the login's name ("Ada Lovelace (hub login on
+ * laptop)"), an API key as its name and prefix ("API key ci (hub_pk_abcd1234…)").
+ */
+export function credentialName(sql: Db, key: string, person: string): Fragment {
+  const [k, p] = [sql(key), sql(person)];
+  return sql`case when ${k}.kind = 'cli' then coalesce(${p}.name, 'a person') || ' (' || ${k}.name || ')'
+    else 'API key ' || ${k}.name || ' (' || ${k}.prefix || '…)' end`;
 }
 
 const keyOf = (actor: AuditActor) => (actor.kind === 'key' ? actor.id : null);
@@ -122,9 +138,12 @@ export class AuditListRepository {
     return this.sql<AuditEventRow[]>`
       select e.id, e.at, e.kind, e.subject, e.address,
         jsonb_strip_nulls(jsonb_build_object('kind', e.actor_kind, 'id', coalesce(e.api_key_id, e.account_id),
-          'name', coalesce(k.name, a.name), 'prefix', k.prefix)) as actor
+          'name', coalesce(k.name, a.name), 'prefix', k.prefix)) as actor,
+        case e.actor_kind when 'key' then ${credentialName(this.sql, 'k', 'ka')} when 'account' then coalesce(a.name, 'a person')
+          when 'operator' then 'operator API' else 'a daemon' end as by
       from audit_events e
       left join api_keys k on k.id = e.api_key_id
+      left join accounts ka on ka.id = k.account_id
       left join accounts a on a.id = e.account_id
       where e.organization_id = ${organizationId} and ${after}
       order by e.at desc, e.id desc

@@ -28,7 +28,7 @@ const summary = (row: RevisionListing): RevisionSummary => ({
   version: row.version,
   installedAt: row.installedAt,
   active: row.active,
-  installedBy: { keyName: row.keyName, keyPrefix: row.keyPrefix, accountName: row.accountName },
+  installedBy: { keyName: row.keyName, keyPrefix: row.keyPrefix, keyKind: row.keyKind, accountName: row.accountName },
 });
 
 function detail(row: RevisionContentRow): RevisionDetail {

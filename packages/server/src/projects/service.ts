@@ -1,6 +1,8 @@
 import type { Sql } from 'postgres';
 import type { Db } from '../db/connect.js';
 import { SLUG_PATTERN as SLUG } from '@hub/schemas';
+import { AuditRepository } from '../audit/index.js';
+import { atomically } from '../db/transaction.js';
 import { asOwner, type Changer, type Forbidden } from './owners.js';
 import { OrganizationRepository, type Organization, type Project } from './sql.js';
 
@@ -41,10 +43,17 @@ export async function createProject(
   organizationId: string,
   project: { slug: string; name: string },
 ): Promise<ProjectCreation> {
-  return asOwner(sql, by, organizationId, async (db): Promise<ProjectCreation> => {
-    const created = await new OrganizationRepository(db).createProject(organizationId, project.slug, project.name);
-    return created === undefined ? { ok: false, reason: 'exists' } : { ok: true, project: created };
-  });
+  return asOwner(sql, by, organizationId, (db) =>
+    atomically(db, async (tx): Promise<ProjectCreation> => {
+      const created = await new OrganizationRepository(tx).createProject(organizationId, project.slug, project.name);
+      if (created === undefined) return { ok: false, reason: 'exists' };
+      await new AuditRepository(tx).record(organizationId, 'project.created', by, {
+        projectSlug: created.slug,
+        name: created.name,
+      });
+      return { ok: true, project: created };
+    }),
+  );
 }
 
 export type ProjectActivation = { ok: true; project: Project } | { ok: false; reason: 'not_found' } | Forbidden;
@@ -57,12 +66,19 @@ export async function setProjectActive(
   slug: string,
   active: boolean,
 ): Promise<ProjectActivation> {
-  return asOwner(sql, by, organizationId, async (db): Promise<ProjectActivation> => {
-    if (!SLUG.test(slug)) return { ok: false, reason: 'not_found' };
-    const organizations = new OrganizationRepository(db);
-    const changed = active
-      ? await organizations.reactivateProject(organizationId, slug)
-      : await organizations.deactivateProject(organizationId, slug);
-    return changed === undefined ? { ok: false, reason: 'not_found' } : { ok: true, project: changed };
-  });
+  return asOwner(sql, by, organizationId, (db) =>
+    atomically(db, async (tx): Promise<ProjectActivation> => {
+      if (!SLUG.test(slug)) return { ok: false, reason: 'not_found' };
+      const organizations = new OrganizationRepository(tx);
+      const changed = active
+        ? await organizations.reactivateProject(organizationId, slug)
+        : await organizations.deactivateProject(organizationId, slug);
+      if (changed === undefined) return { ok: false, reason: 'not_found' };
+      await new AuditRepository(tx).record(organizationId, active ? 'project.reactivated' : 'project.deactivated', by, {
+        projectSlug: changed.slug,
+        name: changed.name,
+      });
+      return { ok: true, project: changed };
+    }),
+  );
 }

@@ -15,6 +15,7 @@ export interface RevisionListing {
   active: boolean;
   keyName: string;
   keyPrefix: string;
+  keyKind: 'api_key' | 'cli';
   accountName: string | null;
 }
 
@@ -54,7 +55,7 @@ export class ProjectViewRepository {
   async revisions(organizationId: string, slug: string, limit: number, offset: number): Promise<RevisionListing[]> {
     return this.sql<RevisionListing[]>`
       select r.version, r.created_at as "installedAt", r.active,
-             k.name as "keyName", k.prefix as "keyPrefix", a.name as "accountName"
+             k.name as "keyName", k.prefix as "keyPrefix", k.kind as "keyKind", a.name as "accountName"
       from configuration_revisions r
       join projects p on p.id = r.project_id
       join api_keys k on k.id = r.api_key_id
@@ -66,7 +67,7 @@ export class ProjectViewRepository {
   async revision(organizationId: string, slug: string, version: number): Promise<RevisionContentRow | undefined> {
     const [row] = await this.sql<RevisionContentRow[]>`
       select r.version, r.created_at as "installedAt", r.active,
-             k.name as "keyName", k.prefix as "keyPrefix", a.name as "accountName",
+             k.name as "keyName", k.prefix as "keyPrefix", k.kind as "keyKind", a.name as "accountName",
              r.shape, r.yaml, r.partials, r.files
       from configuration_revisions r
       join projects p on p.id = r.project_id

@@ -4,6 +4,7 @@ import { RunListRepository } from './run-list.js';
 import { runView } from './run-view.js';
 import { isUuid } from '@hub/schemas';
 import { cancelRun } from './cancel.js';
+import { credentialName } from '../audit/index.js';
 import { outputStore, type OutputServer } from './output/dashboard.js';
 
 const date = (value: string | null | undefined): Date | null =>
@@ -81,10 +82,9 @@ async function whoOf(sql: Sql, runId: string): Promise<{ dispatchedBy: string; c
 }
 
 function credential(sql: Sql, key: string, keyPerson: string, person: string) {
-  const [k, kp, p] = [sql(key), sql(keyPerson), sql(person)];
+  const p = sql(person);
   return sql`case
     when ${p}.id is not null then ${p}.name || ' (dashboard)'
-    when ${k}.kind = 'cli' then coalesce(${kp}.name, 'a person') || ' (' || ${k}.name || ')'
-    when ${k}.id is not null then 'API key ' || ${k}.name || ' (' || ${k}.prefix || '…)'
+    when ${sql(key)}.id is not null then ${credentialName(sql, key, keyPerson)}
   end`;
 }
