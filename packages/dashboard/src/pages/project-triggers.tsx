@@ -80,14 +80,18 @@ export function ProjectTriggers(props: {
                       <code>{[step.provider, step.mode, step.model].filter(Boolean).join(' · ')}</code>
                     </td>
                     <td data-label="Environment">
-                      <code>{step.environment}</code> in <code>{step.cwd}</code>
+                      <span>
+                        <code>{step.environment}</code> in <code>{step.cwd}</code>
+                      </span>
                     </td>
                     <td data-label="Daemon">
-                      <a href="/daemons">
-                        <code>{step.daemon}</code>
-                      </a>{' '}
-                      <span class={`status ${step.online ? 'succeeded' : 'failed'}`}>
-                        {step.online ? 'online' : 'offline'}
+                      <span>
+                        <a href="/daemons">
+                          <code>{step.daemon}</code>
+                        </a>{' '}
+                        <span class={`status ${step.online ? 'succeeded' : 'failed'}`}>
+                          {step.online ? 'online' : 'offline'}
+                        </span>
                       </span>
                     </td>
                   </tr>
