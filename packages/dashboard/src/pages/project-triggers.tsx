@@ -1,8 +1,7 @@
 import type { RunRow } from '../ports/runs.js';
 import type { TriggerInput, TriggerView } from '../ports/work.js';
 import type { RunFormState } from './projects-props.js';
-import { label } from './runs.js';
-import { Time } from './times.js';
+import { RunTable } from './runs.js';
 
 /** The names a person may run as, in order of preference: their name, e-mail, and its local part. */
 export function personNames(account: { name: string; email: string }): string[] {
@@ -253,32 +252,7 @@ export function RecentRuns({ slug, runs }: { slug: string; runs: RunRow[] }) {
   return (
     <section aria-labelledby="recent-runs-title">
       <h2 id="recent-runs-title">Recent runs</h2>
-      <table class="list runs">
-        <thead>
-          <tr>
-            <th scope="col">Trigger</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((run) => (
-            <tr key={run.id}>
-              <td data-label="Trigger">
-                <a href={`/runs/${encodeURIComponent(run.id)}`}>{run.trigger}</a>
-              </td>
-              <td data-label="Actor">{run.actor}</td>
-              <td data-label="Status">
-                <span class={`status ${run.status}`}>{label(run.status)}</span>
-              </td>
-              <td data-label="Created">
-                <Time at={run.createdAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <RunTable runs={runs} />
       <p>
         <a href="/runs">All runs</a> · from a terminal, <code>hub runs --project {slug}</code>
       </p>

@@ -45,7 +45,7 @@ export function RunsPage({ session, runs, olderHref, paged }: RunsPageProps) {
   );
 }
 
-function RunTable({ runs }: { runs: RunRow[] }) {
+export function RunTable({ runs }: { runs: RunRow[] }) {
   return (
     <table class="list runs">
       <thead>
