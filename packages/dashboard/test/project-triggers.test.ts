@@ -145,6 +145,15 @@ describe('the project page', () => {
     const missing = await form(hub, '/projects/app/runs', fixTests({ 'input.ticket': '' }), { cookie: owner });
     expect(missing.status).toBe(400);
     expect(await missing.text()).toContain('The input &quot;ticket&quot; is required');
+    // What the input text cannot carry is refused, not read another way.
+    const backslash = await form(hub, '/projects/app/runs', fixTests({ 'input.branch': 'a\\' }), { cookie: owner });
+    expect(backslash.status).toBe(422);
+    expect(await backslash.text()).toContain('The value of branch cannot end with a backslash');
+    const lookalike = await form(hub, '/projects/app/runs', fixTests({ prompt: 'tone=friendly please' }), {
+      cookie: owner,
+    });
+    expect(lookalike.status).toBe(422);
+    expect(await lookalike.text()).toContain('which would be read as the input tone');
     const crossSite = await form(hub, '/projects/app/runs', fixTests(), {
       cookie: owner,
       origin: 'https://evil.example',

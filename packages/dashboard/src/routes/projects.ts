@@ -13,6 +13,26 @@ const CHANGES = ['deactivate', 'reactivate'] as const;
 const RECENT_RUNS = 10;
 
 /** An input's value as a dispatch's `input` text reads it: double-quoted, with `\"` for a quote. */
+/**
+ * Why the form's values would not read back as sent from a dispatch's `input` text: a value that
+ * ends in a backslash (it would escape its closing quote), or a prompt that starts like one of the
+ * inputs (`name=…`, which would be read as that input). Undefined when they would.
+ */
+function unreadable(values: Record<string, string>, prompt: string): { message: string; field?: string } | undefined {
+  const names = Object.keys(values)
+    .filter((name) => name.startsWith('input.'))
+    .map((name) => name.slice('input.'.length));
+  const ending = names.find((name) => (values[`input.${name}`] ?? '').endsWith('\\'));
+  if (ending !== undefined)
+    return { field: ending, message: `The value of ${ending} cannot end with a backslash: remove it or add a space.` };
+  const first = /^([a-z][a-z0-9_]*)=/.exec(prompt)?.[1];
+  if (first !== undefined && names.includes(first))
+    return {
+      message: `The prompt starts with "${first}=", which would be read as the input ${first}: start it with other words.`,
+    };
+  return undefined;
+}
+
 const quoted = (value: string) => `"${value.replaceAll('"', '\\"')}"`;
 
 /** The organization's projects and their configuration revisions: everyone reads, owners change. */
@@ -124,6 +144,10 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
       .filter(([name, value]) => name.startsWith('input.') && value !== '')
       .map(([name, value]) => `${name.slice('input.'.length)}=${quoted(value)}`);
     const prompt = (values.prompt ?? '').trim();
+    // What the dispatch's input text cannot carry is refused here, not read some other way.
+    const unsafe = unreadable(values, prompt);
+    if (unsafe !== undefined)
+      return show(req, res, session, 422, { trigger, values, message: unsafe.message, field: unsafe.field });
     const result = await store.dispatchRun(session.account.id, organizationId, String(req.params.slug), {
       trigger,
       actor: values.actor ?? '',
