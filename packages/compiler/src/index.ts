@@ -4,6 +4,7 @@ export { compileBundle, type BundleInput } from './compile/bundle.js';
 export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
 export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
 export { renderPrompt } from './dispatch/render.js';
+export { nextFireTimes } from './schedule/next.js';
 export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
 export { promptIncludes, type IncludeShape } from './paths/includes.js';
 export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';
@@ -15,6 +16,7 @@ export type {
   CompiledConfiguration,
   CompiledEnvironment,
   CompiledEvent,
+  CompiledScheduleEntry,
   CompiledStep,
   CompiledTrigger,
   DeclaredInput,

@@ -64,7 +64,8 @@ describe('compileConfiguration', () => {
   it('takes numbers and booleans of inputs as their text', () => {
     const yaml = exampleConfiguration.replace('default: main }', 'default: 3, enum: [1, 2, 3, true] }');
     const result = compileConfiguration({ yaml, partials });
-    expect(result.ok && result.value.triggers[0]?.events[0]?.inputs[0]).toMatchObject({
+    const event = result.ok ? result.value.triggers[0]?.events[0] : undefined;
+    expect(event?.kind === 'manual.run' && event.inputs[0]).toMatchObject({
       default: '3',
       enum: ['1', '2', '3', 'true'],
     });

@@ -24,10 +24,21 @@ export interface DeclaredInput {
   enum?: string[];
 }
 
-export interface CompiledEvent {
-  kind: 'manual.run';
-  inputs: DeclaredInput[];
+/** One entry of a `schedule` event: checked when compiled (schedule/cron.ts, rules/schedule-*.ts). */
+export interface CompiledScheduleEntry {
+  /** The five-field expression or nickname, as written. */
+  cron: string;
+  /** An IANA zone name; `UTC` when the entry names none. */
+  timezone: string;
+  /** The input text each tick dispatches with (parsed like a dispatch's `input`); '' when none. */
+  input: string;
+  /** The entry (its mapping in the document). */
+  source: SourceRef;
 }
+
+export type CompiledEvent =
+  | { kind: 'manual.run'; inputs: DeclaredInput[] }
+  | { kind: 'schedule'; entries: CompiledScheduleEntry[] };
 
 export interface CompiledAgent {
   provider: string;
