@@ -178,7 +178,9 @@ export function readRun(body: unknown): Run | undefined {
     (value) => value === null || typeof value === 'string',
   );
   if (!strings || !nullable || !Array.isArray(run.executions) || !run.executions.every(isExecution)) return undefined;
-  return { ...(body as Run), cancelRequestedAt: (run.cancelRequestedAt as string | null | undefined) ?? null };
+  // A hub from before schedules gives no source: its runs were all manual.
+  const source = typeof run.source === 'string' ? (run.source as Run['source']) : 'manual';
+  return { ...(body as Run), source, cancelRequestedAt: (run.cancelRequestedAt as string | null | undefined) ?? null };
 }
 
 function isExecution(value: unknown): value is Execution {

@@ -6,6 +6,7 @@ import { printable } from './hub-client.js';
 export type RunStatus = Run['status'];
 export type FinalStatus = Exclude<RunStatus, 'running'>;
 export const RUN_STATUSES: readonly RunStatus[] = ['running', 'succeeded', 'failed', 'cancelled', 'timed_out'];
+export const RUN_SOURCES: readonly Run['source'][] = ['manual', 'schedule', 'github'];
 
 /** What `hub run --follow` and `hub logs --follow` exit with once the run has ended: one code per final status. */
 export const EXIT_CODES: Record<FinalStatus, number> = { succeeded: 0, failed: 1, cancelled: 3, timed_out: 4 };
@@ -61,7 +62,7 @@ export function took(run: Pick<Run, 'createdAt' | 'finishedAt'>, now: number): s
   return duration((run.finishedAt === null ? now : Date.parse(run.finishedAt)) - Date.parse(run.createdAt));
 }
 
-const COLUMNS = ['RUN', 'TRIGGER', 'PROJECT', 'ACTOR', 'STATUS', 'STARTED', 'TOOK'] as const;
+const COLUMNS = ['RUN', 'TRIGGER', 'PROJECT', 'ACTOR', 'SOURCE', 'STATUS', 'STARTED', 'TOOK'] as const;
 
 /** One line per run, in columns under a header; the last column is not padded. */
 export function runsTable(runs: Run[], now: number): string {
@@ -73,6 +74,7 @@ export function runsTable(runs: Run[], now: number): string {
         run.trigger,
         run.projectSlug,
         run.actor,
+        run.source,
         statusLabel(run),
         localTime(run.createdAt),
         took(run, now),

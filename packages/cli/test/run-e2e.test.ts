@@ -538,13 +538,13 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       const table = await cli(['runs', hub.url, '--limit', '2']);
       expect(table.code, table.stderr).toBe(0);
       const [header, first, second, rest] = table.stdout.split('\n');
-      expect(header).toMatch(/^RUN +TRIGGER +PROJECT +ACTOR +STATUS +STARTED +TOOK$/);
+      expect(header).toMatch(/^RUN +TRIGGER +PROJECT +ACTOR +SOURCE +STATUS +STARTED +TOOK$/);
       expect(first).toMatch(
         new RegExp(
-          `^${newer}  two +${ctx.project} +dev-lead +failed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  \\S+( \\S+)?$`,
+          `^${newer}  two +${ctx.project} +dev-lead +manual +failed +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d  \\S+( \\S+)?$`,
         ),
       );
-      expect(second).toMatch(new RegExp(`^${older}  chatty +${ctx.project} +dev-lead +succeeded +`));
+      expect(second).toMatch(new RegExp(`^${older}  chatty +${ctx.project} +dev-lead +manual +succeeded +`));
       expect(rest).toBe('');
       expect(table.stderr).toBe(`More runs than these: hub runs ${hub.url} --all, or --limit N (up to 200).\n`);
 

@@ -10,6 +10,7 @@ const run = (overrides: Partial<Run>): Run => ({
   actor: 'dev-lead',
   deliveryKey: 'k',
   status: 'succeeded',
+  source: 'manual',
   inputs: {},
   createdAt: '2026-01-01T12:00:00.000Z',
   finishedAt: '2026-01-01T12:02:05.900Z',
@@ -52,14 +53,19 @@ describe('runsTable', () => {
           finishedAt: null,
           cancelRequestedAt: '2026-01-01T12:00:01.000Z',
         }),
-        run({ triggerRunId: '00000000-0000-4000-8000-000000000000', actor: 'ci\u001b[31mbot', status: 'timed_out' }),
+        run({
+          triggerRunId: '00000000-0000-4000-8000-000000000000',
+          actor: 'ci\u001b[31mbot',
+          status: 'timed_out',
+          source: 'schedule',
+        }),
       ],
       Date.parse('2026-01-01T13:02:00.000Z'),
     );
     expect(table.split('\n')).toEqual([
-      'RUN                                   TRIGGER           PROJECT  ACTOR       STATUS      STARTED              TOOK',
-      '8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b  a-longer-trigger  app      dev-lead    cancelling  2026-01-01 12:00:00  1h 2m',
-      '00000000-0000-4000-8000-000000000000  fix-tests         app      ci [31mbot  timed_out   2026-01-01 12:00:00  2m 5s',
+      'RUN                                   TRIGGER           PROJECT  ACTOR       SOURCE    STATUS      STARTED              TOOK',
+      '8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b  a-longer-trigger  app      dev-lead    manual    cancelling  2026-01-01 12:00:00  1h 2m',
+      '00000000-0000-4000-8000-000000000000  fix-tests         app      ci [31mbot  schedule  timed_out   2026-01-01 12:00:00  2m 5s',
       '',
     ]);
   });

@@ -18,7 +18,8 @@ import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { DatabaseHealth } from './db/health.js';
 import { migrate } from './db/migrate.js';
 import { RetentionRepository, startSweeper } from './retention/index.js';
-import { ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
+import { AssignmentNotices, DEFAULT_TIMING, ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
+import { clockOf, startScheduler } from './schedules/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
 import { startingGate } from './http/starting.js';
@@ -197,6 +198,16 @@ async function main(): Promise<void> {
   const executions = new ExecutionRepository(sql, config.timing);
   const sweeper = startSweeper(executions, log, config.sweepEveryMs, health, retention);
   started('sweeper', () => sweeper.close());
+  const notices = new AssignmentNotices(authSql, log);
+  const scheduler = await startScheduler({
+    sql,
+    log,
+    clock: clockOf(process.env),
+    timing: config.timing ?? DEFAULT_TIMING,
+    wake: (daemonId) => notices.wake(daemonId),
+    health,
+  });
+  started('scheduler', () => scheduler.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
 

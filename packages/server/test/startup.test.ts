@@ -121,6 +121,7 @@ describe('a starting hub', () => {
     'assignment wake-ups',
     'output wake-ups',
     'sweeper',
+    'scheduler',
     'new connections',
     'setup link',
   ];

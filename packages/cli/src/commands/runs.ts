@@ -6,7 +6,7 @@ import { CliError, UsageError } from '../errors.js';
 import { exitCodes } from '../help.js';
 import { isObject, resolveCredential, resolveOrigin } from '../hub-client.js';
 import { ask, failure, readRun, type Session } from '../run-api.js';
-import { RUN_STATUSES, runsTable, suggest } from '../run-view.js';
+import { RUN_SOURCES, RUN_STATUSES, runsTable, suggest } from '../run-view.js';
 
 const COMMAND = 'hub runs';
 const DEFAULT_LIMIT = 50;
@@ -14,10 +14,11 @@ const MAX_LIMIT = 200;
 
 const help = `${COMMAND}: list the organization's runs, newest first.
 
-Usage: ${COMMAND} [origin] [--project SLUG] [--trigger NAME] [--status STATUS]
+Usage: ${COMMAND} [origin] [--project SLUG] [--trigger NAME] [--status STATUS] [--source SOURCE]
                 [--limit N | --all] [--cursor CURSOR] [--json] [--api-key KEY]
 
-For people, a table: the run id, trigger, project, actor, status ("cancelling" for a running
+For people, a table: the run id, trigger, project, actor, source (manual, schedule or github:
+what started the run), status ("cancelling" for a running
 run whose cancellation was asked for), when it started (local time) and how long it took (or
 has been running). Filters combine. A page holds --limit runs; when there are more, standard
 error says how to see them. With --json, one object that names the hub, with the runs as the
@@ -34,6 +35,8 @@ Options:
   --trigger NAME  Only the runs of this trigger
   --status STATUS
                   Only the runs with this status: ${RUN_STATUSES.join(', ')}
+  --source SOURCE
+                  Only the runs started this way: ${RUN_SOURCES.join(', ')}
   --limit N       At most N runs, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})
   --all           Every run, page after page
   --cursor CURSOR
@@ -46,6 +49,7 @@ ${CREDENTIALS_HELP}
 ${CLIENT_ENV_HELP}
 Example:
   ${COMMAND} --project app --status failed
+  ${COMMAND} --source schedule --status failed
   ${COMMAND} https://hub.example.com --trigger nightly --all --json
 
 ${exitCodes('listed (also when no run matches)', 'the hub refused (its problem is printed on standard error) or could not be reached', ',\n     no credential for the hub')}`;
@@ -54,6 +58,7 @@ interface Filters {
   project?: string;
   trigger?: string;
   status?: string;
+  source?: string;
 }
 
 export const runs: Command = {
@@ -67,6 +72,7 @@ export const runs: Command = {
         project: { type: 'string' },
         trigger: { type: 'string' },
         status: { type: 'string' },
+        source: { type: 'string' },
         limit: { type: 'string' },
         all: { type: 'boolean' },
         cursor: { type: 'string' },
@@ -81,13 +87,20 @@ export const runs: Command = {
     }
     if (values.status !== undefined && !(RUN_STATUSES as string[]).includes(values.status))
       throw new UsageError(`--status is one of ${RUN_STATUSES.join(', ')}.`, COMMAND);
+    if (values.source !== undefined && !(RUN_SOURCES as string[]).includes(values.source))
+      throw new UsageError(`--source is one of ${RUN_SOURCES.join(', ')}.`, COMMAND);
     if (values.all && values.limit !== undefined)
       throw new UsageError('--all lists every run; leave out --limit.', COMMAND);
     const limit = values.all ? MAX_LIMIT : limitOf(values.limit);
     const origin = await resolveOrigin(positionals[0], io);
     const { token } = await resolveCredential(origin, values['api-key'], io);
     const session = { origin, token, stop: new AbortController().signal };
-    const filters: Filters = { project: values.project, trigger: values.trigger, status: values.status };
+    const filters: Filters = {
+      project: values.project,
+      trigger: values.trigger,
+      status: values.status,
+      source: values.source,
+    };
 
     const found: Run[] = [];
     let cursor = values.cursor ?? null;

@@ -1688,6 +1688,17 @@ export interface components {
             deliveryKey: string;
             /** @enum {unknown} */
             status: "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+            /**
+             * @description What started the run: `manual` (the manual-runs endpoints, the dashboard's Run form), `schedule` (a tick of the trigger's schedule) or `github`.
+             * @enum {unknown}
+             */
+            source: "manual" | "schedule" | "github";
+            /** @description For a run that no request started, the event that did: a schedule's `scheduledAt` (the tick, UTC), `cron` and `timezone`. Absent on manual runs. */
+            event?: {
+                [key: string]: string;
+            };
+            /** @description Why the run ended without an execution: a schedule's tick whose daemon was offline. Absent otherwise; each execution has its own message. */
+            message?: string;
             inputs: {
                 [key: string]: string;
             };
@@ -3134,6 +3145,8 @@ export interface operations {
                 trigger?: string;
                 /** @description Only the runs with this status. */
                 status?: "running" | "succeeded" | "failed" | "cancelled" | "timed_out";
+                /** @description Only the runs started this way (`manual`, `schedule` or `github`). */
+                source?: "manual" | "schedule" | "github";
                 /** @description Runs per page. */
                 limit?: number;
                 /** @description `nextCursor` from the previous page's answer: an opaque string. */
@@ -3162,6 +3175,7 @@ export interface operations {
                      *           "actor": "dev-lead",
                      *           "deliveryKey": "chat-msg-8841",
                      *           "status": "succeeded",
+                     *           "source": "manual",
                      *           "inputs": {
                      *             "branch": "release-2"
                      *           },
@@ -3225,6 +3239,7 @@ export interface operations {
                      *       "actor": "dev-lead",
                      *       "deliveryKey": "chat-msg-8841",
                      *       "status": "running",
+                     *       "source": "manual",
                      *       "inputs": {
                      *         "branch": "release-2"
                      *       },

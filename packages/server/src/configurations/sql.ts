@@ -1,3 +1,4 @@
+import { ScheduleRepository } from '../schedules/index.js';
 import { AuditRepository } from '../audit/index.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
@@ -55,6 +56,8 @@ export class RevisionRepository {
           on conflict (project_id, name) do nothing`;
         }
         const versionId = (revision as { id: string }).id;
+        // The project's schedule becomes the new revision's at once (schedules/sql.ts).
+        await new ScheduleRepository(tx).replace(organizationId, project.id, versionId);
         await new AuditRepository(tx).record(
           organizationId,
           'configuration.installed',

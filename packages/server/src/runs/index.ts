@@ -12,3 +12,5 @@ export { Wakeups } from './protocol/wakeups.js';
 export { projectWorkStore } from './project-work.js';
 export { dispatcherOf } from './dispatch/routes.js';
 export type { Dispatcher } from './dispatch/model.js';
+export { startUnattendedRun, type UnattendedRun, type UnattendedOutcome } from './dispatch/unattended.js';
+export { AssignmentNotices } from './dispatch/notices.js';

@@ -22,7 +22,7 @@ export function runHandlers(hub: Hub): Handlers {
     listRuns: handle(async ({ req, res, query }) => {
       const limit = query.limit ?? 50;
       const before = query.cursor === undefined ? undefined : fromCursor(query.cursor);
-      const filter = { projectSlug: query.project, trigger: query.trigger, status: query.status };
+      const filter = { projectSlug: query.project, trigger: query.trigger, status: query.status, source: query.source };
       const runs =
         before === null ? undefined : await runViews(hub.sql, authOf(req).organizationId, filter, before, limit);
       if (runs === undefined) throw badCursor();

@@ -5,6 +5,7 @@ export interface RunFilter {
   projectSlug?: string;
   trigger?: string;
   status?: string;
+  source?: string;
 }
 
 /**
@@ -27,7 +28,8 @@ export async function runView(sql: Sql, organizationId: string, triggerRunId: st
  */
 function byId(sql: Sql, id: string): Fragment {
   return sql`
-    select id, organization_id, project_id, trigger_name, actor, delivery_key, status, inputs, created_at, finished_at, cancel_requested_at
+    select id, organization_id, project_id, trigger_name, actor, delivery_key, status, source, event, message, inputs,
+      created_at, finished_at, cancel_requested_at
     from trigger_runs where id = ${id}`;
 }
 
@@ -56,6 +58,7 @@ export async function runViews(
   if (filter.projectSlug !== undefined) conditions.push(sql`p.slug = ${filter.projectSlug}`);
   if (filter.trigger !== undefined) conditions.push(sql`r.trigger_name = ${filter.trigger}`);
   if (filter.status !== undefined) conditions.push(sql`r.status = ${filter.status}`);
+  if (filter.source !== undefined) conditions.push(sql`r.source = ${filter.source}`);
   const where = conditions.reduce((all, condition) => sql`${all} and ${condition}`);
   const rows = await sql<
     Record<string, unknown>[]
@@ -67,7 +70,7 @@ export async function runViews(
 function runColumns(sql: Sql, source: Fragment): Fragment {
   return sql`
     select r.id as "triggerRunId", p.slug as "projectSlug", r.trigger_name as "trigger", r.actor, r.delivery_key as "deliveryKey",
-      r.status, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt", r.cancel_requested_at as "cancelRequestedAt",
+      r.status, r.source, r.event, r.message, r.inputs, r.created_at as "createdAt", r.finished_at as "finishedAt", r.cancel_requested_at as "cancelRequestedAt",
       coalesce((
         select json_agg(json_build_object(
           'executionId', e.id, 'stepId', e.step_id, 'daemonId', e.daemon_id, 'daemon', d.name, 'status', e.status,
@@ -106,10 +109,14 @@ function asExecution(execution: Record<string, unknown>) {
   };
 }
 
-function asRun(run: Record<string, unknown>): Run {
-  const executions = (run.executions as Record<string, unknown>[]).map(asExecution);
+function asRun(row: Record<string, unknown>): Run {
+  const executions = (row.executions as Record<string, unknown>[]).map(asExecution);
+  // A manual run has no event, and a run with executions no message of its own: absent then.
+  const { event, message, ...run } = row;
   return {
     ...run,
+    ...(event === null ? {} : { event }),
+    ...(message === null ? {} : { message }),
     createdAt: iso(run.createdAt),
     finishedAt: iso(run.finishedAt),
     cancelRequestedAt: iso(run.cancelRequestedAt),

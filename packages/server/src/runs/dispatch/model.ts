@@ -42,7 +42,13 @@ export interface NewRun {
   plan: PlannedStep[];
   /** The first step's, for the first execution. */
   assignment: Assignment;
+  /** What started the run (DECISIONS.md, Runs that no person dispatches); `manual` when absent. */
+  source?: RunSource;
+  /** For a run no request started: the event that did (a schedule's tick). */
+  event?: Record<string, string>;
 }
+
+export type RunSource = 'manual' | 'schedule' | 'github';
 
 /** Where a dispatch found its trigger. */
 export type FoundTrigger = {

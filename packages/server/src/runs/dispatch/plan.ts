@@ -1,11 +1,11 @@
 import { renderPrompt, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
 import type { Assignment, PlannedStep } from './model.js';
 
-/** Each step with its daemon and cwd, its prompt rendered with the inputs and the prompt. */
+/** Each step with its daemon and cwd, its prompt rendered with the inputs, the prompt and the event (if any). */
 export function planSteps(
   trigger: CompiledTrigger,
   environments: CompiledEnvironment[],
-  values: { prompt: string; inputs: Record<string, string> },
+  values: { prompt: string; inputs: Record<string, string>; event?: Record<string, string> },
 ): PlannedStep[] {
   const byName = new Map(environments.map((environment) => [environment.name, environment]));
   return trigger.steps.map((step) => {

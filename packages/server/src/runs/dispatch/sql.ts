@@ -26,11 +26,11 @@ function runInserts(
   return sql`run as (
       insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
         configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id,
-        dispatched_by_account)
+        dispatched_by_account, source, event)
       select ${run.triggerRunId}, ${run.organizationId}, ready.project_id, ${run.deliveryKey}, ${run.requestDigest}, ${from.trigger.name},
         ${from.configurationRevisionId}::uuid, ${from.triggerRevisionId}::uuid,
         ${from.triggerId}, ${run.actor}, ${sql.json(run.inputs)}, ${sql.json(run.plan as never)}, ${from.trigger.maxRuntimeMs}, ready.api_key_id,
-        ready.account_id
+        ready.account_id, ${run.source ?? 'manual'}, ${run.event === undefined ? null : sql.json(run.event)}
       from ready
       on conflict (organization_id, delivery_key) do nothing
       returning receipt_id
@@ -45,17 +45,20 @@ function runInserts(
         jsonb_build_object('runId', ${run.triggerRunId}::uuid, 'trigger', ${from.trigger.name}::text,
           'projectSlug', ready.project_slug, 'daemon', ${first.daemon}::text)
       from ready, run
+      -- A run no one dispatched (a schedule's) is no one's action: the install that made it is audited.
+      where ready.api_key_id is not null or ready.account_id is not null
     )`;
 }
 
-/** Who dispatches: a key (the API, the CLI) or a person (the dashboard). */
-export type Caller = { kind: 'key'; id: string } | { kind: 'account'; id: string };
+/** Who dispatches: a key (the API, the CLI), a person (the dashboard), or no one (a schedule's tick). */
+export type Caller = { kind: 'key'; id: string } | { kind: 'account'; id: string } | { kind: 'none' };
 
 /**
  * The caller read again in the dispatch's statement, locked FOR KEY SHARE until it commits: a key
  * unrevoked, or a person still a member of the organization. No row: nothing starts.
  */
 function callerCheck(sql: Db, organizationId: string, caller: Caller): Fragment {
+  if (caller.kind === 'none') return sql`select null::uuid as api_key_id, null::uuid as account_id`;
   return caller.kind === 'key'
     ? sql`select id as api_key_id, null::uuid as account_id from api_keys where id = ${caller.id} and revoked_at is null for key share`
     : sql`select null::uuid as api_key_id, account_id from organization_members
@@ -138,6 +141,31 @@ export class RunRepository {
     if (result.online !== true) return { outcome: 'offline' };
     if (result.receiptId === null) return { outcome: 'taken' };
     return { outcome: 'dispatched', daemonId: result.daemonId, receiptId: result.receiptId };
+  }
+
+  /**
+   * A run that could not start, recorded as failed at once with why (`message`): a run no one
+   * dispatched, whose failure no one would otherwise see. False: the delivery key was used before.
+   */
+  async recordFailed(
+    run: Omit<NewRun, 'executionId' | 'assignment'> & {
+      projectId: string;
+      revisionId: string;
+      triggerId: string;
+      trigger: CompiledTrigger;
+      message: string;
+    },
+  ): Promise<boolean> {
+    const rows = await this.sql`
+      insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
+        configuration_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, status, finished_at, source, event, message)
+      values (${run.triggerRunId}, ${run.organizationId}, ${run.projectId}, ${run.deliveryKey}, ${run.requestDigest},
+        ${run.trigger.name}, ${run.revisionId}, ${run.triggerId}, ${run.actor}, ${this.sql.json(run.inputs)},
+        ${this.sql.json(run.plan as never)}, ${run.trigger.maxRuntimeMs}, 'failed', now(), ${run.source ?? 'manual'},
+        ${run.event === undefined ? null : this.sql.json(run.event)}, ${run.message})
+      on conflict (organization_id, delivery_key) do nothing
+      returning id`;
+    return rows.length > 0;
   }
 
   /**

@@ -1,0 +1,173 @@
+import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
+import type { Sql, TransactionSql } from 'postgres';
+import { databaseUnavailable, type DatabaseHealth } from '../db/health.js';
+import type { Logger } from '../http/logger.js';
+import { startUnattendedRun } from '../runs/index.js';
+import type { Clock } from './clock.js';
+import { SCHEDULE_CHANNEL, ScheduleRepository, type DueEntry } from './sql.js';
+import { planTick, tickDeliveryKey } from './ticks.js';
+
+/** Entries claimed per transaction, and transactions at once: a minute's ticks are shared out. */
+const BATCH = 50;
+const CLAIMERS = 4;
+/** Revisions whose models are kept, by id (a revision never changes). */
+const MODELS_KEPT = 500;
+
+export interface SchedulerOptions {
+  sql: Sql;
+  log: Logger;
+  clock: Clock;
+  timing: { offlineAfterMs: number };
+  /** Wakes a daemon's long-polls once its assignment has committed. */
+  wake: (daemonId: string) => void;
+  health?: DatabaseHealth;
+}
+
+/**
+ * Fires the active configurations' schedules (DECISIONS.md, Schedules), on every hub instance.
+ * It sleeps until the earliest tick of any entry (one read of an index, whatever the number of
+ * entries), or until an install changes a schedule (NOTIFY), then claims the due entries with
+ * FOR UPDATE SKIP LOCKED: each tick is fired by the instance that holds its entry, in the
+ * transaction that moves the entry to its next tick, so that it fires once across instances and
+ * a crash before the commit leaves it for the next look. The run's delivery key is the tick's,
+ * too: a tick fired twice would still start one run.
+ */
+export async function startScheduler(options: SchedulerOptions): Promise<{ close(): Promise<void> }> {
+  const { sql, log, clock } = options;
+  const entries = new ScheduleRepository(sql);
+  const models = new Map<string, CompiledConfiguration>();
+  let closed = false;
+  let nudged = false;
+  let wakeUp: (() => void) | undefined;
+  const nudge = () => {
+    nudged = true;
+    wakeUp?.();
+  };
+  const { unlisten } = await sql.listen(SCHEDULE_CHANNEL, nudge, nudge);
+
+  const modelOf = async (revisionId: string) => {
+    let model = models.get(revisionId);
+    if (model === undefined) {
+      model = await new ScheduleRepository(sql).model(revisionId);
+      if (model === undefined) throw new Error(`revision ${revisionId} of a schedule entry is gone`);
+      if (models.size >= MODELS_KEPT) models.delete(models.keys().next().value as string);
+      models.set(revisionId, model);
+    }
+    return model;
+  };
+
+  /** New entries' first ticks: the first after now. */
+  const scheduleNew = async () => {
+    for (;;) {
+      const fresh = await entries.unscheduled(500);
+      const now = new Date(clock.now());
+      await entries.setFirstTicks(
+        fresh.map((entry) => ({
+          id: entry.id,
+          at: nextFireTimes(entry.cron, entry.timezone, now, 1)[0] ?? 'infinity',
+        })),
+      );
+      if (fresh.length < 500) return;
+    }
+  };
+
+  const fireDue = async (): Promise<number> => {
+    const woken: string[] = [];
+    const claimed = await sql.begin(async (tx) => {
+      const now = new Date(clock.now());
+      const due = await new ScheduleRepository(tx).claimDue(now, BATCH);
+      for (const entry of due) {
+        const daemon = await fire(tx, entry, now);
+        if (daemon !== undefined) woken.push(daemon);
+      }
+      return due.length;
+    });
+    for (const daemonId of woken) options.wake(daemonId);
+    return claimed;
+  };
+
+  const fire = async (tx: TransactionSql, entry: DueEntry, now: Date) => {
+    const plan = planTick(entry, entry.nextFireAt, now);
+    await new ScheduleRepository(tx).advance(entry.id, plan.next);
+    const where = { entry: entry.id, trigger: entry.triggerName, cron: entry.cron, timezone: entry.timezone };
+    if (plan.skipped !== undefined)
+      log.warn('schedule ticks missed while no hub ran were skipped', {
+        ...where,
+        from: plan.skipped.from.toISOString(),
+        before: plan.skipped.to.toISOString(),
+        firing: plan.fire?.toISOString() ?? 'none: over an hour late',
+      });
+    if (plan.fire === undefined || !entry.projectActive || !entry.revisionActive) return undefined;
+    const tick = plan.fire.toISOString();
+    const started = await startUnattendedRun(tx, options.timing, {
+      organizationId: entry.organizationId,
+      projectId: entry.projectId,
+      revisionId: entry.revisionId,
+      model: await modelOf(entry.revisionId),
+      triggerName: entry.triggerName,
+      source: 'schedule',
+      deliveryKey: tickDeliveryKey(entry.id, plan.fire),
+      actor: 'schedule',
+      input: entry.input,
+      event: { scheduledAt: tick, cron: entry.cron, timezone: entry.timezone },
+      templateEvent: { scheduled_at: tick },
+    });
+    if (started.outcome === 'failed')
+      log.warn('a scheduled run failed to start', { ...where, tick, reason: started.message });
+    return started.outcome === 'started' ? started.daemonId : undefined;
+  };
+
+  const turn = async () => {
+    nudged = false;
+    await scheduleNew();
+    // Several claimers at once, each a batch at a time until nothing is due.
+    await Promise.all(
+      Array.from({ length: CLAIMERS }, async () => {
+        while (!closed && (await fireDue()) === BATCH);
+      }),
+    );
+  };
+
+  let waiting = false;
+  const loop = (async () => {
+    while (!closed) {
+      let sleepMs = clock.longestSleepMs;
+      if (options.health?.down !== true) {
+        try {
+          await turn();
+          const earliest = await entries.earliest();
+          if (earliest !== undefined) sleepMs = Math.min(sleepMs, Math.max(0, earliest.getTime() - clock.now()));
+          if (waiting) log.info('scheduler: running again: the database answers');
+          waiting = false;
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          if (!databaseUnavailable(error)) log.error('scheduler failed', { error: message });
+          else {
+            options.health?.report(error);
+            if (!waiting) log.warn('scheduler waits: the database is unavailable', { error: message });
+            waiting = true;
+          }
+          sleepMs = Math.min(sleepMs, 1_000);
+        }
+      }
+      if (closed || nudged) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, sleepMs);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = undefined;
+    }
+  })();
+
+  return {
+    async close() {
+      closed = true;
+      wakeUp?.();
+      await loop;
+      await unlisten().catch(() => {});
+    },
+  };
+}
