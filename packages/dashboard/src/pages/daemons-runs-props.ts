@@ -1,6 +1,6 @@
 // The data the daemons and runs pages render: plain values, loaded by the routes.
 import type { DaemonRow } from '../ports/daemons.js';
-import type { OutputTail, RunDetail, RunRow } from '../ports/runs.js';
+import type { OutputTail, RunDetail, RunRow, RunSource } from '../ports/runs.js';
 import type { SessionView } from '../store.js';
 
 export interface DaemonsPageProps {
@@ -24,6 +24,8 @@ export interface RunsPageProps {
   olderHref: string | undefined;
   /** Not the first page: a link back to the newest runs. */
   paged: boolean;
+  /** The runs shown are only those of this source. */
+  source: RunSource | undefined;
 }
 
 export interface RunPageProps {

@@ -2,6 +2,7 @@ import type { RunRow } from '../ports/runs.js';
 import type { TriggerInput, TriggerView } from '../ports/work.js';
 import type { RunFormState } from './projects-props.js';
 import { RunTable } from './runs.js';
+import { Schedules } from './project-schedules.js';
 
 /** The names a person may run as, in order of preference: their name, e-mail, and its local part. */
 export function personNames(account: { name: string; email: string }): string[] {
@@ -42,7 +43,9 @@ export function ProjectTriggers(props: {
             <dl class="facts">
               <dt>Who may run it</dt>
               <dd>
-                {trigger.allowlist.length === 0 ? (
+                {trigger.allowlist.length === 0 && !trigger.kinds.includes('manual.run') ? (
+                  <span>its schedule alone</span>
+                ) : trigger.allowlist.length === 0 ? (
                   <span>no one: add names to filters.from_users</span>
                 ) : (
                   trigger.allowlist.map((name, i) => (
@@ -60,6 +63,7 @@ export function ProjectTriggers(props: {
                 {trigger.inputs.length === 0 ? <span class="muted">none</span> : <Inputs inputs={trigger.inputs} />}
               </dd>
             </dl>
+            {trigger.schedules.length === 0 ? null : <Schedules trigger={trigger.name} schedules={trigger.schedules} />}
             <table class="list steps">
               <thead>
                 <tr>

@@ -2,13 +2,28 @@ import type { ExecutionView, OutputTail, RunDetail } from '../ports/runs.js';
 import type { CancelRunPageProps, RunPageProps } from './daemons-runs-props.js';
 import { Layout } from './layout.js';
 import { plainText } from './output-text.js';
-import { label } from './runs.js';
+import { label, sourceLabel } from './runs.js';
 import { Time } from './times.js';
 
 const runPath = (run: Pick<RunDetail, 'id'>) => `/runs/${encodeURIComponent(run.id)}`;
 const outputPath = (run: Pick<RunDetail, 'id'>, execution: Pick<ExecutionView, 'id'>) =>
   `${runPath(run)}/executions/${encodeURIComponent(execution.id)}/output`;
 const live = (status: string) => status === 'spawning' || status === 'running';
+
+/** What started the run; for a scheduled one, its tick and the schedule's expression and zone. */
+function Source({ run }: { run: RunDetail }) {
+  const event = run.event ?? {};
+  if (run.source !== 'schedule' || event.scheduledAt === undefined) return <>{sourceLabel(run.source)}</>;
+  return (
+    <>
+      schedule: the tick of <Time at={new Date(event.scheduledAt)} />{' '}
+      <span class="muted">
+        (<code>{event.cron}</code>
+        {event.timezone === undefined ? null : <> in {event.timezone}</>})
+      </span>
+    </>
+  );
+}
 
 /** A run: what started it, its executions, and each one's output, live while it runs (dashboard.js). */
 export function RunPage({ session, run, tails }: RunPageProps) {
@@ -28,6 +43,11 @@ export function RunPage({ session, run, tails }: RunPageProps) {
           </a>
         ) : null}
       </div>
+      {run.message === undefined ? null : (
+        <p class="notice error" role="status">
+          {run.message}
+        </p>
+      )}
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -48,7 +68,9 @@ export function RunPage({ session, run, tails }: RunPageProps) {
           </a>
         </dd>
         <dt>Source</dt>
-        <dd>{run.source === 'manual' ? 'manual run' : run.source}</dd>
+        <dd>
+          <Source run={run} />
+        </dd>
         <dt>Actor</dt>
         <dd>{run.actor}</dd>
         <dt>Dispatched by</dt>

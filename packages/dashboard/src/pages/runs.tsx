@@ -1,12 +1,31 @@
-import type { RunRow } from '../ports/runs.js';
+import { RUN_SOURCES, type RunRow, type RunSource } from '../ports/runs.js';
 import type { RunsPageProps } from './daemons-runs-props.js';
 import { Layout } from './layout.js';
 import { Time } from './times.js';
 
 export const label = (status: string) => status.replace('_', ' ');
 
+/** How a run's source reads: what started it. */
+export const sourceLabel = (source: RunSource) =>
+  ({ manual: 'manual', schedule: 'schedule', github: 'GitHub' })[source];
+
+const sourceHref = (source: RunSource | undefined) => (source === undefined ? '/runs' : `/runs?source=${source}`);
+
+/** Links to the runs of each source; the one shown is current. */
+function SourceFilter({ source }: { source: RunSource | undefined }) {
+  return (
+    <nav class="filters" aria-label="Runs by source">
+      {[undefined, ...RUN_SOURCES].map((each) => (
+        <a key={each ?? 'all'} href={sourceHref(each)} aria-current={each === source ? 'page' : undefined}>
+          {each === undefined ? 'All' : sourceLabel(each)}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
 /** The organization's most recent runs, newest first, each linking to its executions. */
-export function RunsPage({ session, runs, olderHref, paged }: RunsPageProps) {
+export function RunsPage({ session, runs, olderHref, paged, source }: RunsPageProps) {
   const current = session.current;
   if (!current) {
     return (
@@ -22,9 +41,12 @@ export function RunsPage({ session, runs, olderHref, paged }: RunsPageProps) {
       <p class="muted">
         Runs of <strong>{current.name}</strong>, newest first.
       </p>
+      <SourceFilter source={source} />
       {runs.length === 0 ? (
         paged ? (
           <p class="empty">No older runs.</p>
+        ) : source !== undefined ? (
+          <p class="empty">No runs started by {source === 'manual' ? 'hand' : `${sourceLabel(source)}`} yet.</p>
         ) : (
           <p class="empty">
             No runs yet: start one with the <strong>Run</strong> form of a trigger on its{' '}
@@ -37,7 +59,7 @@ export function RunsPage({ session, runs, olderHref, paged }: RunsPageProps) {
       )}
       {paged || olderHref ? (
         <nav class="pager" aria-label="Pages">
-          {paged ? <a href="/runs">Newest runs</a> : null}
+          {paged ? <a href={sourceHref(source)}>Newest runs</a> : null}
           {olderHref ? <a href={olderHref}>Older runs</a> : null}
         </nav>
       ) : null}
@@ -53,6 +75,7 @@ export function RunTable({ runs }: { runs: RunRow[] }) {
           <th scope="col">Trigger</th>
           <th scope="col">Project</th>
           <th scope="col">Actor</th>
+          <th scope="col">Source</th>
           <th scope="col">Status</th>
           <th scope="col">Created</th>
           <th scope="col">Finished</th>
@@ -68,6 +91,7 @@ export function RunTable({ runs }: { runs: RunRow[] }) {
               <code>{run.projectSlug}</code>
             </td>
             <td data-label="Actor">{run.actor}</td>
+            <td data-label="Source">{sourceLabel(run.source)}</td>
             <td data-label="Status">
               <span class={`status ${run.status}`}>{label(run.status)}</span>
             </td>

@@ -3,11 +3,16 @@ import type { Request, Response } from 'express';
 
 export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out';
 
+/** What started a run: the manual-runs endpoints or the Run form, a schedule's tick, or GitHub. */
+export type RunSource = 'manual' | 'schedule' | 'github';
+export const RUN_SOURCES: readonly RunSource[] = ['manual', 'schedule', 'github'];
+
 export interface RunRow {
   id: string;
   trigger: string;
   projectSlug: string;
   actor: string;
+  source: RunSource;
   status: RunStatus;
   createdAt: Date;
   finishedAt: Date | null;
@@ -36,9 +41,14 @@ export interface RunDetail extends RunRow {
   deliveryKey: string;
   inputs: Record<string, string>;
   executions: ExecutionView[];
-  /** What started it: a manual dispatch (schedules and GitHub come later). */
-  source: 'manual';
-  /** Who dispatched it, as people read it: "Ada Lovelace (hub login on laptop)", "API key ci (hub_pk_…)". */
+  /** For a run no request started, the event that did (a schedule's `scheduledAt`, `cron`, `timezone`). */
+  event: Record<string, string> | undefined;
+  /** Why it ended without an execution (a schedule's tick whose daemon was offline). */
+  message: string | undefined;
+  /**
+   * Who dispatched it, as people read it: "Ada Lovelace (hub login on laptop)", "API key ci
+   * (hub_pk_…)"; for a scheduled run, "its schedule".
+   */
   dispatchedBy: string;
   cancelRequestedAt: Date | null;
   /** Who asked for its cancellation, as `dispatchedBy`; null when no one did. */
@@ -64,8 +74,14 @@ export interface OutputReader {
 }
 
 export interface RunsPort {
-  /** The organization's runs, newest first, `limit` of them from `cursor` (a cursor from an earlier page) on. */
-  runs(organizationId: string, page: { cursor: string | undefined; limit: number }): Promise<RunList>;
+  /**
+   * The organization's runs, newest first, `limit` of them from `cursor` (a cursor from an earlier
+   * page) on; only those of `source` when it is given.
+   */
+  runs(
+    organizationId: string,
+    page: { cursor: string | undefined; limit: number; source?: RunSource },
+  ): Promise<RunList>;
   run(organizationId: string, runId: string): Promise<RunDetail | undefined>;
   /** The last `maxBytes` (about) of the output of the run's execution; undefined when the run has no such execution. */
   outputTail(

@@ -24,6 +24,17 @@ export interface TriggerStep {
   model: string | undefined;
 }
 
+/** An entry of a trigger's schedule, with its next fire times. */
+export interface ScheduleView {
+  cron: string;
+  /** An IANA zone; UTC when the entry names none. */
+  timezone: string;
+  /** The input text each tick runs with; '' for none. */
+  input: string;
+  /** Its next three fire times from now (fewer for an expression that rarely or never matches). */
+  next: Date[];
+}
+
 /** A trigger of the project's active configuration, as people read it. */
 export interface TriggerView {
   name: string;
@@ -34,6 +45,8 @@ export interface TriggerView {
   inputs: TriggerInput[];
   /** filters.from_users: who may start it. */
   allowlist: string[];
+  /** The entries of its schedule event; empty without one. */
+  schedules: ScheduleView[];
   maxRuntimeMs: number;
   steps: TriggerStep[];
 }

@@ -2,7 +2,7 @@ import type { Request, Response, Router } from 'express';
 import { currentSession, formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions, Signed } from '../http.js';
 import { cancelRunPage, runPage, runsPage } from '../pages/index.js';
-import type { OutputTail, RunDetail } from '../ports/runs.js';
+import { RUN_SOURCES, type OutputTail, type RunDetail } from '../ports/runs.js';
 import type { SessionView } from '../store.js';
 
 export const RUNS_PER_PAGE = 50;
@@ -23,11 +23,16 @@ export function runRoutes(router: Router, options: DashboardOptions): void {
     if (!signed) return;
     const { session } = signed;
     const cursor = typeof req.query.before === 'string' && req.query.before !== '' ? req.query.before : undefined;
+    // An unknown source shows every run, as the filter's "All" does.
+    const source = RUN_SOURCES.find((each) => each === req.query.source);
     const list = session.current
-      ? await store.runs(session.current.organizationId, { cursor, limit: RUNS_PER_PAGE })
+      ? await store.runs(session.current.organizationId, { cursor, limit: RUNS_PER_PAGE, source })
       : { runs: [], older: undefined };
-    const olderHref = list.older === undefined ? undefined : `/runs?before=${encodeURIComponent(list.older)}`;
-    sendPage(res, 200, runsPage({ session, runs: list.runs, olderHref, paged: cursor !== undefined }));
+    const olderHref =
+      list.older === undefined
+        ? undefined
+        : `/runs?${new URLSearchParams({ ...(source === undefined ? {} : { source }), before: list.older })}`;
+    sendPage(res, 200, runsPage({ session, runs: list.runs, olderHref, paged: cursor !== undefined, source }));
   });
 
   /** The run of the signed-in person's organization, or undefined once an answer was sent (sign in, 404). */

@@ -18,10 +18,13 @@ export function runStore(sql: Sql, serveOutput?: OutputServer) {
   const runs = new RunListRepository(sql);
   return {
     ...outputStore(sql, serveOutput),
-    async runs(organizationId: string, page: { cursor: string | undefined; limit: number }): Promise<RunList> {
+    async runs(
+      organizationId: string,
+      page: { cursor: string | undefined; limit: number; source?: RunDetail['source'] },
+    ): Promise<RunList> {
       if (!isUuid(organizationId) || (page.cursor !== undefined && !isUuid(page.cursor)))
         return { runs: [], older: undefined };
-      const rows = await runs.list(organizationId, page.cursor, page.limit);
+      const rows = await runs.list(organizationId, page.cursor, page.limit, page.source);
       const shown = rows.slice(0, page.limit);
       return { runs: shown, older: rows.length > page.limit ? shown.at(-1)?.id : undefined };
     },
@@ -31,8 +34,12 @@ export function runStore(sql: Sql, serveOutput?: OutputServer) {
       if (run === undefined) return undefined;
       const people = await whoOf(sql, run.triggerRunId);
       return {
-        source: 'manual',
+        source: run.source,
+        event: run.event,
+        message: run.message,
         ...people,
+        // A run no one dispatched: its schedule's (the tick is on the run's page).
+        ...(run.source === 'schedule' ? { dispatchedBy: 'its schedule' } : {}),
         cancelRequestedAt: date(run.cancelRequestedAt),
         id: run.triggerRunId,
         trigger: run.trigger,

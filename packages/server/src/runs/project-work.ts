@@ -1,7 +1,7 @@
 // The project page's work: the triggers of the active configuration (with whether each step's
 // daemon is online), the project's recent runs, and a run a person starts from its Run form
 // through the API's own dispatch (runs/dispatch/start.ts).
-import type { CompiledConfiguration } from '@hub/compiler';
+import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
 import { isUuid, SLUG_PATTERN } from '@hub/schemas';
 import type { Sql } from 'postgres';
 import type { PersonDispatch, PersonDispatchResult, RunRow, TriggerView } from '../dashboard/types.js';
@@ -38,6 +38,16 @@ export function projectWorkStore(sql: Sql, dispatcher: Dispatcher | undefined) {
           enum: input.enum,
         })),
         allowlist: trigger.allowlist,
+        schedules: trigger.events.flatMap((event) =>
+          event.kind === 'schedule'
+            ? event.entries.map(({ cron, timezone, input }) => ({
+                cron,
+                timezone,
+                input,
+                next: nextFireTimes(cron, timezone, new Date(), 3),
+              }))
+            : [],
+        ),
         maxRuntimeMs: trigger.maxRuntimeMs,
         steps: trigger.steps.map((step) => {
           const environment = environments.find((one) => one.name === step.environment);
@@ -57,7 +67,7 @@ export function projectWorkStore(sql: Sql, dispatcher: Dispatcher | undefined) {
     async projectRuns(organizationId: string, slug: string, limit: number): Promise<RunRow[]> {
       if (!isUuid(organizationId) || !SLUG_PATTERN.test(slug)) return [];
       return sql<RunRow[]>`
-        select r.id, r.trigger_name as "trigger", p.slug as "projectSlug", r.actor, r.status,
+        select r.id, r.trigger_name as "trigger", p.slug as "projectSlug", r.actor, r.source, r.status,
           r.created_at as "createdAt", r.finished_at as "finishedAt"
         from projects p join trigger_runs r on r.project_id = p.id
         where p.organization_id = ${organizationId} and p.slug = ${slug}
