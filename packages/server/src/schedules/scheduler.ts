@@ -5,12 +5,12 @@ import type { Logger } from '../http/logger.js';
 import { startUnattendedRun } from '../runs/index.js';
 import type { Clock } from './clock.js';
 import { SCHEDULE_CHANNEL, ScheduleRepository, type DueEntry } from './sql.js';
-import { planTick, tickDeliveryKey } from './ticks.js';
+import { planTick, tickDeliveryKey, type TickPlan } from './ticks.js';
 
 /** Entries claimed per transaction, and transactions at once: a minute's ticks are shared out. */
 const BATCH = 50;
 const CLAIMERS = 4;
-/** Revisions whose models are kept, by id (a revision never changes). */
+/** Revisions' models (a revision never changes) and triggers' ids kept, at most this many of each. */
 const MODELS_KEPT = 500;
 
 export interface SchedulerOptions {
@@ -36,6 +36,8 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
   const { sql, log, clock } = options;
   const entries = new ScheduleRepository(sql);
   const models = new Map<string, CompiledConfiguration>();
+  /** A's triggerId by project and trigger name: made at install, never changed. */
+  const triggerIds = new Map<string, string>();
   let closed = false;
   let nudged = false;
   let wakeUp: (() => void) | undefined;
@@ -50,8 +52,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
     if (model === undefined) {
       model = await new ScheduleRepository(sql).model(revisionId);
       if (model === undefined) throw new Error(`revision ${revisionId} of a schedule entry is gone`);
-      if (models.size >= MODELS_KEPT) models.delete(models.keys().next().value as string);
-      models.set(revisionId, model);
+      remember(models, revisionId, model);
     }
     return model;
   };
@@ -75,20 +76,23 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
     const woken: string[] = [];
     const claimed = await sql.begin(async (tx) => {
       const now = new Date(clock.now());
-      const due = await new ScheduleRepository(tx).claimDue(now, BATCH);
+      const repository = new ScheduleRepository(tx);
+      const due = await repository.claimDue(now, BATCH);
+      const advanced: { id: string; next: Date | 'infinity' }[] = [];
       for (const entry of due) {
-        const daemon = await fire(tx, entry, now);
+        const plan = planTick(entry, entry.nextFireAt, now);
+        advanced.push({ id: entry.id, next: plan.next });
+        const daemon = await fire(tx, entry, plan);
         if (daemon !== undefined) woken.push(daemon);
       }
+      await repository.advance(advanced);
       return due.length;
     });
     for (const daemonId of woken) options.wake(daemonId);
     return claimed;
   };
 
-  const fire = async (tx: TransactionSql, entry: DueEntry, now: Date) => {
-    const plan = planTick(entry, entry.nextFireAt, now);
-    await new ScheduleRepository(tx).advance(entry.id, plan.next);
+  const fire = async (tx: TransactionSql, entry: DueEntry, plan: TickPlan) => {
     const where = { entry: entry.id, trigger: entry.triggerName, cron: entry.cron, timezone: entry.timezone };
     if (plan.skipped !== undefined)
       log.warn('schedule ticks missed while no hub ran were skipped', {
@@ -99,7 +103,9 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       });
     if (plan.fire === undefined || !entry.projectActive || !entry.revisionActive) return undefined;
     const tick = plan.fire.toISOString();
+    const known = `${entry.projectId}/${entry.triggerName}`;
     const started = await startUnattendedRun(tx, options.timing, {
+      triggerId: triggerIds.get(known),
       organizationId: entry.organizationId,
       projectId: entry.projectId,
       revisionId: entry.revisionId,
@@ -112,6 +118,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       event: { scheduledAt: tick, cron: entry.cron, timezone: entry.timezone },
       templateEvent: { scheduled_at: tick },
     });
+    if (started.outcome === 'started') remember(triggerIds, known, started.triggerId);
     if (started.outcome === 'failed')
       log.warn('a scheduled run failed to start', { ...where, tick, reason: started.message });
     return started.outcome === 'started' ? started.daemonId : undefined;
@@ -170,4 +177,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       await unlisten().catch(() => {});
     },
   };
+}
+
+/** Keeps `value` under `key`, forgetting the oldest entry once MODELS_KEPT are kept. */
+function remember<T>(kept: Map<string, T>, key: string, value: T): void {
+  if (kept.size >= MODELS_KEPT) kept.delete(kept.keys().next().value as string);
+  kept.set(key, value);
 }

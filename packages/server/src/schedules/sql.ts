@@ -89,10 +89,15 @@ export class ScheduleRepository {
       for update of e skip locked`;
   }
 
-  /** The entry's next tick after the one just fired (or skipped). */
-  async advance(id: string, next: Date | 'infinity'): Promise<void> {
-    await this
-      .sql`update schedule_entries set next_fire_at = ${next === 'infinity' ? 'infinity' : next.toISOString()}::timestamptz where id = ${id}`;
+  /** Entries' next ticks after the ones just fired (or skipped), in one statement. */
+  async advance(ticks: { id: string; next: Date | 'infinity' }[]): Promise<void> {
+    if (ticks.length === 0) return;
+    const ids = ticks.map((tick) => tick.id);
+    const nexts = ticks.map((tick) => (tick.next === 'infinity' ? 'infinity' : tick.next.toISOString()));
+    await this.sql`
+      update schedule_entries e set next_fire_at = t.next
+      from unnest(${ids}::uuid[], ${nexts}::timestamptz[]) as t (id, next)
+      where e.id = t.id`;
   }
 
   /** A revision's compiled model: what its entries' runs are planned from (revisions never change). */

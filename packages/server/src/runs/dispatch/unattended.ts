@@ -22,10 +22,12 @@ export interface UnattendedRun {
   event: Record<string, string>;
   /** The event as templates read it: `{{ event.<name> }}`. */
   templateEvent: Record<string, string>;
+  /** A's triggerId of (project, trigger name), when the caller knows it (it never changes). */
+  triggerId?: string;
 }
 
 export type UnattendedOutcome =
-  | { outcome: 'started'; triggerRunId: string; daemonId: string }
+  | { outcome: 'started'; triggerRunId: string; daemonId: string; triggerId: string }
   /** Started before, by this event: on another instance, or before a crash. */
   | { outcome: 'already' }
   /** Recorded as failed at once, with `message`: the daemon offline, the input no longer valid. */
@@ -48,7 +50,7 @@ export async function startUnattendedRun(
   const trigger = run.model.triggers.find((candidate) => candidate.name === run.triggerName);
   if (trigger === undefined || !trigger.enabled) return { outcome: 'no_trigger' };
   const runs = new RunRepository(tx, timing);
-  const triggerId = await runs.configuredTrigger(run.projectId, trigger.name);
+  const triggerId = run.triggerId ?? (await runs.configuredTrigger(run.projectId, trigger.name));
   const declared = trigger.events.find((event) => event.kind === 'manual.run')?.inputs ?? [];
   const parsed = parseManualInput(run.input, declared);
   const inputs = parsed.ok ? parsed.inputs : {};
@@ -88,7 +90,8 @@ export async function startUnattendedRun(
     triggerId,
     caller: { kind: 'none' },
   });
-  if (result.outcome === 'dispatched') return { outcome: 'started', triggerRunId, daemonId: result.daemonId };
+  if (result.outcome === 'dispatched')
+    return { outcome: 'started', triggerRunId, daemonId: result.daemonId, triggerId };
   if (result.outcome === 'taken') return { outcome: 'already' };
   if (result.outcome === 'key_revoked') throw new Error('a run no one dispatched was refused as revoked');
   return fail(
