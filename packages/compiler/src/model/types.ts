@@ -37,8 +37,7 @@ export interface CompiledScheduleEntry {
 }
 
 export type CompiledEvent =
-  | { kind: 'manual.run'; inputs: DeclaredInput[] }
-  | { kind: 'schedule'; entries: CompiledScheduleEntry[] };
+  { kind: 'manual.run'; inputs: DeclaredInput[] } | { kind: 'schedule'; entries: CompiledScheduleEntry[] };
 
 export interface CompiledAgent {
   provider: string;
