@@ -3,7 +3,7 @@ export { compileTrigger, TRIGGER_ENVIRONMENT, TRIGGER_STEP, type TriggerInput } 
 export { compileBundle, type BundleInput } from './compile/bundle.js';
 export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
 export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
-export { renderPrompt } from './dispatch/render.js';
+export { renderPrompt, type PromptValues } from './dispatch/render.js';
 export { nextFireTimes } from './schedule/next.js';
 export { checkCron, type CronProblem } from './schedule/cron.js';
 export { describeCron } from './schedule/describe.js';
