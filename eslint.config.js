@@ -23,9 +23,24 @@ const impureGlobals = [
   '__filename',
   'setTimeout',
   'setInterval',
-  'Date',
   'fetch',
 ].map((name) => ({ name, message: 'The compiler is pure: no process, clock or I/O globals.' }));
+// Date itself is allowed: a schedule's fire times are Dates made from instants the caller gives.
+// Reading the clock is not: new Date(), Date() and Date.now().
+const clockReads = [
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: 'The compiler is pure: no clock; take now as an argument.',
+  },
+  {
+    selector: "CallExpression[callee.name='Date']",
+    message: 'The compiler is pure: no clock; take now as an argument.',
+  },
+  {
+    selector: "MemberExpression[object.name='Date'][property.name='now']",
+    message: 'The compiler is pure: no clock; take now as an argument.',
+  },
+];
 
 // The server by feature (docs/decisions.md, "The server's map"): platform folders serve every
 // feature and import none; a feature reaches another only through its index.ts; the composition
@@ -82,6 +97,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', pureImports],
       'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-syntax': ['error', ...clockReads],
     },
   },
   {
@@ -98,6 +114,7 @@ export default tseslint.config(
         },
       ],
       'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-syntax': ['error', ...clockReads],
     },
   },
   {

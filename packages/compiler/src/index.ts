@@ -3,8 +3,11 @@ export { compileTrigger, TRIGGER_ENVIRONMENT, TRIGGER_STEP, type TriggerInput } 
 export { compileBundle, type BundleInput } from './compile/bundle.js';
 export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
 export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
-export { renderPrompt } from './dispatch/render.js';
+export { renderPrompt, type PromptValues } from './dispatch/render.js';
 export { nextFireTimes } from './schedule/next.js';
+export { checkCron, type CronProblem } from './schedule/cron.js';
+export { describeCron } from './schedule/describe.js';
+export { checkZone, timeZoneNames, type ZoneCheck } from './schedule/timezone.js';
 export { checkPath, foldPath, type PathCheck } from './paths/check-path.js';
 export { promptIncludes, type IncludeShape } from './paths/includes.js';
 export { defaultLimits, type CompileOptions, type Limits } from './limits/limits.js';

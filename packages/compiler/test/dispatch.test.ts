@@ -75,6 +75,20 @@ describe('renderPrompt', () => {
     );
   });
 
+  it('fills {{ event.name }} from the event values, and renders one not given as empty', () => {
+    const template = 'Sweep as of {{ event.scheduled_at }}{{ event.number }}.';
+    expect(renderPrompt(template, { prompt: '', inputs: {}, event: { scheduled_at: '2026-11-30T01:30:00Z' } })).toBe(
+      'Sweep as of 2026-11-30T01:30:00Z.',
+    );
+    expect(renderPrompt(template, { prompt: '', inputs: {} })).toBe('Sweep as of .');
+  });
+
+  it('does not take an event value for an input of the same name, or the other way round', () => {
+    expect(
+      renderPrompt('{{ inputs.x }}|{{ event.x }}', { prompt: '', inputs: { x: 'input' }, event: { x: 'event' } }),
+    ).toBe('input|event');
+  });
+
   it('inserts replacement patterns literally', () => {
     expect(renderPrompt('{{ prompt }}', { prompt: "$& $1 $$ $'", inputs: {} })).toBe("$& $1 $$ $'");
   });

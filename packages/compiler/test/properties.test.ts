@@ -11,7 +11,7 @@ import {
   type CompiledConfiguration,
   type Issue,
 } from '../src/index.js';
-import { exampleBundle, exampleConfiguration, exampleTrigger } from './support/documents.js';
+import { exampleBundle, exampleConfiguration, exampleTrigger, scheduleConfiguration } from './support/documents.js';
 
 const runs = { numRuns: 300 };
 
@@ -87,10 +87,16 @@ describe('the compiler never throws', () => {
 
   it('on near-valid documents', () => {
     fc.assert(
-      fc.property(mutated(exampleConfiguration), mutated(exampleTrigger), (configuration, trigger) => {
-        compileConfiguration({ yaml: configuration, partials: [{ path: 'testing.md', content: 'x' }] });
-        compileTrigger({ yaml: trigger });
-      }),
+      fc.property(
+        mutated(exampleConfiguration),
+        mutated(exampleTrigger),
+        mutated(scheduleConfiguration),
+        (configuration, trigger, schedule) => {
+          compileConfiguration({ yaml: configuration, partials: [{ path: 'testing.md', content: 'x' }] });
+          compileConfiguration({ yaml: schedule });
+          compileTrigger({ yaml: trigger });
+        },
+      ),
       runs,
     );
   });
@@ -112,14 +118,18 @@ describe('the compiler never throws', () => {
 describe('positions', () => {
   it('lie inside the document for every issue', () => {
     fc.assert(
-      fc.property(fc.oneof(mutated(exampleConfiguration), yamlish), partialSet, (yaml, partials) => {
-        const result = compileConfiguration({ yaml, partials });
-        if (result.ok) return true;
-        // Duplicates are reported and dropped, so an issue's file is the first entry of that path.
-        const texts = new Map<string | undefined, string>([[undefined, yaml]]);
-        for (const partial of partials) if (!texts.has(partial.path)) texts.set(partial.path, partial.content);
-        return positionsInside(result.issues, texts);
-      }),
+      fc.property(
+        fc.oneof(mutated(exampleConfiguration), mutated(scheduleConfiguration), yamlish),
+        partialSet,
+        (yaml, partials) => {
+          const result = compileConfiguration({ yaml, partials });
+          if (result.ok) return true;
+          // Duplicates are reported and dropped, so an issue's file is the first entry of that path.
+          const texts = new Map<string | undefined, string>([[undefined, yaml]]);
+          for (const partial of partials) if (!texts.has(partial.path)) texts.set(partial.path, partial.content);
+          return positionsInside(result.issues, texts);
+        },
+      ),
       runs,
     );
   });

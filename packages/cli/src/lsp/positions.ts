@@ -60,6 +60,7 @@ function tokenEnd(line: string, at: number): number {
     const close = line.indexOf('}}', at + 2);
     if (close >= 0) return close + 2;
   }
+  if (insideScalar(line, at)) return wordEnd(line, at);
   const flow = inFlow(line, at);
   let end = at;
   while (end < line.length) {
@@ -85,6 +86,41 @@ function quotedEnd(line: string, at: number, quote: string): number {
     }
   }
   return line.length;
+}
+
+/**
+ * Whether `at` is inside a scalar rather than at its start: within a quoted scalar opened before
+ * it, or after the first character of a plain value (a cron's field: "0 9 * * tues").
+ */
+function insideScalar(line: string, at: number): boolean {
+  let valueStart = 0;
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = line[i];
+    if (c === '"' || c === "'") {
+      const end = quotedEnd(line, i, c);
+      if (end > at) return true;
+      i = end - 1;
+      valueStart = end;
+    } else if (c === '#' && (i === 0 || line[i - 1] === ' ')) return false;
+    else if ((c === ':' || c === '-' || c === '?') && line[i + 1] === ' ') valueStart = i + 1;
+    else if (c === '[' || c === '{') {
+      depth += 1;
+      valueStart = i + 1;
+    } else if (depth > 0 && (c === ',' || c === ']' || c === '}')) {
+      if (c !== ',') depth -= 1;
+      valueStart = i + 1;
+    }
+  }
+  const head = line.slice(valueStart, at).trimStart();
+  return head !== '' && !/^[&!*|>]/.test(head);
+}
+
+/** The end of the word at `at` inside a scalar: up to a space, a quote, or a cron's , - or /. */
+function wordEnd(line: string, at: number): number {
+  let end = at;
+  while (end < line.length && !/[\s"',/-]/.test(line[end] as string)) end += 1;
+  return Math.max(end, at + 1);
 }
 
 /** Whether `at` is inside a flow collection opened earlier on its line (quotes skipped). */

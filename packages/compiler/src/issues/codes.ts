@@ -47,15 +47,22 @@ export const issueCodes = {
   'schema.not_unique': 'A list that must hold unique values holds one twice.',
   'environment.duplicate_name': 'Two environments have the same name.',
   'trigger.duplicate_name': 'Two triggers have the same name.',
-  'trigger.allowlist_required': 'A manual.run trigger has no filters.from_users, or an empty one.',
+  'trigger.allowlist_required':
+    'A manual.run trigger has no filters.from_users, or an empty one (schedule runs need none).',
   'step.duplicate_id': 'Two steps of one trigger have the same id.',
   'step.unknown_environment': 'A step names an environment that does not exist.',
   'step.unknown_agent': 'A legacy step names an agent that the hub file does not define.',
   'step.max_runtime_exceeds_trigger': "A step's max_runtime is longer than its trigger's.",
   'step.idle_timeout_exceeds_max_runtime': "A step's idle_timeout is longer than its max_runtime.",
   'duration.too_long': 'A duration is too long to be represented exactly in milliseconds.',
-  'template.unknown_placeholder': 'A prompt placeholder is neither {{ prompt }} nor {{ inputs.<declared name> }}.',
+  'template.unknown_placeholder':
+    'A prompt placeholder is not {{ prompt }}, {{ inputs.<declared name> }}, or an {{ event.<name> }} every kind of its trigger gives.',
   'input.default_not_in_enum': "An input's default is not one of its enum values.",
+  'schedule.cron':
+    "A schedule entry's cron is not five valid fields or a known nickname; the position is the field in error.",
+  'schedule.timezone':
+    "A schedule entry's timezone is not an IANA time zone name this runtime knows, written in its case.",
+  'schedule.input': "A schedule entry's input misses a required input or gives a value outside an input's enum.",
   'input.required': 'A dispatch did not supply a required input.',
   'input.not_in_enum': "A dispatch supplied an input value outside the input's enum.",
   'resource.unknown_daemon': 'An environment names a daemon that is not enrolled in the organization.',

@@ -1,9 +1,20 @@
 import { locate } from '../source/locate.js';
-import { entries, field, isRecord, type Draft, type DraftStep, type DraftTrigger, type Field } from './draft.js';
+import {
+  entries,
+  field,
+  isRecord,
+  scheduleEntries,
+  type Draft,
+  type DraftStep,
+  type DraftTrigger,
+  type Field,
+} from './draft.js';
 import { parseDuration } from './duration.js';
 import type {
   CompiledAgent,
   CompiledConfiguration,
+  CompiledEvent,
+  CompiledScheduleEntry,
   CompiledStep,
   CompiledTrigger,
   DeclaredInput,
@@ -27,10 +38,13 @@ export function buildModel(draft: Draft, shape: CompiledConfiguration['shape']):
 
 function buildTrigger(draft: Draft, trigger: DraftTrigger): CompiledTrigger {
   const maxRuntimeMs = parseDuration(trigger.maxRuntime.value) as number;
-  const events =
-    isRecord(trigger.on.value) && Object.hasOwn(trigger.on.value, 'manual.run')
-      ? [{ kind: 'manual.run' as const, inputs: declaredInputs(field(trigger.on, 'manual.run', 'inputs')) }]
-      : [];
+  const on = isRecord(trigger.on.value) ? trigger.on.value : {};
+  const events: CompiledEvent[] = [];
+  if (Object.hasOwn(on, 'manual.run')) {
+    events.push({ kind: 'manual.run', inputs: declaredInputs(field(trigger.on, 'manual.run', 'inputs')) });
+  }
+  if (Object.hasOwn(on, 'schedule'))
+    events.push({ kind: 'schedule', entries: scheduleEntries(trigger).map(scheduleEntry) });
   const users = field(trigger.filters, 'from_users').value;
   return {
     name: trigger.name.value as string,
@@ -43,7 +57,12 @@ function buildTrigger(draft: Draft, trigger: DraftTrigger): CompiledTrigger {
   };
 }
 
-function declaredInputs(inputs: Field): DeclaredInput[] {
+function scheduleEntry(entry: Field): CompiledScheduleEntry {
+  const { cron, timezone, input } = entry.value as { cron: string; timezone?: string; input?: string };
+  return { cron, timezone: timezone ?? 'UTC', input: input ?? '', source: sourceRef(entry) };
+}
+
+export function declaredInputs(inputs: Field): DeclaredInput[] {
   return entries(inputs).map(([name, input]) => {
     const value = isRecord(input.value) ? input.value : {};
     const declared: DeclaredInput = { name, required: value.required === true };

@@ -138,3 +138,8 @@ export function listTrigger(node: Field): DraftTrigger {
     steps: items(field(node, 'steps')).map(listStep),
   };
 }
+
+/** The entries of a trigger's `on.schedule` that are mappings, each as a field. */
+export function scheduleEntries(trigger: DraftTrigger): Field[] {
+  return items(field(trigger.on, 'schedule')).filter((entry) => isRecord(entry.value));
+}

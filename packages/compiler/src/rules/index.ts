@@ -6,6 +6,9 @@ import { includesResolve } from './includes-resolve.js';
 import { inputDefaultsInEnum } from './input-defaults-in-enum.js';
 import { manualRunAllowlist } from './manual-run-allowlist.js';
 import { placeholdersDeclared } from './placeholders-declared.js';
+import { scheduleCron } from './schedule-cron.js';
+import { scheduleInput } from './schedule-input.js';
+import { scheduleTimezone } from './schedule-timezone.js';
 import { stepAgentExists } from './step-agent-exists.js';
 import { stepEnvironmentExists } from './step-environment-exists.js';
 import { stepMaxRuntimeWithinTrigger } from './step-max-runtime-within-trigger.js';
@@ -27,6 +30,9 @@ export const rules: readonly Rule[] = [
   idleTimeoutWithinMaxRuntime,
   manualRunAllowlist,
   inputDefaultsInEnum,
+  scheduleCron,
+  scheduleTimezone,
+  scheduleInput,
   includesResolve,
   placeholdersDeclared,
   environmentsUsed,

@@ -1,7 +1,10 @@
 import { field, isRecord } from '../model/draft.js';
 import { reportAt, type RuleContext } from './context.js';
 
-/** A manual.run trigger must say who may dispatch it: filters.from_users, non-empty. */
+/**
+ * A manual.run trigger must say who may dispatch it: filters.from_users, non-empty. A schedule-only
+ * trigger needs none: schedule runs are not filtered (DECISIONS.md, "Runs that no person dispatches").
+ */
 export function manualRunAllowlist(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
     if (!isRecord(trigger.on.value) || !Object.hasOwn(trigger.on.value, 'manual.run')) continue;

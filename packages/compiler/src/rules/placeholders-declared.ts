@@ -1,6 +1,6 @@
 import { closest } from '@hub/schemas';
 import { hint, listSome } from '../issues/suggest.js';
-import { entries, field, type DraftTrigger } from '../model/draft.js';
+import { entries, field, isRecord, type DraftTrigger } from '../model/draft.js';
 import { locateSpan } from '../source/locate.js';
 import { reportAt, type RuleContext } from './context.js';
 
@@ -11,19 +11,52 @@ export function declaredInputNames(trigger: DraftTrigger): string[] {
   return entries(field(trigger.on, 'manual.run', 'inputs')).map(([name]) => name);
 }
 
-/** Templates may use {{ prompt }} and {{ inputs.<declared name> }}, in text and in included partials. */
+/** The {{ event.<name> }} names each kind of event gives (DECISIONS.md, "Runs that no person dispatches"). */
+export const EVENT_NAMES: Readonly<Record<string, readonly string[]>> = {
+  'manual.run': [],
+  schedule: ['scheduled_at'],
+};
+
+/** The kinds of the trigger's `on` that this hub knows. */
+function kindsOf(trigger: DraftTrigger): string[] {
+  return isRecord(trigger.on.value)
+    ? Object.keys(trigger.on.value).filter((kind) => Object.hasOwn(EVENT_NAMES, kind))
+    : [];
+}
+
+/**
+ * Templates may use {{ prompt }}, {{ inputs.<declared name> }} and the {{ event.<name> }} that
+ * every kind of the trigger gives, in text and in included partials.
+ */
 export function placeholdersDeclared(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
     const inputs = declaredInputNames(trigger);
-    const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`)];
+    const kinds = kindsOf(trigger);
+    // The event names every kind of the trigger gives: those of its first kind that the others give too.
+    const events = (EVENT_NAMES[kinds[0] ?? ''] ?? []).filter((name) =>
+      kinds.every((kind) => EVENT_NAMES[kind]?.includes(name)),
+    );
+    const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`), ...events.map((name) => `event.${name}`)];
     const unknown = (name: string) => () => {
+      const event = /^event\.(.+)$/.exec(name)?.[1];
+      const givers =
+        event === undefined ? [] : Object.keys(EVENT_NAMES).filter((kind) => EVENT_NAMES[kind]?.includes(event));
+      if (givers.length > 0) {
+        const without = kinds.filter((kind) => !givers.includes(kind));
+        return {
+          message: `The placeholder {{ ${name} }} has no value in ${join(without) || "this trigger's"} runs: only ${join(givers)} runs give it.`,
+          suggestion: undefined,
+        };
+      }
       const suggestion = closest(name, allowed);
-      const list =
-        inputs.length > 0
-          ? `{{ prompt }} and {{ inputs.<name> }} for ${listSome(inputs)}`
-          : '{{ prompt }} (this trigger declares no inputs)';
+      const list = [
+        '{{ prompt }}',
+        inputs.length > 0 ? `{{ inputs.<name> }} for ${listSome(inputs)}` : '',
+        ...events.map((event) => `{{ event.${event} }}`),
+      ].filter((item) => item !== '');
+      const none = inputs.length > 0 ? '' : ' (this trigger declares no inputs)';
       return {
-        message: `Unknown placeholder {{ ${name} }}${hint(suggestion) || '.'} Placeholders here: ${list}.`,
+        message: `Unknown placeholder {{ ${name} }}${hint(suggestion) || '.'} Placeholders here: ${join(list)}${none}.`,
         suggestion,
       };
     };
@@ -66,4 +99,9 @@ export function placeholdersDeclared(context: RuleContext): void {
       }
     }
   }
+}
+
+/** "a", "a and b", "a, b and c". */
+function join(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -84,3 +84,20 @@ function pairsOf(map: YAMLMap): Map<string, Pair> {
   }
   return index;
 }
+
+/**
+ * Where the character `index` of a string scalar's value is written: the scalar's source is
+ * searched only where it reads as its value (plain, or quoted without escapes); elsewhere (a
+ * block scalar, an escape, a folded line) the scalar's start stands in for it.
+ */
+export function locateInside(parsed: ParsedDocument, pointer: string, value: string, index: number): Where {
+  const span = locateSpan(parsed, pointer);
+  const where = { file: parsed.file, source: parsed.source, offset: span?.start ?? 0 };
+  if (span?.end === undefined) return where;
+  const written = parsed.source.text.slice(span.start, span.end);
+  if (written === value) return { ...where, offset: span.start + index };
+  const quote = written[0];
+  const quoted = (quote === '"' || quote === "'") && written.length >= 2 && written.at(-1) === quote;
+  if (quoted && written.slice(1, -1) === value) return { ...where, offset: span.start + 1 + index };
+  return where;
+}

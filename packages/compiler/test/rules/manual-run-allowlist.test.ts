@@ -12,6 +12,19 @@ describe('manualRunAllowlist', () => {
     expect(found(yaml)).toEqual([['trigger.allowlist_required', '/triggers/0/filters/from_users']]);
   });
 
+  it('requires none of a schedule-only trigger, whose runs are not filtered', () => {
+    const schedule = configurationWith({ on: '{ schedule: [{ cron: "0 2 * * *" }] }' });
+    expect(found(schedule.replace('    filters: { from_users: [dev-lead] }\n', ''))).toEqual([]);
+    expect(found(schedule.replace('[dev-lead]', '[]'))).toEqual([]);
+  });
+
+  it('requires it of a trigger with manual.run and schedule', () => {
+    const both = configurationWith({ on: '{ manual.run: {}, schedule: [{ cron: "0 2 * * *" }] }' });
+    expect(found(both.replace('    filters: { from_users: [dev-lead] }\n', ''))).toEqual([
+      ['trigger.allowlist_required', '/triggers/0/filters/from_users'],
+    ]);
+  });
+
   it('accepts a non-empty allowlist', () => {
     expect(found(base)).toEqual([]);
   });

@@ -44,4 +44,35 @@ describe('placeholdersDeclared', () => {
       }),
     ]);
   });
+
+  describe('event placeholders', () => {
+    const withEvent = (on: string, text: string) =>
+      configurationWith({ on }).replace('"Fix it. {{ prompt }}"', JSON.stringify(text));
+    const schedule = '{ schedule: [{ cron: "0 2 * * *" }] }';
+
+    it('accepts {{ event.scheduled_at }} on a schedule-only trigger', () => {
+      expect(found(withEvent(schedule, 'As of {{ event.scheduled_at }}'))).toEqual([]);
+    });
+
+    it.each([
+      ['a manual.run trigger', '{ manual.run: {} }'],
+      ['a trigger with both kinds', '{ manual.run: {}, schedule: [{ cron: "0 2 * * *" }] }'],
+    ])('reports it on %s, naming manual.run', (_case, on) => {
+      const result = compileConfiguration({ yaml: withEvent(on, 'As of {{ event.scheduled_at }}') });
+      expect(result.ok ? [] : result.issues).toEqual([
+        expect.objectContaining({
+          code: 'template.unknown_placeholder',
+          message:
+            'The placeholder {{ event.scheduled_at }} has no value in manual.run runs: only schedule runs give it.',
+          line: 16,
+          column: 26,
+        }),
+      ]);
+    });
+
+    it('suggests the event name a schedule gives for a misspelling', () => {
+      const result = compileConfiguration({ yaml: withEvent(schedule, '{{ event.scheduled }}') });
+      expect(result.ok ? [] : result.issues.map((issue) => issue.suggestion)).toEqual(['event.scheduled_at']);
+    });
+  });
 });

@@ -6,6 +6,11 @@ const examples = fileURLToPath(new URL('../../../schemas/examples/', import.meta
 
 export const exampleConfiguration = readFileSync(`${examples}configuration.yml`, 'utf8');
 export const exampleTrigger = readFileSync(`${examples}trigger.yml`, 'utf8');
+/** A configuration with schedules (manual.run and schedule, inputs, zones): a golden case that compiles. */
+export const scheduleConfiguration = readFileSync(
+  fileURLToPath(new URL('../../../../test-fixtures/configuration/valid-schedule-and-manual-run.yml', import.meta.url)),
+  'utf8',
+);
 export const exampleBundle = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map(
   (path) => ({
     path,

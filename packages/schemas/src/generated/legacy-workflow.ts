@@ -9,12 +9,59 @@ export type Enabled = boolean;
  */
 export type ManualRun = {
   /**
-   * Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.
+   * The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.
    */
   inputs?: {
     [k: string]: Input;
   };
 } | null;
+/**
+ * Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.
+ *
+ * @minItems 1
+ * @maxItems 10
+ */
+export type Schedule =
+  | [ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry, ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry]
+  | [ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry, ScheduleEntry]
+  | [
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry
+    ]
+  | [
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry
+    ]
+  | [
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry,
+      ScheduleEntry
+    ];
 /**
  * The agent provider the daemon runs, such as claude or codex; the daemon must advertise it.
  */
@@ -118,13 +165,14 @@ export interface HubLegacyWorkflow {
   ];
 }
 /**
- * The events that start the trigger, by kind. manual.run is the one kind this hub knows.
+ * The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.
  */
 export interface On {
   'manual.run'?: ManualRun;
+  schedule?: Schedule;
 }
 /**
- * A declared input of a manual run.
+ * A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.
  */
 export interface Input {
   /**
@@ -132,11 +180,11 @@ export interface Input {
    */
   description?: string;
   /**
-   * Whether a dispatch must supply the input. Defaults to false.
+   * Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false.
    */
   required?: boolean;
   /**
-   * The value used when a dispatch does not supply one; must lie in enum, if enum is given.
+   * The value used when the input text does not supply one; must lie in enum, if enum is given.
    */
   default?: string | number | boolean;
   /**
@@ -149,11 +197,28 @@ export interface Input {
   enum?: [string | number | boolean, ...(string | number | boolean)[]];
 }
 /**
+ * One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.
+ */
+export interface ScheduleEntry {
+  /**
+   * When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step * /n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as "30 2 * * 1-5": 02:30 on Monday to Friday.
+   */
+  cron: string;
+  /**
+   * The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC.
+   */
+  timezone?: string;
+  /**
+   * The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty.
+   */
+  input?: string;
+}
+/**
  * Who may start the trigger.
  */
 export interface Filters {
   /**
-   * The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.
+   * The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.
    *
    * Items: An actor's name.
    */
@@ -164,7 +229,7 @@ export interface Filters {
  */
 export interface PromptItem {
   /**
-   * Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs.
+   * Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger.
    */
   text?: string;
   /**

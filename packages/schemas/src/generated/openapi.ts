@@ -1214,7 +1214,7 @@ export interface components {
              * @description A stable, dotted code.
              * @enum {string}
              */
-            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
+            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
             /** @description One sentence, without the position. */
             message: string;
             /** @description The bundle file or partial the issue is in, where there is one. */
@@ -1319,16 +1319,16 @@ export interface components {
         };
         /** @description Who may start the trigger. */
         HubFilters: {
-            /** @description The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers. */
+            /** @description The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered. */
             from_users?: string[];
         };
-        /** @description A declared input of a manual run. */
+        /** @description A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it. */
         HubInput: {
             /** @description What the input is for, shown to people who dispatch the trigger. */
             description?: string;
-            /** @description Whether a dispatch must supply the input. Defaults to false. */
+            /** @description Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false. */
             required?: boolean;
-            /** @description The value used when a dispatch does not supply one; must lie in enum, if enum is given. */
+            /** @description The value used when the input text does not supply one; must lie in enum, if enum is given. */
             default?: components["schemas"]["HubInputValue"];
             /** @description The only values the input may take. */
             enum?: (string | number | boolean)[];
@@ -1384,7 +1384,7 @@ export interface components {
         };
         /** @description Options of the manual.run event: a run dispatched through the manual-runs endpoint. */
         HubManualRun: {
-            /** @description Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens. */
+            /** @description The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens. */
             inputs?: {
                 [key: string]: components["schemas"]["HubInput"];
             };
@@ -1395,21 +1395,33 @@ export interface components {
         HubModel: string;
         /** @description A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit. */
         HubName: string;
-        /** @description The events that start the trigger, by kind. manual.run is the one kind this hub knows. */
+        /** @description The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both. */
         HubOn: {
             "manual.run"?: components["schemas"]["HubManualRun"];
+            schedule?: components["schemas"]["HubSchedule"];
         };
         /** @description The prompt, as text and included partials joined in order. */
         HubPrompt: components["schemas"]["HubPromptItem"][];
         /** @description One part of a prompt: exactly one of text or include. */
         HubPromptItem: {
-            /** @description Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs. */
+            /** @description Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger. */
             text?: string;
             /** @description The canonical path of a partial file whose text is included here. */
             include?: string;
         };
         /** @description The agent provider the daemon runs, such as claude or codex; the daemon must advertise it. */
         HubProvider: string;
+        /** @description Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users. */
+        HubSchedule: components["schemas"]["HubScheduleEntry"][];
+        /** @description One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts. */
+        HubScheduleEntry: {
+            /** @description When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step *\/n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as "30 2 * * 1-5": 02:30 on Monday to Friday. */
+            cron: string;
+            /** @description The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC. */
+            timezone?: string;
+            /** @description The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty. */
+            input?: string;
+        };
         /**
          * Hub trigger
          * @description An organization's trigger (.hub/triggers/<name>.yml): one self-contained document naming the daemon and the agent it runs.
@@ -1432,7 +1444,7 @@ export interface components {
                     provider: components["schemas"]["HubProvider"];
                     model?: components["schemas"]["HubModel"];
                     mode?: components["schemas"]["HubMode"];
-                    /** @description The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs. */
+                    /** @description The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger. */
                     prompt: string;
                     /** @description The longest the run may take. */
                     max_runtime: components["schemas"]["HubDuration"];

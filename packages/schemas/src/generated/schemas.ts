@@ -172,7 +172,7 @@ export const configurationSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.",
+          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
@@ -184,7 +184,7 @@ export const configurationSchema: JsonSchema = {
     },
     "input": {
       "type": "object",
-      "description": "A declared input of a manual run.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -193,11 +193,11 @@ export const configurationSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether a dispatch must supply the input. Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
-          "description": "The value used when a dispatch does not supply one; must lie in enum, if enum is given."
+          "description": "The value used when the input text does not supply one; must lie in enum, if enum is given."
         },
         "enum": {
           "type": "array",
@@ -238,7 +238,7 @@ export const configurationSchema: JsonSchema = {
       "properties": {
         "inputs": {
           "type": "object",
-          "description": "Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.",
+          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
           "propertyNames": {
             "$ref": "#/$defs/inputName"
           },
@@ -265,12 +265,15 @@ export const configurationSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind. manual.run is the one kind this hub knows.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
         "manual.run": {
           "$ref": "#/$defs/manualRun"
+        },
+        "schedule": {
+          "$ref": "#/$defs/schedule"
         }
       }
     },
@@ -291,7 +294,7 @@ export const configurationSchema: JsonSchema = {
       "properties": {
         "text": {
           "type": "string",
-          "description": "Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."
+          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
         },
         "include": {
           "type": "string",
@@ -303,6 +306,40 @@ export const configurationSchema: JsonSchema = {
       "type": "string",
       "pattern": "^[a-z0-9][a-z0-9._-]{0,62}$",
       "description": "The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."
+    },
+    "schedule": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 10,
+      "description": "Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.",
+      "items": {
+        "$ref": "#/$defs/scheduleEntry"
+      }
+    },
+    "scheduleEntry": {
+      "type": "object",
+      "description": "One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.",
+      "required": [
+        "cron"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "cron": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."
+        },
+        "timezone": {
+          "type": "string",
+          "maxLength": 100,
+          "description": "The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."
+        },
+        "input": {
+          "type": "string",
+          "maxLength": 1048576,
+          "description": "The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."
+        }
+      }
     }
   }
 };
@@ -380,7 +417,7 @@ export const triggerSchema: JsonSchema = {
             },
             "prompt": {
               "type": "string",
-              "description": "The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."
+              "description": "The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
             },
             "max_runtime": {
               "$ref": "#/$defs/duration",
@@ -425,7 +462,7 @@ export const triggerSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.",
+          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
@@ -437,7 +474,7 @@ export const triggerSchema: JsonSchema = {
     },
     "input": {
       "type": "object",
-      "description": "A declared input of a manual run.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -446,11 +483,11 @@ export const triggerSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether a dispatch must supply the input. Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
-          "description": "The value used when a dispatch does not supply one; must lie in enum, if enum is given."
+          "description": "The value used when the input text does not supply one; must lie in enum, if enum is given."
         },
         "enum": {
           "type": "array",
@@ -491,7 +528,7 @@ export const triggerSchema: JsonSchema = {
       "properties": {
         "inputs": {
           "type": "object",
-          "description": "Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.",
+          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
           "propertyNames": {
             "$ref": "#/$defs/inputName"
           },
@@ -518,12 +555,15 @@ export const triggerSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind. manual.run is the one kind this hub knows.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
         "manual.run": {
           "$ref": "#/$defs/manualRun"
+        },
+        "schedule": {
+          "$ref": "#/$defs/schedule"
         }
       }
     },
@@ -531,6 +571,40 @@ export const triggerSchema: JsonSchema = {
       "type": "string",
       "pattern": "^[a-z0-9][a-z0-9._-]{0,62}$",
       "description": "The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."
+    },
+    "schedule": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 10,
+      "description": "Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.",
+      "items": {
+        "$ref": "#/$defs/scheduleEntry"
+      }
+    },
+    "scheduleEntry": {
+      "type": "object",
+      "description": "One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.",
+      "required": [
+        "cron"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "cron": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."
+        },
+        "timezone": {
+          "type": "string",
+          "maxLength": 100,
+          "description": "The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."
+        },
+        "input": {
+          "type": "string",
+          "maxLength": 1048576,
+          "description": "The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."
+        }
+      }
     }
   }
 };
@@ -756,7 +830,7 @@ export const legacyWorkflowSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.",
+          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
@@ -768,7 +842,7 @@ export const legacyWorkflowSchema: JsonSchema = {
     },
     "input": {
       "type": "object",
-      "description": "A declared input of a manual run.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -777,11 +851,11 @@ export const legacyWorkflowSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether a dispatch must supply the input. Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
-          "description": "The value used when a dispatch does not supply one; must lie in enum, if enum is given."
+          "description": "The value used when the input text does not supply one; must lie in enum, if enum is given."
         },
         "enum": {
           "type": "array",
@@ -822,7 +896,7 @@ export const legacyWorkflowSchema: JsonSchema = {
       "properties": {
         "inputs": {
           "type": "object",
-          "description": "Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.",
+          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
           "propertyNames": {
             "$ref": "#/$defs/inputName"
           },
@@ -849,12 +923,15 @@ export const legacyWorkflowSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind. manual.run is the one kind this hub knows.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
         "manual.run": {
           "$ref": "#/$defs/manualRun"
+        },
+        "schedule": {
+          "$ref": "#/$defs/schedule"
         }
       }
     },
@@ -875,7 +952,7 @@ export const legacyWorkflowSchema: JsonSchema = {
       "properties": {
         "text": {
           "type": "string",
-          "description": "Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."
+          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
         },
         "include": {
           "type": "string",
@@ -887,6 +964,40 @@ export const legacyWorkflowSchema: JsonSchema = {
       "type": "string",
       "pattern": "^[a-z0-9][a-z0-9._-]{0,62}$",
       "description": "The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."
+    },
+    "schedule": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 10,
+      "description": "Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.",
+      "items": {
+        "$ref": "#/$defs/scheduleEntry"
+      }
+    },
+    "scheduleEntry": {
+      "type": "object",
+      "description": "One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.",
+      "required": [
+        "cron"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "cron": {
+          "type": "string",
+          "maxLength": 1000,
+          "description": "When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."
+        },
+        "timezone": {
+          "type": "string",
+          "maxLength": 100,
+          "description": "The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."
+        },
+        "input": {
+          "type": "string",
+          "maxLength": 1048576,
+          "description": "The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."
+        }
+      }
     }
   }
 };

@@ -20,22 +20,22 @@ const runtime0 = function ucs2length(str) {
     return length;
 };
 export const configuration = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:configuration","title":"Hub configuration","description":"A project's configuration (.hub/config.yml): the environments its steps run in and the triggers that start agents.","type":"object","required":["environments","triggers"],"additionalProperties":false,"properties":{"environments":{"type":"array","description":"The environments steps can run in; names are unique.","items":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["name","kind","daemon","cwd"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The environment's name, which steps refer to; unique."},"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}}},"triggers":{"type":"array","description":"The triggers of the project; names are unique.","items":{"type":"object","description":"A trigger: the events that start it, who may start it, and the steps it runs in order.","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the configuration."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its trigger."},"environment":{"$ref":"#/$defs/name","description":"The name of the environment the step runs in."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the trigger's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"$ref":"#/$defs/agent"},"prompt":{"$ref":"#/$defs/prompt"}}}}}}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:configuration","title":"Hub configuration","description":"A project's configuration (.hub/config.yml): the environments its steps run in and the triggers that start agents.","type":"object","required":["environments","triggers"],"additionalProperties":false,"properties":{"environments":{"type":"array","description":"The environments steps can run in; names are unique.","items":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["name","kind","daemon","cwd"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The environment's name, which steps refer to; unique."},"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}}},"triggers":{"type":"array","description":"The triggers of the project; names are unique.","items":{"type":"object","description":"A trigger: the events that start it, who may start it, and the steps it runs in order.","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the configuration."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its trigger."},"environment":{"$ref":"#/$defs/name","description":"The name of the environment the step runs in."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the trigger's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"$ref":"#/$defs/agent"},"prompt":{"$ref":"#/$defs/prompt"}}}}}}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
 const schema32 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
 const schema33 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
 const schema34 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
 const schema36 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema42 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema43 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
+const schema44 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema45 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern6 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
 const pattern9 = new RegExp("^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$", "u");
 const func1 = runtime0;
-const schema37 = {"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}};
-const schema38 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
+const schema37 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
+const schema38 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
 const schema39 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
 const pattern8 = new RegExp("^[a-z][a-z0-9_]{0,62}$", "u");
-const schema40 = {"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema40 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
 const schema41 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -279,6 +279,169 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema42 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema43 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 10){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema42,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema42,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.cron === undefined){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema43.required,parentSchema:schema43,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data0){
+if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema43,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.cron !== undefined){
+let data1 = data0.cron;
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema43.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema43.properties.cron.type,parentSchema:schema43.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.timezone !== undefined){
+let data2 = data0.timezone;
+if(typeof data2 === "string"){
+if(func1(data2) > 100){
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema43.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema43.properties.timezone.type,parentSchema:schema43.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data0.input !== undefined){
+let data3 = data0.input;
+if(typeof data3 === "string"){
+if(func1(data3) > 1048576){
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema43.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema43.properties.input.type,parentSchema:schema43.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema43.type,parentSchema:schema43,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema42.type,parentSchema:schema42,data};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -302,7 +465,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "manual.run")){
+if(!((key0 === "manual.run") || (key0 === "schedule"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema37,data};
 if(vErrors === null){
 vErrors = [err1];
@@ -316,6 +479,12 @@ errors++;
 if(data["manual.run"] !== undefined){
 if(!(validate22(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedule !== undefined){
+if(!(validate26(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
 }
@@ -335,17 +504,17 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
-const schema49 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema50 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema51 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema50 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
+const schema51 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema52 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema53 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
 const pattern14 = new RegExp("^[a-z0-9][a-z0-9._-]{0,62}$", "u");
 const pattern16 = new RegExp("^[^\\u0000-\\u001f\\u007f]{1,200}$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -354,7 +523,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema48.required,parentSchema:schema48,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema50.required,parentSchema:schema50,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -365,7 +534,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "provider") || (key0 === "mode")) || (key0 === "model"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema48,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema50,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -379,7 +548,7 @@ if(data.provider !== undefined){
 let data0 = data.provider;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema49,data:data0};
+const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -390,7 +559,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema49.type,parentSchema:schema49,data:data0};
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema51.type,parentSchema:schema51,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -404,7 +573,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema50,data:data1};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema52,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -415,7 +584,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema50.type,parentSchema:schema50,data:data1};
+const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema52.type,parentSchema:schema52,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -429,7 +598,7 @@ if(data.model !== undefined){
 let data2 = data.model;
 if(typeof data2 === "string"){
 if(!pattern16.test(data2)){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema51,data:data2};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema53,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -440,7 +609,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema51.type,parentSchema:schema51,data:data2};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema53.type,parentSchema:schema53,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -452,7 +621,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema48.type,parentSchema:schema48,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema50.type,parentSchema:schema50,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -461,18 +630,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
-const schema53 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
+const schema54 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
+const schema55 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -481,7 +650,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length < 1){
-const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema52,data};
+const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -495,7 +664,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length > 1){
-const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema53,data:data0};
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema55,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -505,7 +674,7 @@ vErrors.push(err1);
 errors++;
 }
 if(Object.keys(data0).length < 1){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema53,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema55,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -516,7 +685,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "text") || (key0 === "include"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema53,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema55,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -529,7 +698,7 @@ errors++;
 if(data0.text !== undefined){
 let data1 = data0.text;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema53.properties.text.type,parentSchema:schema53.properties.text,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema55.properties.text.type,parentSchema:schema55.properties.text,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -542,7 +711,7 @@ errors++;
 if(data0.include !== undefined){
 let data2 = data0.include;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema53.properties.include.type,parentSchema:schema53.properties.include,data:data2};
+const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema55.properties.include.type,parentSchema:schema55.properties.include,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -554,7 +723,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema53.type,parentSchema:schema53,data:data0};
+const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema55.type,parentSchema:schema55,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -566,7 +735,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema52.type,parentSchema:schema52,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema54.type,parentSchema:schema54,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -575,10 +744,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -923,7 +1092,7 @@ if(data7.max_runtime !== undefined){
 let data11 = data7.max_runtime;
 if(typeof data11 === "string"){
 if(!pattern9.test(data11)){
-const err27 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema42,data:data11};
+const err27 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -934,7 +1103,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema42.type,parentSchema:schema42,data:data11};
+const err28 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -949,7 +1118,7 @@ let data12 = data7.filters;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 for(const key3 in data12){
 if(!(key3 === "from_users")){
-const err29 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema43,data:data12};
+const err29 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema45,data:data12};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -967,7 +1136,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 if(typeof data14 === "string"){
 if(func1(data14) > 255){
-const err30 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema43.properties.from_users.items,data:data14};
+const err30 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema45.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -977,7 +1146,7 @@ vErrors.push(err30);
 errors++;
 }
 if(func1(data14) < 1){
-const err31 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema43.properties.from_users.items,data:data14};
+const err31 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema45.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -988,7 +1157,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema43.properties.from_users.items.type,parentSchema:schema43.properties.from_users.items,data:data14};
+const err32 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema45.properties.from_users.items.type,parentSchema:schema45.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1009,7 +1178,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err33 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},schema:true,parentSchema:schema43.properties.from_users,data:data13};
+const err33 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},schema:true,parentSchema:schema45.properties.from_users,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1024,7 +1193,7 @@ indices0[item0] = i3;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema43.properties.from_users.type,parentSchema:schema43.properties.from_users,data:data13};
+const err34 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema45.properties.from_users.type,parentSchema:schema45.properties.from_users,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1036,7 +1205,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema43.type,parentSchema:schema43,data:data12};
+const err35 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema45.type,parentSchema:schema45,data:data12};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1169,7 +1338,7 @@ if(data16.max_runtime !== undefined){
 let data19 = data16.max_runtime;
 if(typeof data19 === "string"){
 if(!pattern9.test(data19)){
-const err46 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema42,data:data19};
+const err46 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data19};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1180,7 +1349,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema42.type,parentSchema:schema42,data:data19};
+const err47 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data19};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1194,7 +1363,7 @@ if(data16.idle_timeout !== undefined){
 let data20 = data16.idle_timeout;
 if(typeof data20 === "string"){
 if(!pattern9.test(data20)){
-const err48 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema42,data:data20};
+const err48 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1205,7 +1374,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema42.type,parentSchema:schema42,data:data20};
+const err49 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data20};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1216,14 +1385,14 @@ errors++;
 }
 }
 if(data16.agent !== undefined){
-if(!(validate27(data16.agent, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/agent",parentData:data16,parentDataProperty:"agent",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate29(data16.agent, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/agent",parentData:data16,parentDataProperty:"agent",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
 errors = vErrors.length;
 }
 }
 if(data16.prompt !== undefined){
-if(!(validate29(data16.prompt, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/prompt",parentData:data16,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate31(data16.prompt, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/prompt",parentData:data16,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
@@ -1291,27 +1460,27 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const trigger = validate31;
-const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:trigger","title":"Hub trigger","description":"An organization's trigger (.hub/triggers/<name>.yml): one self-contained document naming the daemon and the agent it runs.","type":"object","required":["name","on","run"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name; installing a document with an existing name updates that trigger."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"filters":{"$ref":"#/$defs/filters"},"run":{"type":"object","description":"What a run does: where and which agent.","required":["target","agent"],"additionalProperties":false,"properties":{"target":{"type":"object","description":"Where the agent runs.","required":["daemon","cwd"],"additionalProperties":false,"properties":{"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"agent":{"type":"object","description":"The coding agent, its prompt and its time limits.","required":["provider","prompt","max_runtime"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"model":{"$ref":"#/$defs/model"},"mode":{"$ref":"#/$defs/mode"},"prompt":{"type":"string","description":"The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the run may take."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most max_runtime."}}}}}},"$defs":{"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
-const schema55 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema56 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema62 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
-const schema63 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
-const schema64 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
-const schema65 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema66 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
-const schema67 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema68 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema57 = {"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}};
-const schema58 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
-const schema59 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
-const schema60 = {"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
-const schema61 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
+export const trigger = validate33;
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:trigger","title":"Hub trigger","description":"An organization's trigger (.hub/triggers/<name>.yml): one self-contained document naming the daemon and the agent it runs.","type":"object","required":["name","on","run"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name; installing a document with an existing name updates that trigger."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"filters":{"$ref":"#/$defs/filters"},"run":{"type":"object","description":"What a run does: where and which agent.","required":["target","agent"],"additionalProperties":false,"properties":{"target":{"type":"object","description":"Where the agent runs.","required":["daemon","cwd"],"additionalProperties":false,"properties":{"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"agent":{"type":"object","description":"The coding agent, its prompt and its time limits.","required":["provider","prompt","max_runtime"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"model":{"$ref":"#/$defs/model"},"mode":{"$ref":"#/$defs/mode"},"prompt":{"type":"string","description":"The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the run may take."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most max_runtime."}}}}}},"$defs":{"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
+const schema57 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema58 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
+const schema66 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
+const schema67 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
+const schema68 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
+const schema69 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema70 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema71 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema72 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema59 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
+const schema60 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
+const schema61 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
+const schema62 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema63 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1321,7 +1490,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "description") || (key0 === "required")) || (key0 === "default")) || (key0 === "enum"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema60,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1334,7 +1503,7 @@ errors++;
 if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema60.properties.description.type,parentSchema:schema60.properties.description,data:data0};
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema62.properties.description.type,parentSchema:schema62.properties.description,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1347,7 +1516,7 @@ errors++;
 if(data.required !== undefined){
 let data1 = data.required;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema60.properties.required.type,parentSchema:schema60.properties.required,data:data1};
+const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema62.properties.required.type,parentSchema:schema62.properties.required,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1360,7 +1529,7 @@ errors++;
 if(data.default !== undefined){
 let data2 = data.default;
 if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema61.type},schema:schema61.type,parentSchema:schema61,data:data2};
+const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema63.type},schema:schema63.type,parentSchema:schema63,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1374,7 +1543,7 @@ if(data.enum !== undefined){
 let data3 = data.enum;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema60.properties.enum,data:data3};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema62.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1387,7 +1556,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
-const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema60.properties.enum.items.type},schema:schema60.properties.enum.items.type,parentSchema:schema60.properties.enum.items,data:data4};
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema62.properties.enum.items.type},schema:schema62.properties.enum.items.type,parentSchema:schema62.properties.enum.items,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1411,7 +1580,7 @@ item0 += "_";
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema60.properties.enum,data:data3};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema62.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1426,7 +1595,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema60.properties.enum.type,parentSchema:schema60.properties.enum,data:data3};
+const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema62.properties.enum.type,parentSchema:schema62.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1438,7 +1607,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema60.type,parentSchema:schema60,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema62.type,parentSchema:schema62,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1447,16 +1616,16 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1464,7 +1633,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema58.type},schema:schema58.type,parentSchema:schema58,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema60.type},schema:schema60.type,parentSchema:schema60,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1476,7 +1645,7 @@ errors++;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "inputs")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema58,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema60,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1493,7 +1662,7 @@ for(const key1 in data0){
 const _errs4 = errors;
 if(typeof key1 === "string"){
 if(!pattern8.test(key1)){
-const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema59,data:key1,propertyName:key1};
+const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema61,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1504,7 +1673,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema59.type,parentSchema:schema59,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema61.type,parentSchema:schema61,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1515,7 +1684,7 @@ errors++;
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
-const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema58.properties.inputs.propertyNames,parentSchema:schema58.properties.inputs,data:data0};
+const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema60.properties.inputs.propertyNames,parentSchema:schema60.properties.inputs,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1526,14 +1695,14 @@ errors++;
 }
 }
 for(const key2 in data0){
-if(!(validate34(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate36(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema58.properties.inputs.type,parentSchema:schema58.properties.inputs,data:data0};
+const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema60.properties.inputs.type,parentSchema:schema60.properties.inputs,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1544,16 +1713,179 @@ errors++;
 }
 }
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema64 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema65 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 10){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema64,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema64,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.cron === undefined){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema65.required,parentSchema:schema65,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data0){
+if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema65,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.cron !== undefined){
+let data1 = data0.cron;
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema65.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema65.properties.cron.type,parentSchema:schema65.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.timezone !== undefined){
+let data2 = data0.timezone;
+if(typeof data2 === "string"){
+if(func1(data2) > 100){
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema65.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema65.properties.timezone.type,parentSchema:schema65.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data0.input !== undefined){
+let data3 = data0.input;
+if(typeof data3 === "string"){
+if(func1(data3) > 1048576){
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema65.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema65.properties.input.type,parentSchema:schema65.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema65.type,parentSchema:schema65,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema64.type,parentSchema:schema64,data};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1562,7 +1894,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema57,data};
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1572,8 +1904,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "manual.run")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema57,data};
+if(!((key0 === "manual.run") || (key0 === "schedule"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1584,14 +1916,20 @@ errors++;
 }
 }
 if(data["manual.run"] !== undefined){
-if(!(validate33(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate35(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedule !== undefined){
+if(!(validate39(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema57.type,parentSchema:schema57,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema59.type,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1600,17 +1938,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:trigger" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1619,7 +1957,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema54.required,parentSchema:schema54,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema56.required,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1629,7 +1967,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.on === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema54.required,parentSchema:schema54,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema56.required,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1639,7 +1977,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.run === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run"},schema:schema54.required,parentSchema:schema54,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run"},schema:schema56.required,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1650,7 +1988,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "enabled")) || (key0 === "on")) || (key0 === "filters")) || (key0 === "run"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema54,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1664,7 +2002,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema55,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema57,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1675,7 +2013,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema55.type,parentSchema:schema55,data:data0};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema57.type,parentSchema:schema57,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1688,7 +2026,7 @@ errors++;
 if(data.enabled !== undefined){
 let data1 = data.enabled;
 if(typeof data1 !== "boolean"){
-const err6 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema56.type,parentSchema:schema56,data:data1};
+const err6 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema58.type,parentSchema:schema58,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1699,8 +2037,8 @@ errors++;
 }
 }
 if(data.on !== undefined){
-if(!(validate32(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate34(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
@@ -1709,7 +2047,7 @@ let data3 = data.filters;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key1 in data3){
 if(!(key1 === "from_users")){
-const err7 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema62,data:data3};
+const err7 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema66,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1727,7 +2065,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(typeof data5 === "string"){
 if(func1(data5) > 255){
-const err8 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema62.properties.from_users.items,data:data5};
+const err8 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema66.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1737,7 +2075,7 @@ vErrors.push(err8);
 errors++;
 }
 if(func1(data5) < 1){
-const err9 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema62.properties.from_users.items,data:data5};
+const err9 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema66.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1748,7 +2086,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema62.properties.from_users.items.type,parentSchema:schema62.properties.from_users.items,data:data5};
+const err10 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema66.properties.from_users.items.type,parentSchema:schema66.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1769,7 +2107,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema62.properties.from_users,data:data4};
+const err11 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema66.properties.from_users,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1784,7 +2122,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema62.properties.from_users.type,parentSchema:schema62.properties.from_users,data:data4};
+const err12 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema66.properties.from_users.type,parentSchema:schema66.properties.from_users,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1796,7 +2134,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema62.type,parentSchema:schema62,data:data3};
+const err13 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema66.type,parentSchema:schema66,data:data3};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1810,7 +2148,7 @@ if(data.run !== undefined){
 let data6 = data.run;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.target === undefined){
-const err14 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "target"},schema:schema54.properties.run.required,parentSchema:schema54.properties.run,data:data6};
+const err14 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "target"},schema:schema56.properties.run.required,parentSchema:schema56.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1820,7 +2158,7 @@ vErrors.push(err14);
 errors++;
 }
 if(data6.agent === undefined){
-const err15 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "agent"},schema:schema54.properties.run.required,parentSchema:schema54.properties.run,data:data6};
+const err15 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "agent"},schema:schema56.properties.run.required,parentSchema:schema56.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1831,7 +2169,7 @@ errors++;
 }
 for(const key2 in data6){
 if(!((key2 === "target") || (key2 === "agent"))){
-const err16 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema54.properties.run,data:data6};
+const err16 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema56.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1845,7 +2183,7 @@ if(data6.target !== undefined){
 let data7 = data6.target;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.daemon === undefined){
-const err17 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema54.properties.run.properties.target.required,parentSchema:schema54.properties.run.properties.target,data:data7};
+const err17 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema56.properties.run.properties.target.required,parentSchema:schema56.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1855,7 +2193,7 @@ vErrors.push(err17);
 errors++;
 }
 if(data7.cwd === undefined){
-const err18 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema54.properties.run.properties.target.required,parentSchema:schema54.properties.run.properties.target,data:data7};
+const err18 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema56.properties.run.properties.target.required,parentSchema:schema56.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1866,7 +2204,7 @@ errors++;
 }
 for(const key3 in data7){
 if(!((key3 === "daemon") || (key3 === "cwd"))){
-const err19 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema54.properties.run.properties.target,data:data7};
+const err19 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema56.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1880,7 +2218,7 @@ if(data7.daemon !== undefined){
 let data8 = data7.daemon;
 if(typeof data8 === "string"){
 if(!pattern4.test(data8)){
-const err20 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema63,data:data8};
+const err20 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema67,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1891,7 +2229,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema63.type,parentSchema:schema63,data:data8};
+const err21 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema67.type,parentSchema:schema67,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1905,7 +2243,7 @@ if(data7.cwd !== undefined){
 let data9 = data7.cwd;
 if(typeof data9 === "string"){
 if(func1(data9) > 4096){
-const err22 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema64,data:data9};
+const err22 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema68,data:data9};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1915,7 +2253,7 @@ vErrors.push(err22);
 errors++;
 }
 if(func1(data9) < 1){
-const err23 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema64,data:data9};
+const err23 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema68,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1925,7 +2263,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!pattern6.test(data9)){
-const err24 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema64,data:data9};
+const err24 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema68,data:data9};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1936,7 +2274,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema64.type,parentSchema:schema64,data:data9};
+const err25 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema68.type,parentSchema:schema68,data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1948,7 +2286,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/type",keyword:"type",params:{type: "object"},schema:schema54.properties.run.properties.target.type,parentSchema:schema54.properties.run.properties.target,data:data7};
+const err26 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.properties.target.type,parentSchema:schema56.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1962,7 +2300,7 @@ if(data6.agent !== undefined){
 let data10 = data6.agent;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.provider === undefined){
-const err27 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema54.properties.run.properties.agent.required,parentSchema:schema54.properties.run.properties.agent,data:data10};
+const err27 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1972,7 +2310,7 @@ vErrors.push(err27);
 errors++;
 }
 if(data10.prompt === undefined){
-const err28 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema54.properties.run.properties.agent.required,parentSchema:schema54.properties.run.properties.agent,data:data10};
+const err28 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1982,7 +2320,7 @@ vErrors.push(err28);
 errors++;
 }
 if(data10.max_runtime === undefined){
-const err29 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema54.properties.run.properties.agent.required,parentSchema:schema54.properties.run.properties.agent,data:data10};
+const err29 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1993,7 +2331,7 @@ errors++;
 }
 for(const key4 in data10){
 if(!((((((key4 === "provider") || (key4 === "model")) || (key4 === "mode")) || (key4 === "prompt")) || (key4 === "max_runtime")) || (key4 === "idle_timeout"))){
-const err30 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},schema:false,parentSchema:schema54.properties.run.properties.agent,data:data10};
+const err30 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},schema:false,parentSchema:schema56.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2007,7 +2345,7 @@ if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-const err31 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema65,data:data11};
+const err31 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema69,data:data11};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2018,7 +2356,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema65.type,parentSchema:schema65,data:data11};
+const err32 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema69.type,parentSchema:schema69,data:data11};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2032,7 +2370,7 @@ if(data10.model !== undefined){
 let data12 = data10.model;
 if(typeof data12 === "string"){
 if(!pattern16.test(data12)){
-const err33 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema66,data:data12};
+const err33 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema70,data:data12};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2043,7 +2381,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema66.type,parentSchema:schema66,data:data12};
+const err34 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema70.type,parentSchema:schema70,data:data12};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2057,7 +2395,7 @@ if(data10.mode !== undefined){
 let data13 = data10.mode;
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-const err35 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema67,data:data13};
+const err35 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema71,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2068,7 +2406,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema67.type,parentSchema:schema67,data:data13};
+const err36 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema71.type,parentSchema:schema71,data:data13};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2081,7 +2419,7 @@ errors++;
 if(data10.prompt !== undefined){
 let data14 = data10.prompt;
 if(typeof data14 !== "string"){
-const err37 = {instancePath:instancePath+"/run/agent/prompt",schemaPath:"#/properties/run/properties/agent/properties/prompt/type",keyword:"type",params:{type: "string"},schema:schema54.properties.run.properties.agent.properties.prompt.type,parentSchema:schema54.properties.run.properties.agent.properties.prompt,data:data14};
+const err37 = {instancePath:instancePath+"/run/agent/prompt",schemaPath:"#/properties/run/properties/agent/properties/prompt/type",keyword:"type",params:{type: "string"},schema:schema56.properties.run.properties.agent.properties.prompt.type,parentSchema:schema56.properties.run.properties.agent.properties.prompt,data:data14};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2095,7 +2433,7 @@ if(data10.max_runtime !== undefined){
 let data15 = data10.max_runtime;
 if(typeof data15 === "string"){
 if(!pattern9.test(data15)){
-const err38 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema68,data:data15};
+const err38 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema72,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2106,7 +2444,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema68.type,parentSchema:schema68,data:data15};
+const err39 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema72.type,parentSchema:schema72,data:data15};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2120,7 +2458,7 @@ if(data10.idle_timeout !== undefined){
 let data16 = data10.idle_timeout;
 if(typeof data16 === "string"){
 if(!pattern9.test(data16)){
-const err40 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema68,data:data16};
+const err40 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema72,data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2131,7 +2469,7 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema68.type,parentSchema:schema68,data:data16};
+const err41 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema72.type,parentSchema:schema72,data:data16};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2143,7 +2481,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/type",keyword:"type",params:{type: "object"},schema:schema54.properties.run.properties.agent.type,parentSchema:schema54.properties.run.properties.agent,data:data10};
+const err42 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.properties.agent.type,parentSchema:schema56.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2155,7 +2493,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/type",keyword:"type",params:{type: "object"},schema:schema54.properties.run.type,parentSchema:schema54.properties.run,data:data6};
+const err43 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.type,parentSchema:schema56.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2167,7 +2505,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema54.type,parentSchema:schema54,data};
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema56.type,parentSchema:schema56,data};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2176,22 +2514,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const legacyHub = validate38;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-hub","title":"Hub legacy hub file","description":"The hub file of a legacy bundle (.hub/hub.yml): environments and named agents that the workflows use.","type":"object","required":["environments"],"additionalProperties":false,"properties":{"environments":{"type":"object","description":"The environments steps can run in, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/environment"}},"agents":{"type":"object","description":"Agents that workflow steps can name, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/agent"}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"environment":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
-const schema71 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema72 = {"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}};
-const schema73 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
-const schema74 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
+export const legacyHub = validate42;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-hub","title":"Hub legacy hub file","description":"The hub file of a legacy bundle (.hub/hub.yml): environments and named agents that the workflows use.","type":"object","required":["environments"],"additionalProperties":false,"properties":{"environments":{"type":"object","description":"The environments steps can run in, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/environment"}},"agents":{"type":"object","description":"Agents that workflow steps can name, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/agent"}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"environment":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
+const schema75 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema76 = {"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}};
+const schema77 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
+const schema78 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2200,7 +2538,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},schema:schema72.required,parentSchema:schema72,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},schema:schema76.required,parentSchema:schema76,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2210,7 +2548,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.daemon === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema72.required,parentSchema:schema72,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema76.required,parentSchema:schema76,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2220,7 +2558,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.cwd === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema72.required,parentSchema:schema72,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema76.required,parentSchema:schema76,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2231,7 +2569,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "daemon")) || (key0 === "cwd"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema72,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema76,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2244,7 +2582,7 @@ errors++;
 if(data.kind !== undefined){
 let data0 = data.kind;
 if(!(data0 === "daemon")){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema72.properties.kind.enum},schema:schema72.properties.kind.enum,parentSchema:schema72.properties.kind,data:data0};
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema76.properties.kind.enum},schema:schema76.properties.kind.enum,parentSchema:schema76.properties.kind,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2258,7 +2596,7 @@ if(data.daemon !== undefined){
 let data1 = data.daemon;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err5 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema73,data:data1};
+const err5 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema77,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2269,7 +2607,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema73.type,parentSchema:schema73,data:data1};
+const err6 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema77.type,parentSchema:schema77,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2283,7 +2621,7 @@ if(data.cwd !== undefined){
 let data2 = data.cwd;
 if(typeof data2 === "string"){
 if(func1(data2) > 4096){
-const err7 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema74,data:data2};
+const err7 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema78,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2293,7 +2631,7 @@ vErrors.push(err7);
 errors++;
 }
 if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema74,data:data2};
+const err8 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema78,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2303,7 +2641,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!pattern6.test(data2)){
-const err9 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema74,data:data2};
+const err9 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema78,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2314,7 +2652,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema74.type,parentSchema:schema74,data:data2};
+const err10 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema78.type,parentSchema:schema78,data:data2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2326,7 +2664,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema72.type,parentSchema:schema72,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema76.type,parentSchema:schema76,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2335,20 +2673,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema76 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
-const schema77 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema78 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema79 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema80 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
+const schema81 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema82 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema83 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2357,7 +2695,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema76.required,parentSchema:schema76,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema80.required,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2368,7 +2706,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "provider") || (key0 === "mode")) || (key0 === "model"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema76,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2382,7 +2720,7 @@ if(data.provider !== undefined){
 let data0 = data.provider;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema77,data:data0};
+const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema81,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2393,7 +2731,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema77.type,parentSchema:schema77,data:data0};
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2407,7 +2745,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema78,data:data1};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema82,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2418,7 +2756,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema78.type,parentSchema:schema78,data:data1};
+const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema82.type,parentSchema:schema82,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2432,7 +2770,7 @@ if(data.model !== undefined){
 let data2 = data.model;
 if(typeof data2 === "string"){
 if(!pattern16.test(data2)){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema79,data:data2};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema83,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2443,7 +2781,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema79.type,parentSchema:schema79,data:data2};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema83.type,parentSchema:schema83,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2455,7 +2793,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema76.type,parentSchema:schema76,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema80.type,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2464,17 +2802,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:legacy-hub" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2483,7 +2821,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.environments === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "environments"},schema:schema70.required,parentSchema:schema70,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "environments"},schema:schema74.required,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2494,7 +2832,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "environments") || (key0 === "agents"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema70,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2511,7 +2849,7 @@ for(const key1 in data0){
 const _errs4 = errors;
 if(typeof key1 === "string"){
 if(!pattern4.test(key1)){
-const err2 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema71,data:key1,propertyName:key1};
+const err2 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema75,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2522,7 +2860,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema71.type,parentSchema:schema71,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema75.type,parentSchema:schema75,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2533,7 +2871,7 @@ errors++;
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
-const err4 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema70.properties.environments.propertyNames,parentSchema:schema70.properties.environments,data:data0};
+const err4 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema74.properties.environments.propertyNames,parentSchema:schema74.properties.environments,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2544,14 +2882,14 @@ errors++;
 }
 }
 for(const key2 in data0){
-if(!(validate39(data0[key2], {instancePath:instancePath+"/environments/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate43(data0[key2], {instancePath:instancePath+"/environments/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/type",keyword:"type",params:{type: "object"},schema:schema70.properties.environments.type,parentSchema:schema70.properties.environments,data:data0};
+const err5 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/type",keyword:"type",params:{type: "object"},schema:schema74.properties.environments.type,parentSchema:schema74.properties.environments,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2568,7 +2906,7 @@ for(const key3 in data2){
 const _errs11 = errors;
 if(typeof key3 === "string"){
 if(!pattern4.test(key3)){
-const err6 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema71,data:key3,propertyName:key3};
+const err6 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema75,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2579,7 +2917,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema71.type,parentSchema:schema71,data:key3,propertyName:key3};
+const err7 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema75.type,parentSchema:schema75,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2590,7 +2928,7 @@ errors++;
 }
 var valid4 = _errs11 === errors;
 if(!valid4){
-const err8 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames",keyword:"propertyNames",params:{propertyName: key3},schema:schema70.properties.agents.propertyNames,parentSchema:schema70.properties.agents,data:data2};
+const err8 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames",keyword:"propertyNames",params:{propertyName: key3},schema:schema74.properties.agents.propertyNames,parentSchema:schema74.properties.agents,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2601,14 +2939,14 @@ errors++;
 }
 }
 for(const key4 in data2){
-if(!(validate41(data2[key4], {instancePath:instancePath+"/agents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data2,parentDataProperty:key4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate45(data2[key4], {instancePath:instancePath+"/agents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data2,parentDataProperty:key4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/type",keyword:"type",params:{type: "object"},schema:schema70.properties.agents.type,parentSchema:schema70.properties.agents,data:data2};
+const err9 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/type",keyword:"type",params:{type: "object"},schema:schema74.properties.agents.type,parentSchema:schema74.properties.agents,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2620,7 +2958,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema70.type,parentSchema:schema70,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema74.type,parentSchema:schema74,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2629,30 +2967,30 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const legacyWorkflow = validate43;
-const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-workflow","title":"Hub legacy workflow","description":"A workflow of a legacy bundle (.hub/workflows/<name>.yml): one trigger and its steps.","type":"object","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the bundle."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its workflow."},"environment":{"$ref":"#/$defs/name","description":"The name of an environment of the hub file."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the workflow's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"type":["string","object"],"description":"The agent: the name of an entry of the hub file's agents, or an inline agent.","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"prompt":{"$ref":"#/$defs/prompt"}}}}},"$defs":{"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
-const schema81 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema82 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema88 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema89 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
-const schema94 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema95 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema96 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
-const schema83 = {"type":"object","description":"The events that start the trigger, by kind. manual.run is the one kind this hub knows.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"}}};
-const schema84 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"Declared inputs, by name. A dispatch's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
-const schema85 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
-const schema86 = {"type":"object","description":"A declared input of a manual run.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether a dispatch must supply the input. Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when a dispatch does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
-const schema87 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
+export const legacyWorkflow = validate47;
+const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-workflow","title":"Hub legacy workflow","description":"A workflow of a legacy bundle (.hub/workflows/<name>.yml): one trigger and its steps.","type":"object","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the bundle."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its workflow."},"environment":{"$ref":"#/$defs/name","description":"The name of an environment of the hub file."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the workflow's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"type":["string","object"],"description":"The agent: the name of an entry of the hub file's agents, or an inline agent.","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"prompt":{"$ref":"#/$defs/prompt"}}}}},"$defs":{"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
+const schema85 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema86 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
+const schema94 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema95 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
+const schema100 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema101 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema102 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema87 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
+const schema88 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
+const schema89 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
+const schema90 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema91 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2662,7 +3000,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "description") || (key0 === "required")) || (key0 === "default")) || (key0 === "enum"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema86,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2675,7 +3013,7 @@ errors++;
 if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema86.properties.description.type,parentSchema:schema86.properties.description,data:data0};
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema90.properties.description.type,parentSchema:schema90.properties.description,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2688,7 +3026,7 @@ errors++;
 if(data.required !== undefined){
 let data1 = data.required;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema86.properties.required.type,parentSchema:schema86.properties.required,data:data1};
+const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema90.properties.required.type,parentSchema:schema90.properties.required,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2701,7 +3039,7 @@ errors++;
 if(data.default !== undefined){
 let data2 = data.default;
 if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema87.type},schema:schema87.type,parentSchema:schema87,data:data2};
+const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema91.type},schema:schema91.type,parentSchema:schema91,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2715,7 +3053,7 @@ if(data.enum !== undefined){
 let data3 = data.enum;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema86.properties.enum,data:data3};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema90.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2728,7 +3066,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
-const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema86.properties.enum.items.type},schema:schema86.properties.enum.items.type,parentSchema:schema86.properties.enum.items,data:data4};
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema90.properties.enum.items.type},schema:schema90.properties.enum.items.type,parentSchema:schema90.properties.enum.items,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2752,7 +3090,7 @@ item0 += "_";
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema86.properties.enum,data:data3};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema90.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2767,7 +3105,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema86.properties.enum.type,parentSchema:schema86.properties.enum,data:data3};
+const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema90.properties.enum.type,parentSchema:schema90.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2779,7 +3117,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema86.type,parentSchema:schema86,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema90.type,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2788,16 +3126,16 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2805,7 +3143,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema84.type},schema:schema84.type,parentSchema:schema84,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema88.type},schema:schema88.type,parentSchema:schema88,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2817,7 +3155,7 @@ errors++;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "inputs")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema84,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema88,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2834,7 +3172,7 @@ for(const key1 in data0){
 const _errs4 = errors;
 if(typeof key1 === "string"){
 if(!pattern8.test(key1)){
-const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema85,data:key1,propertyName:key1};
+const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema89,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2845,7 +3183,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema89.type,parentSchema:schema89,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2856,7 +3194,7 @@ errors++;
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
-const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema84.properties.inputs.propertyNames,parentSchema:schema84.properties.inputs,data:data0};
+const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema88.properties.inputs.propertyNames,parentSchema:schema88.properties.inputs,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2867,14 +3205,14 @@ errors++;
 }
 }
 for(const key2 in data0){
-if(!(validate46(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate50(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema84.properties.inputs.type,parentSchema:schema84.properties.inputs,data:data0};
+const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema88.properties.inputs.type,parentSchema:schema88.properties.inputs,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2885,16 +3223,179 @@ errors++;
 }
 }
 }
-validate45.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema92 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema93 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 10){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema92,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema92,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.cron === undefined){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema93.required,parentSchema:schema93,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data0){
+if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema93,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.cron !== undefined){
+let data1 = data0.cron;
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema93.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema93.properties.cron.type,parentSchema:schema93.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.timezone !== undefined){
+let data2 = data0.timezone;
+if(typeof data2 === "string"){
+if(func1(data2) > 100){
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema93.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema93.properties.timezone.type,parentSchema:schema93.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data0.input !== undefined){
+let data3 = data0.input;
+if(typeof data3 === "string"){
+if(func1(data3) > 1048576){
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema93.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema93.properties.input.type,parentSchema:schema93.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema93.type,parentSchema:schema93,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema92.type,parentSchema:schema92,data};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2903,7 +3404,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema83,data};
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema87,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2913,8 +3414,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "manual.run")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema83,data};
+if(!((key0 === "manual.run") || (key0 === "schedule"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema87,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2925,14 +3426,20 @@ errors++;
 }
 }
 if(data["manual.run"] !== undefined){
-if(!(validate45(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate49(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedule !== undefined){
+if(!(validate53(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema83.type,parentSchema:schema83,data};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema87.type,parentSchema:schema87,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2941,18 +3448,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema97 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
-const schema98 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
+const schema103 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
+const schema104 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2961,7 +3468,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length < 1){
-const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema97,data};
+const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema103,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2975,7 +3482,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length > 1){
-const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema98,data:data0};
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema104,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2985,7 +3492,7 @@ vErrors.push(err1);
 errors++;
 }
 if(Object.keys(data0).length < 1){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema98,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema104,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2996,7 +3503,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "text") || (key0 === "include"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema98,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema104,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3009,7 +3516,7 @@ errors++;
 if(data0.text !== undefined){
 let data1 = data0.text;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema98.properties.text.type,parentSchema:schema98.properties.text,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema104.properties.text.type,parentSchema:schema104.properties.text,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3022,7 +3529,7 @@ errors++;
 if(data0.include !== undefined){
 let data2 = data0.include;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema98.properties.include.type,parentSchema:schema98.properties.include,data:data2};
+const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema104.properties.include.type,parentSchema:schema104.properties.include,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3034,7 +3541,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema98.type,parentSchema:schema98,data:data0};
+const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema104.type,parentSchema:schema104,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3046,7 +3553,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema97.type,parentSchema:schema97,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema103.type,parentSchema:schema103,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3055,17 +3562,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:legacy-workflow" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3074,7 +3581,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema80.required,parentSchema:schema80,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema84.required,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3084,7 +3591,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.on === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema80.required,parentSchema:schema80,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema84.required,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3094,7 +3601,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.max_runtime === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema80.required,parentSchema:schema80,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema84.required,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3104,7 +3611,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.steps === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},schema:schema80.required,parentSchema:schema80,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},schema:schema84.required,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3115,7 +3622,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "enabled")) || (key0 === "on")) || (key0 === "max_runtime")) || (key0 === "filters")) || (key0 === "steps"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema80,data};
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3129,7 +3636,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema81,data:data0};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3140,7 +3647,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:data0};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3153,7 +3660,7 @@ errors++;
 if(data.enabled !== undefined){
 let data1 = data.enabled;
 if(typeof data1 !== "boolean"){
-const err7 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema82.type,parentSchema:schema82,data:data1};
+const err7 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema86.type,parentSchema:schema86,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3164,8 +3671,8 @@ errors++;
 }
 }
 if(data.on !== undefined){
-if(!(validate44(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate48(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
@@ -3173,7 +3680,7 @@ if(data.max_runtime !== undefined){
 let data3 = data.max_runtime;
 if(typeof data3 === "string"){
 if(!pattern9.test(data3)){
-const err8 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema88,data:data3};
+const err8 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3184,7 +3691,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema88.type,parentSchema:schema88,data:data3};
+const err9 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3199,7 +3706,7 @@ let data4 = data.filters;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
 if(!(key1 === "from_users")){
-const err10 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema89,data:data4};
+const err10 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema95,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3217,7 +3724,7 @@ for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
 if(func1(data6) > 255){
-const err11 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema89.properties.from_users.items,data:data6};
+const err11 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema95.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3227,7 +3734,7 @@ vErrors.push(err11);
 errors++;
 }
 if(func1(data6) < 1){
-const err12 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema89.properties.from_users.items,data:data6};
+const err12 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema95.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3238,7 +3745,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema89.properties.from_users.items.type,parentSchema:schema89.properties.from_users.items,data:data6};
+const err13 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema95.properties.from_users.items.type,parentSchema:schema95.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3259,7 +3766,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err14 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema89.properties.from_users,data:data5};
+const err14 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema95.properties.from_users,data:data5};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3274,7 +3781,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema89.properties.from_users.type,parentSchema:schema89.properties.from_users,data:data5};
+const err15 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema95.properties.from_users.type,parentSchema:schema95.properties.from_users,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3286,7 +3793,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema89.type,parentSchema:schema89,data:data4};
+const err16 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema95.type,parentSchema:schema95,data:data4};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3300,7 +3807,7 @@ if(data.steps !== undefined){
 let data7 = data.steps;
 if(Array.isArray(data7)){
 if(data7.length < 1){
-const err17 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema80.properties.steps,data:data7};
+const err17 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema84.properties.steps,data:data7};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3314,7 +3821,7 @@ for(let i2=0; i2<len1; i2++){
 let data8 = data7[i2];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.id === undefined){
-const err18 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "id"},schema:schema80.properties.steps.items.required,parentSchema:schema80.properties.steps.items,data:data8};
+const err18 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "id"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3324,7 +3831,7 @@ vErrors.push(err18);
 errors++;
 }
 if(data8.environment === undefined){
-const err19 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "environment"},schema:schema80.properties.steps.items.required,parentSchema:schema80.properties.steps.items,data:data8};
+const err19 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "environment"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3334,7 +3841,7 @@ vErrors.push(err19);
 errors++;
 }
 if(data8.agent === undefined){
-const err20 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "agent"},schema:schema80.properties.steps.items.required,parentSchema:schema80.properties.steps.items,data:data8};
+const err20 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "agent"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3344,7 +3851,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data8.prompt === undefined){
-const err21 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema80.properties.steps.items.required,parentSchema:schema80.properties.steps.items,data:data8};
+const err21 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3355,7 +3862,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!((((((key2 === "id") || (key2 === "environment")) || (key2 === "max_runtime")) || (key2 === "idle_timeout")) || (key2 === "agent")) || (key2 === "prompt"))){
-const err22 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema80.properties.steps.items,data:data8};
+const err22 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3369,7 +3876,7 @@ if(data8.id !== undefined){
 let data9 = data8.id;
 if(typeof data9 === "string"){
 if(!pattern4.test(data9)){
-const err23 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema81,data:data9};
+const err23 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3380,7 +3887,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:data9};
+const err24 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data9};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3394,7 +3901,7 @@ if(data8.environment !== undefined){
 let data10 = data8.environment;
 if(typeof data10 === "string"){
 if(!pattern4.test(data10)){
-const err25 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema81,data:data10};
+const err25 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3405,7 +3912,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:data10};
+const err26 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3419,7 +3926,7 @@ if(data8.max_runtime !== undefined){
 let data11 = data8.max_runtime;
 if(typeof data11 === "string"){
 if(!pattern9.test(data11)){
-const err27 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema88,data:data11};
+const err27 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3430,7 +3937,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema88.type,parentSchema:schema88,data:data11};
+const err28 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3444,7 +3951,7 @@ if(data8.idle_timeout !== undefined){
 let data12 = data8.idle_timeout;
 if(typeof data12 === "string"){
 if(!pattern9.test(data12)){
-const err29 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema88,data:data12};
+const err29 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data12};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3455,7 +3962,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema88.type,parentSchema:schema88,data:data12};
+const err30 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data12};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3468,7 +3975,7 @@ errors++;
 if(data8.agent !== undefined){
 let data13 = data8.agent;
 if((typeof data13 !== "string") && (!(data13 && typeof data13 == "object" && !Array.isArray(data13)))){
-const err31 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/type",keyword:"type",params:{type: schema80.properties.steps.items.properties.agent.type},schema:schema80.properties.steps.items.properties.agent.type,parentSchema:schema80.properties.steps.items.properties.agent,data:data13};
+const err31 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/type",keyword:"type",params:{type: schema84.properties.steps.items.properties.agent.type},schema:schema84.properties.steps.items.properties.agent.type,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3479,7 +3986,7 @@ errors++;
 }
 if(typeof data13 === "string"){
 if(!pattern4.test(data13)){
-const err32 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema80.properties.steps.items.properties.agent,data:data13};
+const err32 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3491,7 +3998,7 @@ errors++;
 }
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.provider === undefined){
-const err33 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema80.properties.steps.items.properties.agent.required,parentSchema:schema80.properties.steps.items.properties.agent,data:data13};
+const err33 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema84.properties.steps.items.properties.agent.required,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -3502,7 +4009,7 @@ errors++;
 }
 for(const key3 in data13){
 if(!(((key3 === "provider") || (key3 === "mode")) || (key3 === "model"))){
-const err34 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema80.properties.steps.items.properties.agent,data:data13};
+const err34 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -3516,7 +4023,7 @@ if(data13.provider !== undefined){
 let data14 = data13.provider;
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-const err35 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema94,data:data14};
+const err35 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema100,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -3527,7 +4034,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data14};
+const err36 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema100.type,parentSchema:schema100,data:data14};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -3541,7 +4048,7 @@ if(data13.mode !== undefined){
 let data15 = data13.mode;
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-const err37 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema95,data:data15};
+const err37 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema101,data:data15};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -3552,7 +4059,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema95.type,parentSchema:schema95,data:data15};
+const err38 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema101.type,parentSchema:schema101,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -3566,7 +4073,7 @@ if(data13.model !== undefined){
 let data16 = data13.model;
 if(typeof data16 === "string"){
 if(!pattern16.test(data16)){
-const err39 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema96,data:data16};
+const err39 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema102,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -3577,7 +4084,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema96.type,parentSchema:schema96,data:data16};
+const err40 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema102.type,parentSchema:schema102,data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -3590,14 +4097,14 @@ errors++;
 }
 }
 if(data8.prompt !== undefined){
-if(!(validate50(data8.prompt, {instancePath:instancePath+"/steps/" + i2+"/prompt",parentData:data8,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate56(data8.prompt, {instancePath:instancePath+"/steps/" + i2+"/prompt",parentData:data8,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/type",keyword:"type",params:{type: "object"},schema:schema80.properties.steps.items.type,parentSchema:schema80.properties.steps.items,data:data8};
+const err41 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/type",keyword:"type",params:{type: "object"},schema:schema84.properties.steps.items.type,parentSchema:schema84.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -3609,7 +4116,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},schema:schema80.properties.steps.type,parentSchema:schema80.properties.steps,data:data7};
+const err42 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},schema:schema84.properties.steps.type,parentSchema:schema84.properties.steps,data:data7};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -3621,7 +4128,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema80.type,parentSchema:schema80,data};
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema84.type,parentSchema:schema84,data};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -3630,8 +4137,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
