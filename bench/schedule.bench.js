@@ -33,11 +33,12 @@ environments:
   - { name: box, kind: daemon, daemon: bench-box, cwd: /tmp/bench }
 triggers:
   - name: nightly
+    max_runtime: 1h
     on:
       schedule:
 ${Array.from({ length: ENTRIES }, (_, i) => `        - { cron: "${cron}", input: "entry ${i}" }`).join('\n')}
     steps:
-      - { id: go, environment: box, agent: { provider: claude }, prompt: "Scheduled at {{ event.scheduled_at }}: {{ prompt }}" }
+      - { id: go, environment: box, agent: { provider: claude }, prompt: [{ text: "Scheduled at {{ event.scheduled_at }}: {{ prompt }}" }] }
 `;
 
 /**

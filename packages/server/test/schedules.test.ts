@@ -14,14 +14,11 @@ import { freshDatabase, hubOn, startHub, type RunningHub } from './support/hub.j
 
 const configuration = (tick: { cron: string; input: string }) => `
 environments:
-  - name: box
-    kind: daemon
-    daemon: dev-box
-  - name: asleep
-    kind: daemon
-    daemon: sleepy-box
+  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
+  - { name: asleep, kind: daemon, daemon: sleepy-box, cwd: /tmp/work }
 triggers:
   - name: tick
+    max_runtime: 1h
     on:
       manual.run:
         inputs:
@@ -35,8 +32,9 @@ triggers:
       - id: work
         environment: box
         agent: { provider: claude }
-        prompt: "Tick at {{ event.scheduled_at }}: {{ inputs.which }} {{ prompt }}"
+        prompt: [{ text: "Tick: {{ inputs.which }} {{ prompt }}" }]
   - name: night
+    max_runtime: 1h
     on:
       schedule:
         - cron: "0 3 * * *"
@@ -45,7 +43,7 @@ triggers:
       - id: work
         environment: asleep
         agent: { provider: claude }
-        prompt: nightly
+        prompt: [{ text: "Nightly at {{ event.scheduled_at }}" }]
 `;
 
 interface ScheduledRun {
@@ -146,7 +144,7 @@ describe('schedules on two hub instances with the test clock (external PostgreSQ
     });
     const [row] = await sql<{ prompt: string; key: string }[]>`
       select plan -> 0 ->> 'prompt' as prompt, delivery_key as key from trigger_runs where id = ${found[0]?.triggerRunId as string}`;
-    expect(row?.prompt).toBe('Tick at 2030-01-01T00:01:00.000Z: first go');
+    expect(row?.prompt).toBe('Tick: first go');
     expect(row?.key).toMatch(/^schedule:[0-9a-f-]{36}:2030-01-01T00:01:00\.000Z$/);
   });
 
@@ -191,6 +189,9 @@ describe('schedules on two hub instances with the test clock (external PostgreSQ
     expect(night?.message).toContain('"sleepy-box" was offline');
     const view = await call(hubs[0] as RunningHub, 'GET', `/api/v1/runs/${night?.triggerRunId}`, { token: ctx.key });
     expect(view.body).toMatchObject({ status: 'failed', executions: [], message: night?.message });
+    const [row] = await sql<{ prompt: string }[]>`
+      select plan -> 0 ->> 'prompt' as prompt from trigger_runs where id = ${night?.triggerRunId as string}`;
+    expect(row?.prompt).toBe('Nightly at 2030-01-02T02:00:00.000Z');
   });
 
   it('skips a missed tick that is over an hour late, and says so', async () => {
@@ -221,6 +222,7 @@ describe('a schedule on the real clock (embedded PostgreSQL)', () => {
     ctx = await setUp(hub);
     daemon = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(300);
     await daemon.heartbeat();
+    await TestDaemon.enroll(hub, ctx.key, 'sleepy-box');
   }, 120_000);
   afterAll(async () => {
     daemon?.stop();
@@ -239,9 +241,8 @@ describe('a schedule on the real clock (embedded PostgreSQL)', () => {
       (answer) => answer.status === 200,
       'an assignment',
     );
-    const run = (
-      await call(hub, 'GET', `/api/v1/runs/${assignment.body.triggerRunId}`, { token: ctx.key })
-    ).body as ScheduledRun;
+    const run = (await call(hub, 'GET', `/api/v1/runs/${assignment.body.assignment.triggerRunId}`, { token: ctx.key }))
+      .body as ScheduledRun;
     expect(run).toMatchObject({ source: 'schedule', trigger: 'tick', status: 'running' });
     const tick = Date.parse(run.event.scheduledAt);
     expect(tick % 60_000).toBe(0);
