@@ -15,7 +15,7 @@ export function finishDraft(
   limits: Limits,
 ): CompileResult<CompiledConfiguration> {
   const warnings = new IssueCollector();
-  for (const rule of rules) rule({ draft, issues, warnings, limits });
+  for (const rule of rules) rule({ draft, shape, issues, warnings, limits });
   if (issues.size > 0) return failed(issues, limits);
   return { ok: true, value: buildModel(draft, shape), warnings: warnings.finish(limits.maxIssues) };
 }

@@ -7,6 +7,8 @@ import { covered } from '../source/yaml.js';
 
 export interface RuleContext {
   draft: Draft;
+  /** The document's shape: some rules hold for one shape only. */
+  shape: 'configuration' | 'trigger' | 'bundle';
   issues: IssueCollector;
   warnings: IssueCollector;
   limits: Limits;

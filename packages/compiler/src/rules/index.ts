@@ -8,6 +8,7 @@ import { manualRunAllowlist } from './manual-run-allowlist.js';
 import { placeholdersDeclared } from './placeholders-declared.js';
 import { scheduleCron } from './schedule-cron.js';
 import { scheduleInput } from './schedule-input.js';
+import { scheduleInProject } from './schedule-in-project.js';
 import { scheduleTimezone } from './schedule-timezone.js';
 import { stepAgentExists } from './step-agent-exists.js';
 import { stepEnvironmentExists } from './step-environment-exists.js';
@@ -33,6 +34,7 @@ export const rules: readonly Rule[] = [
   scheduleCron,
   scheduleTimezone,
   scheduleInput,
+  scheduleInProject,
   includesResolve,
   placeholdersDeclared,
   environmentsUsed,
