@@ -63,7 +63,7 @@ export const issueCodes = {
   'schedule.timezone':
     "A schedule entry's timezone is not an IANA time zone name this runtime knows, written in its case.",
   'schedule.organization_trigger':
-    "An organization trigger has a schedule: it runs in the project each dispatch names, and a tick names none.",
+    'An organization trigger has a schedule: it runs in the project each dispatch names, and a tick names none.',
   'schedule.input': "A schedule entry's input misses a required input or gives a value outside an input's enum.",
   'input.required': 'A dispatch did not supply a required input.',
   'input.not_in_enum': "A dispatch supplied an input value outside the input's enum.",

@@ -14,7 +14,7 @@ export function scheduleInProject(context: RuleContext): void {
       context.issues,
       'schedule.organization_trigger',
       'An organization trigger runs in the project that each dispatch names, and a tick names none: ' +
-        "put this schedule in the configuration (.hub/config.yml) of the project it should run in.",
+        'put this schedule in the configuration (.hub/config.yml) of the project it should run in.',
       schedule,
       { key: true },
     );
