@@ -4,6 +4,7 @@ import {
   compileBundle,
   compileConfiguration,
   compileTrigger,
+  nextFireTimes,
   type CompileResult,
   type CompiledConfiguration,
   type Issue,
@@ -25,16 +26,39 @@ export interface CheckedFile {
   kind: 'trigger' | 'configuration' | 'partial' | 'hub' | 'workflow';
 }
 
+/** One entry of a schedule of a valid document, where it is written. */
+export interface ScheduleEntry {
+  file: string;
+  line: number;
+  column: number;
+  /** The trigger's name, and the entry's place in its schedule. */
+  trigger: string;
+  index: number;
+  cron: string;
+  timezone: string;
+}
+
+/** A schedule entry with its next fire time after some instant; null when it does not fire again. */
+export type TimedSchedule = ScheduleEntry & { next: Date | null };
+
+/** The report's schedule entries, each with its next fire time after `now`. */
+export function timeSchedules(schedules: readonly ScheduleEntry[], now: Date): TimedSchedule[] {
+  return schedules.map((entry) => ({ ...entry, next: nextFireTimes(entry.cron, entry.timezone, now, 1)[0] ?? null }));
+}
+
 export interface Report {
   valid: boolean;
   files: (CheckedFile & { valid: boolean })[];
   issues: Finding[];
+  /** The schedule entries of the documents that compiled, in file order. */
+  schedules: ScheduleEntry[];
 }
 
 /** `refused`: what discovery did not read apart from a unit's partials (a linked trigger file, a directory). */
 export function checkUnits(units: Unit[], refused: readonly Refusal[] = []): Report {
   const issues: Finding[] = refused.map((refusal) => refusalFinding(refusal, refusal.path));
   const names = new Map<string, string>();
+  const schedules: ScheduleEntry[] = [];
   for (const unit of units) {
     const result = compile(unit);
     const place =
@@ -46,6 +70,7 @@ export function checkUnits(units: Unit[], refused: readonly Refusal[] = []): Rep
     }
     issues.push(...placeRefusals(unit, []));
     issues.push(...result.warnings.map(place('warning')));
+    schedules.push(...schedulesOf(unit, result.value));
     if (unit.kind === 'trigger') {
       const trigger = result.value.triggers[0];
       if (trigger !== undefined) issues.push(...sameName(unit.file, trigger, names));
@@ -60,7 +85,26 @@ export function checkUnits(units: Unit[], refused: readonly Refusal[] = []): Rep
     valid: !issues.some((issue) => issue.severity === 'error'),
     files: files.map((file) => ({ ...file, valid: !failed.has(file.path) })),
     issues,
+    schedules,
   };
+}
+
+function schedulesOf(unit: Unit, compiled: CompiledConfiguration): ScheduleEntry[] {
+  return compiled.triggers.flatMap((trigger) =>
+    trigger.events.flatMap((event) =>
+      event.kind !== 'schedule'
+        ? []
+        : event.entries.map(({ cron, timezone, source }, index) => ({
+            file: displayPath(unit, source.file),
+            line: source.line,
+            column: source.column,
+            trigger: trigger.name,
+            index,
+            cron,
+            timezone,
+          })),
+    ),
+  );
 }
 
 /**

@@ -18,7 +18,10 @@ Usage: ${COMMAND} [paths...] [--dir DIR] [--format text|json|sarif] [--json]
 
 Compiles each file as the hub would, with the same compiler, and prints every issue as
   file:line:column: code message
-with the file relative to the repository root, then a summary. Nothing is sent anywhere: no
+with the file relative to the repository root, then each schedule entry of the files that are
+valid, with its next fire time (from now) in its zone and in UTC:
+  schedule nightly[0] "30 2 * * 1-5" Europe/Berlin: next 2026-11-30 02:30 CET (01:30 UTC)
+then a summary. Nothing is sent anywhere: no
 credential is needed, and whether the daemons, agent providers, modes and models that the
 files name exist is not checked (the hub checks that on "hub deploy" and "hub deploy --dry-run").
 
@@ -34,7 +37,10 @@ Options:
   --format FORMAT    text (default), or json: one object
                        { "valid": true|false, "files": [ { "path", "kind", "valid" } ],
                          "issues": [ { "file", "line", "column", "pointer", "code",
-                                       "message", "severity": "error"|"warning" } ] }
+                                       "message", "severity": "error"|"warning" } ],
+                         "schedules": [ { "file", "line", "column", "trigger", "index",
+                                          "cron", "timezone", "next" } ] }
+                     ("next": the next fire time, ISO 8601 in UTC, or null)
                      or sarif: a SARIF 2.1.0 log for code scanning (GitHub's upload-sarif):
                      one result per issue, its rule the issue code with the code's help from
                      docs/issue-codes.md, its location the file relative to the repository root
@@ -103,14 +109,16 @@ export const validate: Command = {
     }
     for (const note of notes) io.stderr.write(`note: ${note}\n`);
     // The compiler loads only here, so that the other commands start without it.
-    const { checkUnits } = await import('../check.js');
+    const { checkUnits, timeSchedules } = await import('../check.js');
     const report = checkUnits(units, refused);
+    // The schedules' next fire times are counted from the clock, now.
+    const schedules = timeSchedules(report.schedules, new Date());
     io.stdout.write(
       format === 'sarif'
         ? await sarif(report, units, root)
         : format === 'json'
-          ? jsonReport(report)
-          : textReport(report),
+          ? jsonReport(report, schedules)
+          : textReport(report, schedules),
     );
     return report.valid ? 0 : 1;
   },

@@ -1,5 +1,7 @@
-// `hub validate`'s output, pure: findings in, text or JSON out.
-import type { Finding, Report } from '../check.js';
+// `hub validate`'s output, pure: findings in, text or JSON out; the schedules with their next fire
+// times, computed by the caller from its clock.
+import type { Finding, Report, TimedSchedule } from '../check.js';
+import { scheduleLine } from './schedules.js';
 
 /** `file:line:column: code message`; `file: code message` for an issue without a position. Warnings say so. */
 export function findingLine(finding: Finding): string {
@@ -7,8 +9,9 @@ export function findingLine(finding: Finding): string {
   return `${at}: ${finding.severity === 'warning' ? 'warning: ' : ''}${finding.code} ${finding.message}`;
 }
 
-export function textReport(report: Report): string {
+export function textReport(report: Report, schedules: readonly TimedSchedule[]): string {
   const lines = report.issues.map(findingLine);
+  lines.push(...schedules.map(scheduleLine));
   const errors = report.issues.filter((issue) => issue.severity === 'error');
   const warnings = report.issues.length - errors.length;
   const files = count(report.files.length, 'file');
@@ -19,8 +22,11 @@ export function textReport(report: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `{ valid, files: [{ path, kind, valid }], issues: [{ file, line?, column?, pointer, code, message, severity }] }`. */
-export function jsonReport(report: Report): string {
+/**
+ * `{ valid, files: [{ path, kind, valid }], issues: [{ file, line?, column?, pointer, code, message, severity }],
+ * schedules: [{ file, line, column, trigger, index, cron, timezone, next }] }`, `next` an ISO 8601 UTC instant or null.
+ */
+export function jsonReport(report: Report, schedules: readonly TimedSchedule[]): string {
   const issues = report.issues.map(({ file, line, column, pointer, code, message, severity }) => ({
     file,
     line,
@@ -30,7 +36,8 @@ export function jsonReport(report: Report): string {
     message,
     severity,
   }));
-  return `${JSON.stringify({ valid: report.valid, files: report.files, issues }, null, 2)}\n`;
+  const timed = schedules.map((entry) => ({ ...entry, next: entry.next?.toISOString() ?? null }));
+  return `${JSON.stringify({ valid: report.valid, files: report.files, issues, schedules: timed }, null, 2)}\n`;
 }
 
 function count(n: number, noun: string): string {

@@ -26,6 +26,7 @@ export function contextFor(path: string, text: string, files: Files): FeatureCon
   const context: FeatureContext = {
     kind: place.kind,
     text,
+    now: new Date(),
     get partials() {
       return listed();
     },

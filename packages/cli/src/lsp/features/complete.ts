@@ -1,13 +1,14 @@
 // Completion: keys from the JSON Schemas, with their descriptions; environment names, a legacy
-// hub file's agents, partial paths, enum values and duration units as values; declared inputs
-// inside {{ }}. Every item replaces an exact range of the cursor's line (keys such as manual.run
-// hold a dot, which editors do not count as part of a word).
+// hub file's agents, partial paths, a schedule's zone names, enum values and duration units as
+// values; declared inputs inside {{ }}. Every item replaces an exact range of the cursor's line
+// (keys such as manual.run hold a dot, which editors do not count as part of a word).
 import type { CompletionItem, CompletionItemKind, Position } from 'vscode-languageserver';
 import { cursorAt, type Cursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
 import { fieldDoc, markdown, PROMPT_DOC } from './docs.js';
 import { ancestors, lineNodes, splitLines } from './lines.js';
 import { isDuration, ITEM, schemaFor, typeLine, values, type SchemaIndex } from './schema.js';
+import { zoneNames } from './schedule.js';
 import type { FeatureContext } from './types.js';
 
 // CompletionItemKind's values (LSP 3.17), written out so that only types come from vscode-languageserver.
@@ -109,6 +110,10 @@ function valueItems(
   if (name === 'agent' && inStep && context.kind === 'legacy-workflow')
     return named(declarations().agents(), REFERENCE);
   if (name === 'include') return context.partials.map((path) => item(path, FILE));
+  if (name === 'timezone' && cursor.path.includes('schedule'))
+    return zoneNames(cursor.prefix).map((zone, index) =>
+      item(zone, VALUE, { sortText: String(index).padStart(4, '0') }),
+    );
   if (isDuration(field)) return durations(cursor.prefix).map(([text, unit]) => item(text, UNIT, { detail: unit }));
   return values(field).map((value) => item(value, ENUM_MEMBER, { documentation: fieldDoc(field) }));
 }

@@ -1,10 +1,12 @@
 // Hover: a key's schema description and type; on a value, what it names (an include's partial,
-// its first lines; a step's environment; a legacy step's agent); on {{ … }}, the placeholder.
+// its first lines; a step's environment; a legacy step's agent; a schedule's cron, its meaning and
+// next fire times); on {{ … }}, the placeholder.
 import type { Hover, Position, Range } from 'vscode-languageserver';
 import { flowCursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
 import { fieldDoc, PROMPT_DOC } from './docs.js';
 import { ancestors, lineNodes, opensBlockScalar, pathOf, splitLines, type LineNode } from './lines.js';
+import { cronHover } from './schedule.js';
 import { ITEM, schemaFor, type Segment, type SchemaIndex } from './schema.js';
 import type { FeatureContext } from './types.js';
 
@@ -35,6 +37,8 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
   }
   const schema = schemaFor(context.kind);
   if (schema === undefined) return null;
+  const schedule = cronHover(context, lines, position);
+  if (schedule !== null) return schedule;
   const nodes = lineNodes(line);
   const index = nodes.findIndex((node) => node.kind === 'key' && ch >= node.col);
   const key = nodes[index] as Extract<LineNode, { kind: 'key' }> | undefined;

@@ -13,4 +13,6 @@ export interface FeatureContext {
   readPartial(path: string): string | undefined;
   /** For 'legacy-workflow': the text of .hub/hub.yml (environments, agents). */
   hubYaml?: string;
+  /** The clock, for a schedule's next fire times in a hover; none are shown without it. */
+  now?: Date;
 }
