@@ -21,20 +21,24 @@ export interface TickPlan {
  */
 export function planTick(entry: { cron: string; timezone: string }, due: Date, now: Date): TickPlan {
   const { cron, timezone } = entry;
-  const next = nextFireTimes(cron, timezone, now, 1)[0] ?? 'infinity';
   const oldest = now.getTime() - MISSED_TICK_GRACE_MS;
+  // The ordinary case: the tick after `due` is still ahead, so `due` is the latest that has come.
+  const after = nextFireTimes(cron, timezone, due, 1)[0] ?? 'infinity';
+  if (after === 'infinity' || after > now)
+    return due.getTime() >= oldest
+      ? { fire: due, skipped: undefined, next: after }
+      : { fire: undefined, skipped: { from: due, to: now }, next: after };
+  const next = nextFireTimes(cron, timezone, now, 1)[0] ?? 'infinity';
   // Later ticks than `due` that have also come: at most an hour's worth is looked through.
-  const from = new Date(Math.max(due.getTime(), oldest - 1));
   let latest: Date | undefined = due.getTime() >= oldest ? due : undefined;
-  for (let after = from; ;) {
-    const batch = nextFireTimes(cron, timezone, after, 64).filter((tick) => tick <= now);
+  for (let from = new Date(Math.max(due.getTime(), oldest - 1)); ; ) {
+    const batch = nextFireTimes(cron, timezone, from, 64).filter((tick) => tick <= now);
     if (batch.length === 0) break;
-    latest = batch.at(-1);
-    after = latest as Date;
+    latest = batch.at(-1) as Date;
+    from = latest;
     if (batch.length < 64) break;
   }
-  const skipped = latest?.getTime() === due.getTime() ? undefined : { from: due, to: latest ?? now };
-  return { fire: latest, skipped, next };
+  return { fire: latest, skipped: { from: due, to: latest ?? now }, next };
 }
 
 /** The delivery key of an entry's tick (DECISIONS.md): the same tick starts one run on any instance. */
