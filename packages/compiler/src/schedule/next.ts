@@ -15,7 +15,7 @@ const DAY = 24 * HOUR;
  * occurrence. Two local times that land on the same instant (several in one gap) fire once.
  */
 export function nextFireTimes(cron: string, timezone: string, after: Date, count: number): Date[] {
-  const pattern = new Cron(cron, { timezone: 'UTC', mode: '5-part', paused: true });
+  const pattern = patternOf(cron);
   const zone = zoneOf(timezone);
   const fires: Date[] = [];
   const afterMs = after.getTime();
@@ -37,6 +37,20 @@ export function nextFireTimes(cron: string, timezone: string, after: Date, count
   return fires;
 }
 
+/** Parsed expressions, kept: a scheduler asks for the same few thousand again every minute. */
+const patterns = new Map<string, Cron>();
+const PATTERNS_KEPT = 10_000;
+
+function patternOf(cron: string): Cron {
+  let pattern = patterns.get(cron);
+  if (pattern === undefined) {
+    pattern = new Cron(cron, { timezone: 'UTC', mode: '5-part', paused: true });
+    if (patterns.size >= PATTERNS_KEPT) patterns.delete(patterns.keys().next().value as string);
+    patterns.set(cron, pattern);
+  }
+  return pattern;
+}
+
 interface Zone {
   /** The zone's offset from UTC at an instant, in minutes. */
   offset(instant: number): number;
@@ -44,7 +58,8 @@ interface Zone {
   place(local: number): number;
 }
 
-const zones = new Map<string, Zone>();
+/** UTC has no offset and no clock changes: no Intl needed. */
+const zones = new Map<string, Zone>([['UTC', { offset: () => 0, place: (local) => local }]]);
 
 function zoneOf(timezone: string): Zone {
   const known = zones.get(timezone);

@@ -78,14 +78,13 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       const now = new Date(clock.now());
       const repository = new ScheduleRepository(tx);
       const due = await repository.claimDue(now, BATCH);
-      const advanced: { id: string; next: Date | 'infinity' }[] = [];
-      for (const entry of due) {
-        const plan = planTick(entry, entry.nextFireAt, now);
-        advanced.push({ id: entry.id, next: plan.next });
-        const daemon = await fire(tx, entry, plan);
-        if (daemon !== undefined) woken.push(daemon);
-      }
-      await repository.advance(advanced);
+      const plans = due.map((entry) => ({ entry, plan: planTick(entry, entry.nextFireAt, now) }));
+      // Sent together, so that postgres.js pipelines them on the transaction's connection.
+      const daemons = await Promise.all([
+        ...plans.map(({ entry, plan }) => fire(tx, entry, plan)),
+        repository.advance(plans.map(({ entry, plan }) => ({ id: entry.id, next: plan.next }))),
+      ]);
+      for (const daemon of daemons) if (typeof daemon === 'string') woken.push(daemon);
       return due.length;
     });
     for (const daemonId of woken) options.wake(daemonId);

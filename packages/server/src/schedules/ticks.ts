@@ -31,7 +31,7 @@ export function planTick(entry: { cron: string; timezone: string }, due: Date, n
   const next = nextFireTimes(cron, timezone, now, 1)[0] ?? 'infinity';
   // Later ticks than `due` that have also come: at most an hour's worth is looked through.
   let latest: Date | undefined = due.getTime() >= oldest ? due : undefined;
-  for (let from = new Date(Math.max(due.getTime(), oldest - 1)); ; ) {
+  for (let from = new Date(Math.max(due.getTime(), oldest - 1)); ;) {
     const batch = nextFireTimes(cron, timezone, from, 64).filter((tick) => tick <= now);
     if (batch.length === 0) break;
     latest = batch.at(-1) as Date;
