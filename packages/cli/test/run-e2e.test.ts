@@ -296,6 +296,7 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
       [['logs', 'not-a-run'], /"not-a-run" is not a run id/],
       [['cancel'], /Give the run id/],
       [['runs', '--status', 'done'], /--status is one of running, succeeded, failed, cancelled, timed_out\./],
+      [['runs', '--source', 'cron'], /--source is one of manual, schedule, github\./],
       [['runs', '--limit', '0'], /--limit is a whole number from 1 to 200\./],
       [['runs', '--all', '--limit', '3'], /leave out --limit/],
     ])('hub %j is a usage error (exit 2)', async (args, message) => {
@@ -573,6 +574,11 @@ describe('hub run, runs, logs and cancel with a real hub and daemon', () => {
         direct.body.runs.map((run: { triggerRunId: string }) => run.triggerRunId),
       );
       expect(all.nextCursor).toBeNull();
+      // Every run here was dispatched by hand: --source filters at the hub.
+      const manual = JSON.parse((await cli(['runs', hub.url, '--all', '--source', 'manual', '--json'])).stdout);
+      expect(manual.runs.length).toBe(all.runs.length);
+      expect(manual.runs.every((run: { source: string }) => run.source === 'manual')).toBe(true);
+      expect(JSON.parse((await cli(['runs', hub.url, '--source', 'schedule', '--json'])).stdout).runs).toEqual([]);
 
       const one = JSON.parse((await cli(['runs', hub.url, '--limit', '1', '--json'])).stdout);
       expect(one.runs.map((run: { triggerRunId: string }) => run.triggerRunId)).toEqual([newer]);
