@@ -62,11 +62,12 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
     for (;;) {
       const fresh = await entries.unscheduled(500);
       const now = new Date(clock.now());
-      await entries.setFirstTicks(
+      await entries.setTicks(
         fresh.map((entry) => ({
           id: entry.id,
-          at: nextFireTimes(entry.cron, entry.timezone, now, 1)[0] ?? 'infinity',
+          next: nextFireTimes(entry.cron, entry.timezone, now, 1)[0] ?? 'infinity',
         })),
+        'first',
       );
       if (fresh.length < 500) return;
     }
@@ -82,7 +83,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       // Sent together, so that postgres.js pipelines them on the transaction's connection.
       const daemons = await Promise.all([
         ...plans.map(({ entry, plan }) => fire(tx, entry, plan)),
-        repository.advance(plans.map(({ entry, plan }) => ({ id: entry.id, next: plan.next }))),
+        repository.setTicks(
+          plans.map(({ entry, plan }) => ({ id: entry.id, next: plan.next })),
+          'advance',
+        ),
       ]);
       for (const daemon of daemons) if (typeof daemon === 'string') woken.push(daemon);
       return due.length;

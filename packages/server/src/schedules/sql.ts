@@ -52,15 +52,18 @@ export class ScheduleRepository {
       .sql`select id, cron, timezone from schedule_entries where next_fire_at is null order by id limit ${limit}`;
   }
 
-  /** Sets first ticks; an entry another scheduler has set meanwhile keeps its own. */
-  async setFirstTicks(ticks: { id: string; at: Date | 'infinity' }[]): Promise<void> {
+  /**
+   * Entries' next ticks, in one statement: after the ones just fired or skipped (`advance`), or
+   * their first (`first`: an entry another scheduler has set meanwhile keeps its own).
+   */
+  async setTicks(ticks: { id: string; next: Date | 'infinity' }[], kind: 'first' | 'advance'): Promise<void> {
     if (ticks.length === 0) return;
     const ids = ticks.map((tick) => tick.id);
-    const ats = ticks.map((tick) => (tick.at === 'infinity' ? 'infinity' : tick.at.toISOString()));
+    const nexts = ticks.map((tick) => (tick.next === 'infinity' ? 'infinity' : tick.next.toISOString()));
     await this.sql`
-      update schedule_entries e set next_fire_at = t.at
-      from unnest(${ids}::uuid[], ${ats}::timestamptz[]) as t (id, at)
-      where e.id = t.id and e.next_fire_at is null`;
+      update schedule_entries e set next_fire_at = t.next
+      from unnest(${ids}::uuid[], ${nexts}::timestamptz[]) as t (id, next)
+      where e.id = t.id ${kind === 'first' ? this.sql`and e.next_fire_at is null` : this.sql``}`;
   }
 
   /** The earliest tick of any entry: the schedulers sleep until then (read by schedule_entries_due). */
@@ -87,17 +90,6 @@ export class ScheduleRepository {
       order by e.next_fire_at
       limit ${limit}
       for update of e skip locked`;
-  }
-
-  /** Entries' next ticks after the ones just fired (or skipped), in one statement. */
-  async advance(ticks: { id: string; next: Date | 'infinity' }[]): Promise<void> {
-    if (ticks.length === 0) return;
-    const ids = ticks.map((tick) => tick.id);
-    const nexts = ticks.map((tick) => (tick.next === 'infinity' ? 'infinity' : tick.next.toISOString()));
-    await this.sql`
-      update schedule_entries e set next_fire_at = t.next
-      from unnest(${ids}::uuid[], ${nexts}::timestamptz[]) as t (id, next)
-      where e.id = t.id`;
   }
 
   /** A revision's compiled model: what its entries' runs are planned from (revisions never change). */
