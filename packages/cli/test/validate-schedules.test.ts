@@ -21,10 +21,26 @@ ${schedule}run:
     max_runtime: 30m
 `;
 
+/** A project's configuration: where schedules go (an organization trigger's is refused). */
+const CONFIGURATION = `environments:
+  - { name: box, kind: daemon, daemon: build-box, cwd: /srv/repo }
+triggers:
+  - name: nightly
+    on:
+      schedule:
+        - cron: "30 2 * * 1-5"
+          timezone: Europe/Berlin
+        - { cron: "0 3 * * *", timezone: Asia/Kolkata }
+        - cron: "@hourly"
+    max_runtime: 30m
+    steps:
+      - { id: triage, environment: box, agent: { provider: codex }, prompt: [ { text: "Triage." } ] }
+`;
+
 const ENTRIES = [
-  { trigger: 'nightly', index: 0, cron: '30 2 * * 1-5', timezone: 'Europe/Berlin', line: 4 },
-  { trigger: 'nightly', index: 1, cron: '0 3 * * *', timezone: 'Asia/Kolkata', line: 6 },
-  { trigger: 'nightly', index: 2, cron: '@hourly', timezone: 'UTC', line: 7 },
+  { trigger: 'nightly', index: 0, cron: '30 2 * * 1-5', timezone: 'Europe/Berlin', line: 7 },
+  { trigger: 'nightly', index: 1, cron: '0 3 * * *', timezone: 'Asia/Kolkata', line: 9 },
+  { trigger: 'nightly', index: 2, cron: '@hourly', timezone: 'UTC', line: 10 },
 ];
 
 let dir: string;
@@ -32,10 +48,7 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'hub-validate-schedules-'));
   writeTree(dir, {
-    '.hub/triggers/nightly.yml': trigger(
-      'nightly',
-      '    - cron: "30 2 * * 1-5"\n      timezone: Europe/Berlin\n    - { cron: "0 3 * * *", timezone: Asia/Kolkata }\n    - cron: "@hourly"\n',
-    ),
+    '.hub/config.yml': CONFIGURATION,
     '.hub/triggers/broken.yml': trigger('broken', '    - cron: "0 24 * * *"\n'),
   });
 });
@@ -58,7 +71,8 @@ describe('hub validate, schedules', () => {
     const { code, stdout, before, after } = await validate([]);
     expect(code).toBe(1);
     const lines = stdout.split('\n');
-    expect(lines[0]).toMatch(
+    expect(lines[0]).toMatch(/^\.hub\/triggers\/broken\.yml:3:3: schedule\.organization_trigger /);
+    expect(lines[1]).toMatch(
       /^\.hub\/triggers\/broken\.yml:4:16: schedule\.cron The hour field: 24 is outside 0-23\.$/,
     );
     const shown = lines.filter((line) => line.startsWith('schedule '));
@@ -71,11 +85,11 @@ describe('hub validate, schedules', () => {
       );
       expect(expected).toContain(shown[i]);
     });
-    expect(lines.at(-2)).toBe('Checked 2 files: 1 issue in 1 of them.');
+    expect(lines.at(-2)).toBe('Checked 2 files: 2 issues in 1 of them.');
   });
 
   it('writes times people read: the zone by its name, UTC beside it', async () => {
-    const { stdout } = await validate(['.hub/triggers/nightly.yml']);
+    const { stdout } = await validate(['.hub/config.yml']);
     const [berlin, kolkata, utc] = stdout.split('\n');
     expect(berlin).toMatch(
       /^schedule nightly\[0\] "30 2 \* \* 1-5" Europe\/Berlin: next \d{4}-\d\d-\d\d 02:30 (CET \(01:30|CEST \(00:30) UTC\)$/,
@@ -88,7 +102,7 @@ describe('hub validate, schedules', () => {
   });
 
   it('--json adds schedules, each with its next fire time as an ISO 8601 instant', async () => {
-    const { code, stdout, before, after } = await validate(['--json', '.hub/triggers/nightly.yml']);
+    const { code, stdout, before, after } = await validate(['--json', '.hub/config.yml']);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { schedules: Record<string, unknown>[]; issues: unknown[] };
     expect(report.issues).toEqual([]);
@@ -96,9 +110,9 @@ describe('hub validate, schedules', () => {
     ENTRIES.forEach(({ trigger: name, index, cron, timezone, line }, i) => {
       const next = nextFrom(cron, timezone, before, after).map((at) => at.toISOString());
       expect(report.schedules[i]).toEqual({
-        file: '.hub/triggers/nightly.yml',
+        file: '.hub/config.yml',
         line,
-        column: 7,
+        column: 11,
         trigger: name,
         index,
         cron,

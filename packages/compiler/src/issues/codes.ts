@@ -62,9 +62,9 @@ export const issueCodes = {
     "A schedule entry's cron is not five valid fields or a known nickname; the position is the field in error.",
   'schedule.timezone':
     "A schedule entry's timezone is not an IANA time zone name this runtime knows, written in its case.",
+  'schedule.input': "A schedule entry's input misses a required input or gives a value outside an input's enum.",
   'schedule.organization_trigger':
     'An organization trigger has a schedule: it runs in the project each dispatch names, and a tick names none.',
-  'schedule.input': "A schedule entry's input misses a required input or gives a value outside an input's enum.",
   'input.required': 'A dispatch did not supply a required input.',
   'input.not_in_enum': "A dispatch supplied an input value outside the input's enum.",
   'resource.unknown_daemon': 'An environment names a daemon that is not enrolled in the organization.',

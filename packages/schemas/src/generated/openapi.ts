@@ -3318,6 +3318,7 @@ export interface operations {
                      *       "actor": "dev-lead",
                      *       "deliveryKey": "chat-msg-8841",
                      *       "status": "running",
+                     *       "source": "manual",
                      *       "inputs": {
                      *         "branch": "release-2"
                      *       },

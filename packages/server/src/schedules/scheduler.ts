@@ -141,14 +141,18 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
   let waiting = false;
   const loop = (async () => {
     while (!closed) {
-      let sleepMs = clock.longestSleepMs;
+      // While the database is known to be down, look again every second, without a turn.
+      let sleepMs = options.health?.down === true ? 1_000 : clock.longestSleepMs;
+      let looked = false;
       if (options.health?.down !== true) {
         try {
           await turn();
           const earliest = await entries.earliest();
-          if (earliest !== undefined) sleepMs = Math.min(sleepMs, Math.max(0, earliest.getTime() - clock.now()));
+          // Entries still due after a turn are another instance's, held for a moment: not a spin.
+          if (earliest !== undefined) sleepMs = Math.min(sleepMs, Math.max(25, earliest.getTime() - clock.now()));
           if (waiting) log.info('scheduler: running again: the database answers');
           waiting = false;
+          looked = true;
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           if (!databaseUnavailable(error)) log.error('scheduler failed', { error: message });
@@ -160,7 +164,10 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
           sleepMs = Math.min(sleepMs, 1_000);
         }
       }
-      if (closed || nudged) continue;
+      // A NOTIFY during a turn that went through: look again at once. After a failure, or while
+      // the database is down, the second's wait comes first, so that the loop never spins.
+      if (closed || (nudged && looked)) continue;
+      nudged = false;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, sleepMs);
         wakeUp = () => {
