@@ -103,7 +103,7 @@ export function stepEnd(stepId: string, end: Pick<Execution, 'status' | 'exitCod
 }
 
 /** The last line about a run: its status in words. */
-export function runStatusLine(run: Pick<Run, 'triggerRunId' | 'status' | 'cancelRequestedAt'>): string {
+export function runStatusLine(run: Pick<Run, 'triggerRunId' | 'status' | 'cancelRequestedAt' | 'message'>): string {
   const id = printable(run.triggerRunId);
   const words: Record<RunStatus, string> = {
     running: run.cancelRequestedAt !== null ? 'is still running; its cancellation was asked for' : 'is still running',
@@ -112,7 +112,9 @@ export function runStatusLine(run: Pick<Run, 'triggerRunId' | 'status' | 'cancel
     cancelled: 'was cancelled',
     timed_out: 'timed out',
   };
-  return `Run ${id} ${words[run.status]}.\n`;
+  // A run that ended without an execution (a schedule's tick whose daemon was offline) says why.
+  const why = run.message === undefined ? '' : `: ${printable(run.message).replace(/\.$/, '')}`;
+  return `Run ${id} ${words[run.status]}${why}.\n`;
 }
 
 /** A command to suggest: with the origin when one was given as an argument (HUB_URL and the login are found again). */

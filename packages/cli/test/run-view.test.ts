@@ -91,4 +91,11 @@ describe('lines about steps and runs', () => {
     expect(runStatusLine(run({ status }))).toBe(`Run 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b ${words}\n`);
     expect(EXIT_CODES[status]).toBe(code);
   });
+
+  it('says why a run ended without an execution', () => {
+    const message = 'The run did not start: the daemon "night-box" was offline.';
+    expect(runStatusLine(run({ status: 'failed', message }))).toBe(
+      `Run 8f2a6c4e-1b3d-4e5f-9a7b-0c2d4e6f8a1b failed: ${message}\n`,
+    );
+  });
 });
