@@ -229,6 +229,10 @@ describe.each(databases)('members on the %s database', (kind) => {
     );
     expect(members).toContain('the only owner</span>');
     expect(members).not.toMatch(/Make member|>Remove<|href="\/members\/leave"/);
+    // Nor when it opens the leave page by its address: no button the hub would refuse.
+    const leave = await (await page(hub, '/members/leave', owner)).text();
+    expect(leave).toContain('You are the only owner');
+    expect(leave).not.toContain('action="/members/leave"');
     // With a second owner, each is offered all three again.
     const second = await account(hub, 'Bea', 'bea@example.com');
     await hub.sql`
@@ -410,6 +414,12 @@ describe.skipIf(!browsable).each(databases)('members in a browser, on the %s dat
     await ownerPage.fill('#organization-name', 'Acme');
     await Promise.all([ownerPage.waitForURL(/\/keys$/), ownerPage.click('button[type=submit]')]);
     await Promise.all([ownerPage.waitForURL(/\/members$/), ownerPage.click('nav.sections a[href="/members"]')]);
+    // The only owner, at the leave page's address: told why, with no button (issue 25).
+    await ownerPage.goto(`${hub.url}/members/leave`);
+    expect(await ownerPage.textContent('main')).toContain('You are the only owner');
+    expect(await ownerPage.locator('form[action="/members/leave"]').count()).toBe(0);
+    await shoot(ownerPage, 'leave-sole-owner');
+    await ownerPage.goto(`${hub.url}/members`);
     await Promise.all([
       ownerPage.waitForLoadState(),
       ownerPage.click('form[action="/members/invitations"] button[type=submit]'),

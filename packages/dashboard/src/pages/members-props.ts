@@ -32,6 +32,8 @@ export interface LeavePageProps {
   session: SessionView;
   /** The names of the active daemons the person enrolled: leaving retires them. */
   daemons?: string[] | undefined;
+  /** The organization's only owner: told why leaving is not offered, with no button that would fail. */
+  soleOwner?: boolean;
 }
 
 export interface InvitationCreatedPageProps {

@@ -209,7 +209,19 @@ export function RemoveMemberPage({ session, member, daemons }: RemoveMemberPageP
 }
 
 /** The confirmation before leaving the current organization. */
-export function LeavePage({ session, daemons }: LeavePageProps) {
+export function LeavePage({ session, daemons, soleOwner }: LeavePageProps) {
+  if (soleOwner)
+    return (
+      <Layout title="Leave organization" session={session} section="/members">
+        <h1>Leave {session.current?.name}?</h1>
+        <p class="notice warning" role="status">
+          {SOLE_OWNER}
+        </p>
+        <p>
+          <a href="/members">Back to members</a>
+        </p>
+      </Layout>
+    );
   return (
     <Layout title="Leave organization" session={session} section="/members">
       <h1>Leave {session.current?.name}?</h1>

@@ -93,9 +93,15 @@ export function memberRoutes(router: Router, options: DashboardOptions): void {
   router.get('/members/leave', async (req, res) => {
     const signed = await requireSession(options, req, res);
     if (!signed) return;
-    if (!signed.session.current) return seeOther(res, '/members');
-    const daemons = await store.enrolledDaemons(signed.session.current.organizationId, signed.session.account.id);
-    sendPage(res, 200, leavePage({ session: signed.session, daemons }));
+    const current = signed.session.current;
+    if (!current) return seeOther(res, '/members');
+    // Its only owner is not offered a button that would be refused (409): the page says why.
+    const [daemons, owners] = await Promise.all([
+      store.enrolledDaemons(current.organizationId, signed.session.account.id),
+      store.ownerCount(current.organizationId),
+    ]);
+    const soleOwner = current.role === 'owner' && owners <= 1;
+    sendPage(res, 200, leavePage({ session: signed.session, daemons, soleOwner }));
   });
 
   router.post('/members/leave', ...post, async (req, res) => {
