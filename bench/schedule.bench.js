@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { call, expectOk } from './access-hub.js';
 import { createDatabase, postgres } from './database.js';
 import { startProcess } from './process.js';
 import { check, cleanupOnExit, quantile, table } from './report.js';
@@ -42,19 +43,15 @@ ${Array.from({ length: ENTRIES }, (_, i) => `        - { cron: "${cron}", input:
 `;
 
 /**
+ * One request through the benches' client (bench/access-hub.js); anything but a 2xx stops the
+ * bench. Its JSON body.
  * @param {string} url @param {string} method @param {string} path
  * @param {{ token?: string, body?: unknown }} [options]
  */
 async function request(url, method, path, options = {}) {
-  /** @type {Record<string, string>} */
-  const headers = {};
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const response = await fetch(url + path, { method, headers, body });
-  const text = await response.text();
-  check(response.status < 300, `${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return text === '' ? undefined : JSON.parse(text);
+  const answer = await call(url, method, path, { token: options.token, json: options.body });
+  expectOk(answer, `${method} ${path}`);
+  return answer.body;
 }
 
 /** A process's CPU time so far (user + system), in ms, from /proc. @param {number} pid */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../server/test/support/client.js';
 import { TestDaemon } from '../../server/test/support/daemon.js';
 import { hubOn } from '../../server/test/support/hub.js';
+import { eventually } from '../../server/test/support/poll.js';
 import { browsable, launchBrowser, shoot } from './support/browser.js';
 import { arrange, page, type Hub } from './support/hub-session.js';
 
@@ -34,14 +35,6 @@ triggers:
     steps:
       - { id: sweep, environment: night, agent: { provider: claude }, prompt: [ { text: "{{ prompt }} ({{ event.scheduled_at }})" } ] }
 `;
-
-/** Polls `done` every 100 ms, for at most 20 s. */
-async function until(done: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; !(await done()); tries++) {
-    if (tries > 200) throw new Error('never came');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('schedules in the dashboard', () => {
   let hub: Hub;
@@ -73,13 +66,18 @@ describe('schedules in the dashboard', () => {
     });
     expect(manual.status, manual.text).toBe(200);
     // 02:30 in Berlin on Monday 2030-01-07 is 01:30 UTC.
-    await until(
-      async () =>
-        (await hub.sql`select count(*)::int as n from schedule_entries where next_fire_at is null`)[0]?.n === 0,
+    await eventually(
+      () => hub.sql`select count(*)::int as n from schedule_entries where next_fire_at is null`,
+      ([row]) => row?.n === 0,
+      'first ticks computed',
     );
     writeFileSync(clock, '2030-01-07T01:30:00.200Z');
-    await until(async () => (await hub.sql`select id from trigger_runs where source = 'schedule'`).length > 0);
-    scheduledRun = (await hub.sql`select id from trigger_runs where source = 'schedule'`)[0]?.id as string;
+    const [run] = await eventually(
+      () => hub.sql`select id from trigger_runs where source = 'schedule'`,
+      (rows) => rows.length > 0,
+      'the scheduled run',
+    );
+    scheduledRun = run?.id as string;
     if (browsable) browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { freshDatabase, hubOn, startHub, type RunningHub } from './support/hub.js';
+import { eventually } from './support/poll.js';
 
 const configuration = (tick: { cron: string; input: string }) => `
 environments:
@@ -55,16 +56,6 @@ interface ScheduledRun {
   inputs: Record<string, string>;
   event: { scheduledAt: string; cron: string; timezone: string };
   message?: string;
-}
-
-/** Polls `read` until `done` holds (the schedulers look every 100 ms with the test clock). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let tries = 0; ; tries++) {
-    const value = await read();
-    if (done(value)) return value;
-    if (tries > 300) throw new Error(`never: ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('schedules on two hub instances with the test clock (external PostgreSQL)', () => {
