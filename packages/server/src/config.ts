@@ -12,6 +12,7 @@ import { DEFAULT_TIMING, type DispatchTiming } from './runs/index.js';
 import { DEFAULT_DEVICE_LOGIN } from './logins/index.js';
 import { DEFAULT_CLI_CREDENTIAL_EXPIRY, type CliCredentialExpiry } from './auth/api-key.js';
 import { DEFAULT_STREAM_RECHECK_MS } from './runs/index.js';
+import { readGitHubConfig, type GitHubConfig } from './github/config.js';
 
 export interface Config {
   host: string;
@@ -43,6 +44,8 @@ export interface Config {
   trustProxy: number | string | undefined;
   /** HUB_COMPILE_MEMORY_MB, HUB_COMPILE_QUEUE_CHARACTERS: each compile worker's heap, and the documents compiling or waiting (docs/decisions.md, Bodies and compiles under abuse). */
   compile: { memoryMb: number; queueCharacters: number | undefined };
+  /** HUB_GITHUB_*: the hub's GitHub App (DECISIONS.md, GitHub); undefined when GitHub is off. */
+  github: GitHubConfig | undefined;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -142,6 +145,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
           ? undefined
           : whole(env, 'HUB_COMPILE_QUEUE_CHARACTERS', 0, 0, 1_000_000_000, 'a whole number of characters'),
     },
+    github: readGitHubConfig(env),
   };
 }
 

@@ -6,6 +6,7 @@ import { ThrottleRepository } from './auth/throttle-sql.js';
 import type { DispatchTiming, Wakeups } from './runs/index.js';
 import type { Logger } from './http/logger.js';
 import type { PlatformOptions } from './http/platform.js';
+import type { GitHubConfig } from './github/config.js';
 
 export interface HubOptions extends PlatformOptions {
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
@@ -16,6 +17,8 @@ export interface HubOptions extends PlatformOptions {
   streamRecheckMs?: number;
   /** Throttling's limits (HUB_THROTTLE_*); DEFAULT_THROTTLE unless tuned. */
   throttle?: ThrottlePolicies;
+  /** The hub's GitHub App (HUB_GITHUB_*); absent, GitHub is off: the webhook answers 404 and no GitHub trigger fires. */
+  github?: GitHubConfig;
 }
 
 /** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */

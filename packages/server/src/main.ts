@@ -187,6 +187,7 @@ async function main(): Promise<void> {
       streamRecheckMs: config.streamRecheckMs,
       throttle: config.throttle,
       trustProxy: config.trustProxy,
+      ...(config.github === undefined ? {} : { github: config.github }),
     },
     authSql,
     wakeups,
