@@ -23,6 +23,7 @@ import { documentationHandlers } from './openapi/reference.js';
 import { daemonProtocolHandlers, dispatcherOf, runHandlers, sendOutput } from './runs/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/index.js';
+import { githubWebhookHandlers } from './github/index.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
@@ -56,6 +57,7 @@ export function createApp(hub: Hub): Express {
     ...operationHandlers(hub),
     ...documentationHandlers(),
     ...schemaHandlers(hub),
+    ...githubWebhookHandlers(hub),
   });
   // What the operations did not answer (pages, and the 404 and 405 after them): a body left unread
   // when the answer starts is not read to its end, as on the operations.

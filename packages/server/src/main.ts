@@ -20,6 +20,7 @@ import { migrate } from './db/migrate.js';
 import { RetentionRepository, startSweeper } from './retention/index.js';
 import { AssignmentNotices, DEFAULT_TIMING, ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { clockOf, startScheduler } from './schedules/index.js';
+import { startGitHubWorker } from './github/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
 import { startingGate } from './http/starting.js';
@@ -209,6 +210,18 @@ async function main(): Promise<void> {
     health,
   });
   started('scheduler', () => scheduler.close());
+  if (config.github !== undefined) {
+    const github = await startGitHubWorker({
+      sql,
+      log,
+      config: config.github,
+      timing: config.timing ?? DEFAULT_TIMING,
+      publicUrl: origin,
+      wake: (daemonId) => notices.wake(daemonId),
+      health,
+    });
+    started('github worker', () => github.close());
+  }
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
 

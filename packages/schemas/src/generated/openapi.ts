@@ -520,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/github/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub webhook delivery (GitHub)
+         * @description Where the hub's GitHub App sends its webhooks (set the app's webhook URL to this path). The signature (`X-Hub-Signature-256`: `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with `HUB_GITHUB_WEBHOOK_SECRET`) is checked before anything else is read; a missing or wrong one is 401 and nothing is recorded. A delivery of an event the hub reads (`issue_comment` and `pull_request_review_comment` created; `issues` and `pull_request` opened or labeled) is stored in PostgreSQL before the 202, and acted on after the answer; `X-GitHub-Delivery` deduplicates (a redelivery starts nothing new). Events of repositories that no project names, or of installations not linked to an organization, are answered 202 and ignored. 404 when the hub has no GitHub App configured.
+         */
+        post: operations["receiveGitHubWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1236,6 +1256,16 @@ export interface components {
             path: string;
             /** @description The file's UTF-8 text. A NUL character or a lone surrogate in it is a 422 field issue. */
             content: string;
+        };
+        /** @description A webhook delivery the hub has taken: what it will do with it. */
+        GitHubDeliveryAccepted: {
+            /** @description The delivery's id, from `X-GitHub-Delivery`. */
+            delivery: string;
+            /**
+             * @description `queued`: stored, to be acted on; `duplicate`: this delivery was received before, and starts nothing new; `ignored`: not an event or action the hub acts on.
+             * @enum {unknown}
+             */
+            status: "queued" | "duplicate" | "ignored";
         };
         Health: {
             /** @constant */
@@ -2455,6 +2485,62 @@ export interface components {
                 };
             };
         };
+        /** @description The delivery is not signed with the hub's webhook secret: `X-Hub-Signature-256` is missing, malformed or wrong. */
+        GitHubUnauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/unauthorized",
+                 *       "title": "Authentication required",
+                 *       "status": 401,
+                 *       "detail": "The delivery is not signed with the hub's webhook secret: `X-Hub-Signature-256` is missing, malformed or wrong.",
+                 *       "code": "unauthorized",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Authentication required";
+                    /** @constant */
+                    status: 401;
+                    /** @constant */
+                    code: "unauthorized";
+                };
+            };
+        };
+        /** @description Nothing is at that path. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/not_found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "Nothing is at that path.",
+                 *       "code": "not_found",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Not found";
+                    /** @constant */
+                    status?: 404;
+                    /** @constant */
+                    code?: "not_found";
+                };
+            };
+        };
         /** @description The hub is still starting, or its database does not answer. */
         NotReady: {
             headers: {
@@ -2620,34 +2706,6 @@ export interface components {
                     status?: 404;
                     /** @enum {unknown} */
                     code?: "organization_not_found" | "project_not_found" | "api_key_not_found";
-                };
-            };
-        };
-        /** @description Nothing is at that path. */
-        NotFound: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "http://localhost:8080/problems/not_found",
-                 *       "title": "Not found",
-                 *       "status": 404,
-                 *       "detail": "Nothing is at that path.",
-                 *       "code": "not_found",
-                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    type?: unknown;
-                    /** @constant */
-                    title?: "Not found";
-                    /** @constant */
-                    status?: 404;
-                    /** @constant */
-                    code?: "not_found";
                 };
             };
         };
@@ -4015,6 +4073,46 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    receiveGitHubWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's name, as GitHub sends it. */
+                "X-GitHub-Event": string;
+                /** @description The delivery's id (a GUID), the same on a redelivery. */
+                "X-GitHub-Delivery": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event's payload as GitHub sends it, at most 2 MiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: stored to be acted on (`queued`), seen before (`duplicate`), or not an event the hub acts on (`ignored`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GitHubDeliveryAccepted"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["GitHubUnauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];
         };

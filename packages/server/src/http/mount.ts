@@ -36,6 +36,9 @@ const BODY_LIMITS: Record<string, number | 'largest'> = {
   // A batch of output: the daemon sends at most 64 KiB of text in at most 1,000 chunks; as JSON,
   // with every character escaped (\u001b is 6 bytes) and each chunk's seq, stream and time, < 1 MiB.
   appendExecutionOutput: MiB,
+  // A GitHub delivery of the events the hub reads: a comment and an issue or pull request body are
+  // at most 65,536 characters each (up to 4 bytes in UTF-8), with the repository and people around them.
+  receiveGitHubWebhook: 2 * MiB,
   // A dispatch's input is at most 1,048,576 characters (up to 3 bytes each in UTF-8), its other
   // fields 255 each. Small dispatches are read before the key check, larger ones after it (`bodyFirst`).
   dispatchManualRunA: 4 * MiB,
@@ -115,7 +118,9 @@ function steps(
         : security.kind === 'daemon'
           ? // A body announced larger than the limit is refused before the signature check reads it.
             [refuseDeclaredOver(limit), requireDaemon(hub.sql, limit, hub.throttle)]
-          : [];
+          : security.kind === 'own'
+            ? [refuseDeclaredOver(limit), ownAuthentication(handler, operation, limit)]
+            : [];
   const takesInput = operation.body !== undefined || operation.parameters.length > 0;
   const request = takesInput ? validator.request(operation) : undefined;
   const validate: RequestHandler = (req, _res, next) => {
@@ -131,7 +136,8 @@ function steps(
   // The OAuth endpoints check their own form (their errors are OAuth errors, not problems).
   if (operation.form === true) checks = [...auth, formBody(limit)];
   // A signed daemon request's body is read by the signature check, which covers its bytes.
-  else if (operation.body === undefined || security.kind === 'daemon') checks = [...auth, validate];
+  else if (operation.body === undefined || security.kind === 'daemon' || security.kind === 'own')
+    checks = [...auth, validate];
   // A small body (announced by Content-Length) is parsed and validated before the key check, for
   // its prefetch, its refusals answered after it; a larger one is read only once the key passed.
   else if (handler.bodyFirst !== undefined) {
@@ -146,6 +152,17 @@ function steps(
     await handler.handle({ req, res, ...(input as object) } as never);
   };
   return [...(takesBody ? [closeUnreadBody()] : []), ...checks, run];
+}
+
+/** The handler's own credential check (`Handler.authenticate`), which reads the body itself. */
+function ownAuthentication(handler: Handler<OperationId>, operation: OperationSpec, limit: number): RequestHandler {
+  const authenticate = handler.authenticate;
+  if (authenticate === undefined)
+    throw new Error(`${operation.operationId} checks its own credential but its handler has no authenticate`);
+  return async (req, _res, next) => {
+    await authenticate(req, limit);
+    next();
+  };
 }
 
 /** Whether a request's body is announced (Content-Length, not chunked) at most `bytes` long; no body is. */

@@ -51,6 +51,12 @@ export interface Handler<Id extends OperationId> {
    * request it cannot answer takes the exact path, and meets every refusal there.
    */
   attempt?: (call: Call<Id>) => Promise<boolean>;
+  /**
+   * For an operation whose security the feature checks itself (`githubSignature`): reads the body
+   * (at most `limit` bytes), checks the credential over its bytes, and leaves the parsed JSON in
+   * `req.body` for the document's validator; a refusal is thrown (401 before anything is stored).
+   */
+  authenticate?: (req: Request, limit: number) => Promise<void>;
 }
 
 /** The handlers of a resource, by operationId: each operation of the document has exactly one. */

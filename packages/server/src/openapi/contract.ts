@@ -12,7 +12,12 @@ export type Node = { [key: string]: Json };
 
 /** How an operation is authenticated, as its `security` requirement says. */
 export type Security =
-  { kind: 'none' } | { kind: 'bearer'; scope: string | undefined } | { kind: 'daemon' } | { kind: 'admin' };
+  | { kind: 'none' }
+  | { kind: 'bearer'; scope: string | undefined }
+  | { kind: 'daemon' }
+  | { kind: 'admin' }
+  /** Checked by the operation's own handler (`Handler.authenticate`): a GitHub webhook's signature. */
+  | { kind: 'own' };
 
 export interface Parameter {
   name: string;
@@ -103,6 +108,7 @@ function securityOf(requirements: Node[], operationId: string): Security {
   const [scheme, scopes] = schemes[0] as [string, Json];
   if (scheme === 'daemonSignature') return { kind: 'daemon' };
   if (scheme === 'adminToken') return { kind: 'admin' };
+  if (scheme === 'githubSignature') return { kind: 'own' };
   // No scope: any valid credential (GET /api/v1/credential).
   if (scheme === 'bearerAuth' && Array.isArray(scopes) && scopes.length <= 1)
     return { kind: 'bearer', scope: scopes.length === 0 ? undefined : String(scopes[0]) };

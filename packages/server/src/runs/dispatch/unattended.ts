@@ -18,6 +18,8 @@ export interface UnattendedRun {
   actor: string;
   /** Parsed like a dispatch's `input`, against the trigger's declared inputs. */
   input: string;
+  /** The prompt as it is, when the event gives one rather than input text (a GitHub label: the title and body); `input` then holds only inputs. */
+  prompt?: string;
   /** The event as the run views show it. */
   event: Record<string, string>;
   /** The event as templates read it: `{{ event.<name> }}`. */
@@ -55,7 +57,7 @@ export async function startUnattendedRun(
   const parsed = parseManualInput(run.input, declared);
   const inputs = parsed.ok ? parsed.inputs : {};
   const plan = planSteps(trigger, run.model.environments, {
-    prompt: parsed.ok ? parsed.prompt : '',
+    prompt: run.prompt ?? (parsed.ok ? parsed.prompt : ''),
     inputs,
     event: run.templateEvent,
   });
