@@ -267,7 +267,14 @@ describe('the OpenAPI document', () => {
       bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       daemonSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Hub-Signature' }),
       adminToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      githubSignature: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Hub-Signature-256' }),
     });
+    // GitHub's deliveries are signed with the webhook secret, and checked by the hub before their body.
+    expect(
+      operations
+        .filter(({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ githubSignature: [] }]))
+        .map(({ path }) => path),
+    ).toEqual(['/api/v1/github/webhook']);
     const signed = operations
       .filter(({ operation }) => JSON.stringify(operation.security) === JSON.stringify([{ daemonSignature: [] }]))
       .map(({ path }) => path);
@@ -446,7 +453,7 @@ describe('the OpenAPI document', () => {
         count++;
       }
     }
-    expect(count).toBe(18);
+    expect(count).toBe(19);
   });
 
   it("lists every issue code (the request codes and the compiler's) and every problem code, as the hub has them", () => {

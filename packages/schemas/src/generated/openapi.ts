@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a GitHub webhook delivery (GitHub)
-         * @description Where the hub's GitHub App sends its webhooks (set the app's webhook URL to this path). The signature (`X-Hub-Signature-256`: `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with `HUB_GITHUB_WEBHOOK_SECRET`) is checked before anything else is read; a missing or wrong one is 401 and nothing is recorded. A delivery of an event the hub reads (`issue_comment` and `pull_request_review_comment` created; `issues` and `pull_request` opened or labeled) is stored in PostgreSQL before the 202, and acted on after the answer; `X-GitHub-Delivery` deduplicates (a redelivery starts nothing new). Events of repositories that no project names, or of installations not linked to an organization, are answered 202 and ignored. 404 when the hub has no GitHub App configured.
+         * @description Where the hub's GitHub App sends its webhooks (set the app's webhook URL to this path). The signature (`X-Hub-Signature-256`: `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with `HUB_GITHUB_WEBHOOK_SECRET`) is checked before anything else is read; a missing or wrong one is 401 and nothing is recorded. A delivery of an event the hub reads (`issue_comment` and `pull_request_review_comment` created; `issues` and `pull_request` opened or labeled) is stored in PostgreSQL before the 202, and acted on after the answer; `X-GitHub-Delivery` deduplicates (a redelivery starts nothing new). Events of repositories that no project names, or of installations not linked to an organization, are answered 202 and ignored. 404 when the hub has no GitHub App configured. The headers `X-GitHub-Event` (the event's name) and `X-GitHub-Delivery` (the delivery's id, at most 100 letters, digits and dashes) are required: without them, 400.
          */
         post: operations["receiveGitHubWebhook"];
         delete?: never;
@@ -4080,12 +4080,7 @@ export interface operations {
     receiveGitHubWebhook: {
         parameters: {
             query?: never;
-            header: {
-                /** @description The event's name, as GitHub sends it. */
-                "X-GitHub-Event": string;
-                /** @description The delivery's id (a GUID), the same on a redelivery. */
-                "X-GitHub-Delivery": string;
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4105,6 +4100,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+                     *       "status": "queued"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GitHubDeliveryAccepted"];
                 };
             };

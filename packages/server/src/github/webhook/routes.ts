@@ -3,6 +3,23 @@ import { handle, type Handlers } from '../../http/operation.js';
 import { DeliveryRepository } from '../deliveries/sql.js';
 import { isReadEvent } from '../events.js';
 import { checkSignature } from './signature.js';
+import { HttpProblem } from '../../problems/problem.js';
+
+const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
+const EVENT = /^[a-z_]{1,64}$/;
+
+function missingHeaders(delivery: string, event: string): HttpProblem {
+  const issue = (value: string, name: string, what: string) => ({
+    pointer: '',
+    code: value === '' ? ('request.required' as const) : ('request.pattern' as const),
+    message: `${name} must be ${what}, as GitHub sends it.`,
+  });
+  const issues = [
+    ...(DELIVERY.test(delivery) ? [] : [issue(delivery, 'X-GitHub-Delivery', "the delivery's id")]),
+    ...(EVENT.test(event) ? [] : [issue(event, 'X-GitHub-Event', "the event's name")]),
+  ];
+  return new HttpProblem('invalid_request', issues.map((found) => found.message).join(' '), { issues });
+}
 
 /**
  * `POST /api/v1/github/webhook` (DECISIONS.md, GitHub): signed, stored, answered. The signature is
@@ -14,8 +31,9 @@ export function githubWebhookHandlers(hub: Hub): Handlers {
   return {
     receiveGitHubWebhook: handle<'receiveGitHubWebhook'>(
       async ({ req, res, body }) => {
-        const delivery = req.get('x-github-delivery') as string;
-        const event = req.get('x-github-event') as string;
+        const delivery = req.get('x-github-delivery') ?? '';
+        const event = req.get('x-github-event') ?? '';
+        if (!DELIVERY.test(delivery) || !EVENT.test(event)) throw missingHeaders(delivery, event);
         if (!isReadEvent(event, body)) {
           hub.log.info('github delivery ignored', {
             delivery,
