@@ -1735,7 +1735,7 @@ export interface components {
              * @enum {unknown}
              */
             source: "manual" | "schedule" | "github";
-            /** @description For a run that no request started, the event that did: a schedule's `scheduledAt` (the tick, UTC), `cron` and `timezone`. Absent on manual runs. */
+            /** @description For a run that no request started, the event that did: a schedule's `scheduledAt` (the tick, UTC), `cron` and `timezone`; GitHub's `trigger` (`github.mention` or `github.label`), `label` (for a label), `repository` (`owner/name`), `number`, `title`, `url`, `kind` (`issue` or `pull_request`), `branch` (a pull request's head branch; empty for an issue) and `deliveryId` (`X-GitHub-Delivery`). Absent on manual runs. */
             event?: {
                 [key: string]: string;
             };

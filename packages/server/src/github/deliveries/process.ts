@@ -148,10 +148,11 @@ function templateEvent(item: Item): Record<string, string> {
   return {
     repository: item.repository,
     number: String(item.number),
-    title: item.title,
-    url: item.url,
+    // The run views keep at most 1,024 characters of a value; GitHub's titles have at most 256.
+    title: item.title.slice(0, 1024),
+    url: item.url.slice(0, 1024),
     kind: item.kind,
-    branch: item.headRef ?? '',
+    branch: (item.headRef ?? '').slice(0, 1024),
   };
 }
 
