@@ -11,7 +11,13 @@ import {
   type CompiledConfiguration,
   type Issue,
 } from '../src/index.js';
-import { exampleBundle, exampleConfiguration, exampleTrigger, scheduleConfiguration } from './support/documents.js';
+import {
+  exampleBundle,
+  exampleConfiguration,
+  exampleTrigger,
+  githubConfiguration,
+  scheduleConfiguration,
+} from './support/documents.js';
 
 const runs = { numRuns: 300 };
 
@@ -91,9 +97,11 @@ describe('the compiler never throws', () => {
         mutated(exampleConfiguration),
         mutated(exampleTrigger),
         mutated(scheduleConfiguration),
-        (configuration, trigger, schedule) => {
+        mutated(githubConfiguration),
+        (configuration, trigger, schedule, github) => {
           compileConfiguration({ yaml: configuration, partials: [{ path: 'testing.md', content: 'x' }] });
           compileConfiguration({ yaml: schedule });
+          compileConfiguration({ yaml: github });
           compileTrigger({ yaml: trigger });
         },
       ),
@@ -119,7 +127,7 @@ describe('positions', () => {
   it('lie inside the document for every issue', () => {
     fc.assert(
       fc.property(
-        fc.oneof(mutated(exampleConfiguration), mutated(scheduleConfiguration), yamlish),
+        fc.oneof(mutated(exampleConfiguration), mutated(scheduleConfiguration), mutated(githubConfiguration), yamlish),
         partialSet,
         (yaml, partials) => {
           const result = compileConfiguration({ yaml, partials });
