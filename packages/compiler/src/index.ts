@@ -4,6 +4,8 @@ export { compileBundle, type BundleInput } from './compile/bundle.js';
 export { resolveResources, type ResourceCatalog } from './resources/resolve.js';
 export { parseManualInput, type ManualInputResult } from './dispatch/input.js';
 export { renderPrompt, type PromptValues } from './dispatch/render.js';
+export { declaredInputs } from './model/inputs.js';
+export { EVENT_VALUES, eventNamesOf, kindsGiving } from './model/events.js';
 export { nextFireTimes } from './schedule/next.js';
 export { checkCron, type CronProblem } from './schedule/cron.js';
 export { describeCron } from './schedule/describe.js';

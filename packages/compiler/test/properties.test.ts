@@ -9,9 +9,15 @@ import {
   foldPath,
   type CompileResult,
   type CompiledConfiguration,
-  type Issue,
 } from '../src/index.js';
-import { exampleBundle, exampleConfiguration, exampleTrigger, scheduleConfiguration } from './support/documents.js';
+import {
+  exampleBundle,
+  exampleConfiguration,
+  exampleTrigger,
+  githubConfiguration,
+  scheduleConfiguration,
+} from './support/documents.js';
+import { mutated, positionsInside } from './support/mutations.js';
 
 const runs = { numRuns: 300 };
 
@@ -25,12 +31,6 @@ const yamlish = fc.string({
   unit: fc.constantFrom(...'-:?[]{},&*!|>\'"%@`#\n\r\t <<.~0123456789abcxyz'.split(''), '\uFEFF', 'é', '😀'),
   maxLength: 300,
 });
-/** A valid document with a few characters spliced in or cut out. */
-function mutated(base: string) {
-  return fc
-    .array(fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 5 }), fc.string({ maxLength: 4 })), { maxLength: 4 })
-    .map((edits) => edits.reduce((text, [at, cut, insert]) => text.slice(0, at) + insert + text.slice(at + cut), base));
-}
 const partialSet = fc.array(
   fc.record({
     path: fc.oneof(fc.constantFrom('testing.md', 'Testing.md', '../x', 'a//b', 'cafe\u0301.md'), anyText),
@@ -50,24 +50,6 @@ function compileAll(text: string): CompileResult<CompiledConfiguration>[] {
       ],
     }),
   ];
-}
-
-function lines(text: string): string[] {
-  return text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
-}
-
-/** Every positioned issue lies inside the text it points into. */
-function positionsInside(issues: Issue[], texts: Map<string | undefined, string>): boolean {
-  for (const issue of issues) {
-    if (issue.line === undefined) continue;
-    const text = texts.get(issue.file);
-    if (text === undefined) return false;
-    const all = lines(text);
-    const line = all[issue.line - 1];
-    if (line === undefined || issue.column === undefined || issue.column < 1) return false;
-    if (issue.column > [...line].length + 1) return false;
-  }
-  return true;
 }
 
 describe('the compiler never throws', () => {
@@ -91,9 +73,11 @@ describe('the compiler never throws', () => {
         mutated(exampleConfiguration),
         mutated(exampleTrigger),
         mutated(scheduleConfiguration),
-        (configuration, trigger, schedule) => {
+        mutated(githubConfiguration),
+        (configuration, trigger, schedule, github) => {
           compileConfiguration({ yaml: configuration, partials: [{ path: 'testing.md', content: 'x' }] });
           compileConfiguration({ yaml: schedule });
+          compileConfiguration({ yaml: github });
           compileTrigger({ yaml: trigger });
         },
       ),
@@ -119,7 +103,7 @@ describe('positions', () => {
   it('lie inside the document for every issue', () => {
     fc.assert(
       fc.property(
-        fc.oneof(mutated(exampleConfiguration), mutated(scheduleConfiguration), yamlish),
+        fc.oneof(mutated(exampleConfiguration), mutated(scheduleConfiguration), mutated(githubConfiguration), yamlish),
         partialSet,
         (yaml, partials) => {
           const result = compileConfiguration({ yaml, partials });

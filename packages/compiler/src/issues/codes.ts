@@ -48,7 +48,9 @@ export const issueCodes = {
   'environment.duplicate_name': 'Two environments have the same name.',
   'trigger.duplicate_name': 'Two triggers have the same name.',
   'trigger.allowlist_required':
-    'A manual.run trigger has no filters.from_users, or an empty one (schedule runs need none).',
+    'A trigger with manual.run, github.mention or github.label has no filters.from_users, or an empty one (schedule runs need none).',
+  'trigger.inputs_declared_twice':
+    "A trigger declares inputs under both manual.run and github.mention; they are the trigger's, declared once.",
   'step.duplicate_id': 'Two steps of one trigger have the same id.',
   'step.unknown_environment': 'A step names an environment that does not exist.',
   'step.unknown_agent': 'A legacy step names an agent that the hub file does not define.',
@@ -65,6 +67,8 @@ export const issueCodes = {
   'schedule.input': "A schedule entry's input misses a required input or gives a value outside an input's enum.",
   'schedule.organization_trigger':
     'An organization trigger has a schedule: it runs in the project each dispatch names, and a tick names none.',
+  'github.organization_trigger':
+    "An organization trigger has a GitHub kind: GitHub events are read against a project's active configuration only.",
   'input.required': 'A dispatch did not supply a required input.',
   'input.not_in_enum': "A dispatch supplied an input value outside the input's enum.",
   'resource.unknown_daemon': 'An environment names a daemon that is not enrolled in the organization.',

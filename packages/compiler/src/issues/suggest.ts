@@ -17,3 +17,8 @@ export function didYouMean(input: string, candidates: Iterable<string>): string 
 export function listSome(names: readonly string[], max = 10): string {
   return names.length <= max ? names.join(', ') : `${names.slice(0, max).join(', ')} and ${names.length - max} more`;
 }
+
+/** Words joined for a message: "a", "a and b", "a, b and c". */
+export function listAnd(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}

@@ -40,11 +40,14 @@ function buildTrigger(draft: Draft, trigger: DraftTrigger): CompiledTrigger {
   const maxRuntimeMs = parseDuration(trigger.maxRuntime.value) as number;
   const on = isRecord(trigger.on.value) ? trigger.on.value : {};
   const events: CompiledEvent[] = [];
-  if (Object.hasOwn(on, 'manual.run')) {
-    events.push({ kind: 'manual.run', inputs: declaredInputs(field(trigger.on, 'manual.run', 'inputs')) });
-  }
+  if (Object.hasOwn(on, 'manual.run'))
+    events.push({ kind: 'manual.run', inputs: readInputs(field(trigger.on, 'manual.run', 'inputs')) });
   if (Object.hasOwn(on, 'schedule'))
     events.push({ kind: 'schedule', entries: scheduleEntries(trigger).map(scheduleEntry) });
+  if (Object.hasOwn(on, 'github.mention'))
+    events.push({ kind: 'github.mention', inputs: readInputs(field(trigger.on, 'github.mention', 'inputs')) });
+  if (Object.hasOwn(on, 'github.label'))
+    events.push({ kind: 'github.label', name: field(trigger.on, 'github.label', 'name').value as string });
   const users = field(trigger.filters, 'from_users').value;
   return {
     name: trigger.name.value as string,
@@ -62,7 +65,8 @@ function scheduleEntry(entry: Field): CompiledScheduleEntry {
   return { cron, timezone: timezone ?? 'UTC', input: input ?? '', source: sourceRef(entry) };
 }
 
-export function declaredInputs(inputs: Field): DeclaredInput[] {
+/** The inputs declared at `inputs` (a mapping of names), as the model has them. */
+export function readInputs(inputs: Field): DeclaredInput[] {
   return entries(inputs).map(([name, input]) => {
     const value = isRecord(input.value) ? input.value : {};
     const declared: DeclaredInput = { name, required: value.required === true };

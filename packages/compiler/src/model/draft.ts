@@ -143,3 +143,14 @@ export function listTrigger(node: Field): DraftTrigger {
 export function scheduleEntries(trigger: DraftTrigger): Field[] {
   return items(field(trigger.on, 'schedule')).filter((entry) => isRecord(entry.value));
 }
+
+/**
+ * Where the trigger declares its inputs (DECISIONS.md, "Runs that no person dispatches"): under
+ * manual.run.inputs, or under github.mention.inputs when manual.run declares none. Declaring them
+ * in both places is trigger.inputs_declared_twice (rules/inputs-declared-once.ts).
+ */
+export function inputsField(trigger: DraftTrigger): Field {
+  const manual = field(trigger.on, 'manual.run', 'inputs');
+  const mention = field(trigger.on, 'github.mention', 'inputs');
+  return manual.value === undefined && mention.value !== undefined ? mention : manual;
+}

@@ -36,8 +36,17 @@ export interface CompiledScheduleEntry {
   source: SourceRef;
 }
 
+/**
+ * One kind of `on`. A trigger's inputs are declared once, under manual.run or under github.mention:
+ * the other kinds' `inputs` is empty then; `declaredInputs(trigger)` reads them from either.
+ */
 export type CompiledEvent =
-  { kind: 'manual.run'; inputs: DeclaredInput[] } | { kind: 'schedule'; entries: CompiledScheduleEntry[] };
+  | { kind: 'manual.run'; inputs: DeclaredInput[] }
+  | { kind: 'schedule'; entries: CompiledScheduleEntry[] }
+  /** A mention of the hub's GitHub App with the trigger's name; `inputs` as declared under it. */
+  | { kind: 'github.mention'; inputs: DeclaredInput[] }
+  /** The label `name` added to an issue or pull request. */
+  | { kind: 'github.label'; name: string };
 
 export interface CompiledAgent {
   provider: string;

@@ -1,14 +1,15 @@
+import { allowlistRequired } from './allowlist-required.js';
 import type { Rule } from './context.js';
 import { durationsFit } from './durations-fit.js';
 import { environmentsUsed } from './environments-used.js';
 import { idleTimeoutWithinMaxRuntime } from './idle-timeout-within-max-runtime.js';
 import { includesResolve } from './includes-resolve.js';
+import { inputsDeclaredOnce } from './inputs-declared-once.js';
 import { inputDefaultsInEnum } from './input-defaults-in-enum.js';
-import { manualRunAllowlist } from './manual-run-allowlist.js';
+import { kindsInProject } from './kinds-in-project.js';
 import { placeholdersDeclared } from './placeholders-declared.js';
 import { scheduleCron } from './schedule-cron.js';
 import { scheduleInput } from './schedule-input.js';
-import { scheduleInProject } from './schedule-in-project.js';
 import { scheduleTimezone } from './schedule-timezone.js';
 import { stepAgentExists } from './step-agent-exists.js';
 import { stepEnvironmentExists } from './step-environment-exists.js';
@@ -29,12 +30,13 @@ export const rules: readonly Rule[] = [
   durationsFit,
   stepMaxRuntimeWithinTrigger,
   idleTimeoutWithinMaxRuntime,
-  manualRunAllowlist,
+  allowlistRequired,
+  inputsDeclaredOnce,
   inputDefaultsInEnum,
   scheduleCron,
   scheduleTimezone,
   scheduleInput,
-  scheduleInProject,
+  kindsInProject,
   includesResolve,
   placeholdersDeclared,
   environmentsUsed,

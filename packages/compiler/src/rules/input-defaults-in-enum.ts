@@ -1,10 +1,10 @@
-import { entries, field, isRecord } from '../model/draft.js';
+import { entries, field, inputsField, isRecord } from '../model/draft.js';
 import { listSome } from '../issues/suggest.js';
 import { reportAt, type RuleContext } from './context.js';
 
 export function inputDefaultsInEnum(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
-    for (const [name, input] of entries(field(trigger.on, 'manual.run', 'inputs'))) {
+    for (const [name, input] of entries(inputsField(trigger))) {
       if (!isRecord(input.value) || !Array.isArray(input.value.enum) || input.value.default === undefined) continue;
       const allowed = input.value.enum.map(String);
       const value = String(input.value.default);

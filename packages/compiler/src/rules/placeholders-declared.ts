@@ -1,6 +1,7 @@
 import { closest } from '@hub/schemas';
-import { hint, listSome } from '../issues/suggest.js';
-import { entries, field, isRecord, type DraftTrigger } from '../model/draft.js';
+import { hint, listAnd, listSome } from '../issues/suggest.js';
+import { entries, inputsField, isRecord, type DraftTrigger } from '../model/draft.js';
+import { eventNamesOf, kindsGiving, knownKinds } from '../model/events.js';
 import { locateSpan } from '../source/locate.js';
 import { reportAt, type RuleContext } from './context.js';
 
@@ -8,20 +9,12 @@ import { reportAt, type RuleContext } from './context.js';
 export const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g;
 
 export function declaredInputNames(trigger: DraftTrigger): string[] {
-  return entries(field(trigger.on, 'manual.run', 'inputs')).map(([name]) => name);
+  return entries(inputsField(trigger)).map(([name]) => name);
 }
-
-/** The {{ event.<name> }} names each kind of event gives (DECISIONS.md, "Runs that no person dispatches"). */
-export const EVENT_NAMES: Readonly<Record<string, readonly string[]>> = {
-  'manual.run': [],
-  schedule: ['scheduled_at'],
-};
 
 /** The kinds of the trigger's `on` that this hub knows. */
 function kindsOf(trigger: DraftTrigger): string[] {
-  return isRecord(trigger.on.value)
-    ? Object.keys(trigger.on.value).filter((kind) => Object.hasOwn(EVENT_NAMES, kind))
-    : [];
+  return isRecord(trigger.on.value) ? knownKinds(Object.keys(trigger.on.value)) : [];
 }
 
 /**
@@ -32,19 +25,15 @@ export function placeholdersDeclared(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
     const inputs = declaredInputNames(trigger);
     const kinds = kindsOf(trigger);
-    // The event names every kind of the trigger gives: those of its first kind that the others give too.
-    const events = (EVENT_NAMES[kinds[0] ?? ''] ?? []).filter((name) =>
-      kinds.every((kind) => EVENT_NAMES[kind]?.includes(name)),
-    );
+    const events = eventNamesOf(kinds);
     const allowed = ['prompt', ...inputs.map((name) => `inputs.${name}`), ...events.map((name) => `event.${name}`)];
     const unknown = (name: string) => () => {
       const event = /^event\.(.+)$/.exec(name)?.[1];
-      const givers =
-        event === undefined ? [] : Object.keys(EVENT_NAMES).filter((kind) => EVENT_NAMES[kind]?.includes(event));
+      const givers = event === undefined ? [] : kindsGiving(event);
       if (givers.length > 0) {
         const without = kinds.filter((kind) => !givers.includes(kind));
         return {
-          message: `The placeholder {{ ${name} }} has no value in ${join(without) || "this trigger's"} runs: only ${join(givers)} runs give it.`,
+          message: `The placeholder {{ ${name} }} has no value in ${listAnd(without) || "this trigger's"} runs: only ${listAnd(givers)} runs give it.`,
           suggestion: undefined,
         };
       }
@@ -56,7 +45,7 @@ export function placeholdersDeclared(context: RuleContext): void {
       ].filter((item) => item !== '');
       const none = inputs.length > 0 ? '' : ' (this trigger declares no inputs)';
       return {
-        message: `Unknown placeholder {{ ${name} }}${hint(suggestion) || '.'} Placeholders here: ${join(list)}${none}.`,
+        message: `Unknown placeholder {{ ${name} }}${hint(suggestion) || '.'} Placeholders here: ${listAnd(list)}${none}.`,
         suggestion,
       };
     };
@@ -99,9 +88,4 @@ export function placeholdersDeclared(context: RuleContext): void {
       }
     }
   }
-}
-
-/** "a", "a and b", "a, b and c". */
-function join(items: string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -1,17 +1,17 @@
 import { parseManualInput } from '../dispatch/input.js';
 import { listSome } from '../issues/suggest.js';
-import { declaredInputs } from '../model/build.js';
-import { field, scheduleEntries } from '../model/draft.js';
+import { readInputs } from '../model/build.js';
+import { field, inputsField, scheduleEntries } from '../model/draft.js';
 import { reportAt, type RuleContext } from './context.js';
 
 /**
  * A schedule entry's input is read as each tick will read it, against the trigger's declared
- * inputs (under manual.run.inputs; a schedule-only trigger declares none): a missing required
- * input or a value outside an enum is found now, not at 02:30 (DECISIONS.md, "Schedules").
+ * inputs (under manual.run or github.mention; a schedule-only trigger declares none): a missing
+ * required input or a value outside an enum is found now, not at 02:30 (DECISIONS.md, "Schedules").
  */
 export function scheduleInput(context: RuleContext): void {
   for (const trigger of context.draft.triggers) {
-    const declared = declaredInputs(field(trigger.on, 'manual.run', 'inputs'));
+    const declared = readInputs(inputsField(trigger));
     if (declared.length === 0) continue;
     // Read without defaults or checks, which are made here: a default outside its enum is
     // input.default_not_in_enum's, not each schedule's.

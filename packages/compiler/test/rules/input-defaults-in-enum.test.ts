@@ -18,4 +18,11 @@ describe('inputDefaultsInEnum', () => {
       ['input.default_not_in_enum', '/triggers/0/on/manual.run/inputs/level/default'],
     ]);
   });
+
+  it('checks the inputs declared under github.mention', () => {
+    const yaml = configurationWith({
+      on: '{ github.mention: { inputs: { level: { default: medium, enum: [low, high] } } } }',
+    });
+    expect(found(yaml)).toEqual([['input.default_not_in_enum', '/triggers/0/on/github.mention/inputs/level/default']]);
+  });
 });

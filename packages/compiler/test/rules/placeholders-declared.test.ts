@@ -70,6 +70,63 @@ describe('placeholdersDeclared', () => {
       ]);
     });
 
+    it.each([
+      ['github.mention', '{ github.mention: {} }'],
+      ['github.label', '{ github.label: { name: triage } }'],
+      ['both GitHub kinds', '{ github.mention: {}, github.label: { name: triage } }'],
+    ])('accepts every GitHub event value on a %s trigger', (_case, on) => {
+      const text =
+        '{{ event.repository }}#{{ event.number }} {{ event.title }} {{ event.url }} {{ event.kind }} {{ event.branch }}';
+      expect(found(withEvent(on, text))).toEqual([]);
+    });
+
+    it.each([
+      [
+        'a GitHub value on a trigger with manual.run',
+        '{ manual.run: {}, github.mention: {} }',
+        '{{ event.url }}',
+        'The placeholder {{ event.url }} has no value in manual.run runs: only github.mention and github.label runs give it.',
+      ],
+      [
+        'a GitHub value on a trigger with a schedule',
+        '{ github.label: { name: x }, schedule: [{ cron: "@daily" }] }',
+        '{{ event.title }}',
+        'The placeholder {{ event.title }} has no value in schedule runs: only github.mention and github.label runs give it.',
+      ],
+      [
+        "a schedule's value on a GitHub trigger",
+        '{ github.mention: {} }',
+        '{{ event.scheduled_at }}',
+        'The placeholder {{ event.scheduled_at }} has no value in github.mention runs: only schedule runs give it.',
+      ],
+    ])('reports %s, naming the kind that does not give it', (_case, on, text, message) => {
+      const result = compileConfiguration({ yaml: withEvent(on, text) });
+      expect(result.ok ? [] : result.issues.map((issue) => [issue.code, issue.message])).toEqual([
+        ['template.unknown_placeholder', message],
+      ]);
+    });
+
+    it('suggests a GitHub event name for a misspelling, and lists them', () => {
+      const result = compileConfiguration({ yaml: withEvent('{ github.label: { name: x } }', '{{ event.titel }}') });
+      expect(result.ok ? [] : result.issues.map(({ suggestion, message }) => ({ suggestion, message }))).toEqual([
+        {
+          suggestion: 'event.title',
+          message:
+            'Unknown placeholder {{ event.titel }}; did you mean "event.title"? Placeholders here: {{ prompt }}, ' +
+            '{{ event.repository }}, {{ event.number }}, {{ event.title }}, {{ event.url }}, {{ event.kind }} and ' +
+            '{{ event.branch }} (this trigger declares no inputs).',
+        },
+      ]);
+    });
+
+    it('accepts the inputs a github.mention trigger declares', () => {
+      const on = '{ github.mention: { inputs: { area: {} } } }';
+      expect(found(withEvent(on, '{{ inputs.area }} {{ event.number }}'))).toEqual([]);
+      expect(found(withEvent(on, '{{ inputs.aera }}'))).toEqual([
+        ['template.unknown_placeholder', '/triggers/0/steps/0/prompt/0/text'],
+      ]);
+    });
+
     it('suggests the event name a schedule gives for a misspelling', () => {
       const result = compileConfiguration({ yaml: withEvent(schedule, '{{ event.scheduled }}') });
       expect(result.ok ? [] : result.issues.map((issue) => issue.suggestion)).toEqual(['event.scheduled_at']);

@@ -37,6 +37,15 @@ describe('scheduleInput', () => {
     ]);
   });
 
+  it('reads the input against the inputs declared under github.mention', () => {
+    const on = (input: string) =>
+      `{ github.mention: { inputs: ${inputs} }, schedule: [{ cron: "0 2 * * *", input: ${JSON.stringify(input)} }] }`;
+    expect(found(configurationWith({ on: on('branch=main') }))).toEqual([]);
+    expect(found(configurationWith({ on: on('level=medium') }))).toEqual([
+      ['schedule.input', '/triggers/0/on/schedule/0/input'],
+    ]);
+  });
+
   it('reads any input of a trigger that declares none', () => {
     expect(found(configurationWith({ on: '{ schedule: [{ cron: "0 2 * * *", input: "x=1 y" }] }' }))).toEqual([]);
   });

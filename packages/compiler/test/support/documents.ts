@@ -11,6 +11,11 @@ export const scheduleConfiguration = readFileSync(
   fileURLToPath(new URL('../../../../test-fixtures/configuration/valid-schedule-and-manual-run.yml', import.meta.url)),
   'utf8',
 );
+/** A configuration with GitHub kinds (mention inputs, labels, event placeholders): a golden case that compiles. */
+export const githubConfiguration = readFileSync(
+  fileURLToPath(new URL('../../../../test-fixtures/configuration/valid-github-kinds.yml', import.meta.url)),
+  'utf8',
+);
 export const exampleBundle = ['.hub/hub.yml', '.hub/workflows/review.yml', '.hub/workflows/partials/review.md'].map(
   (path) => ({
     path,

@@ -5,15 +5,10 @@
  */
 export type Enabled = boolean;
 /**
- * Options of the manual.run event: a run dispatched through the manual-runs endpoint.
+ * Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.
  */
 export type ManualRun = {
-  /**
-   * The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.
-   */
-  inputs?: {
-    [k: string]: Input;
-  };
+  inputs?: DeclaredInputs;
 } | null;
 /**
  * Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.
@@ -62,6 +57,12 @@ export type Schedule =
       ScheduleEntry,
       ScheduleEntry
     ];
+/**
+ * Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.
+ */
+export type GithubMention = {
+  inputs?: DeclaredInputs;
+} | null;
 /**
  * The agent provider the daemon runs, such as claude or codex; the daemon must advertise it.
  */
@@ -165,14 +166,22 @@ export interface HubLegacyWorkflow {
   ];
 }
 /**
- * The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.
+ * The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.
  */
 export interface On {
   'manual.run'?: ManualRun;
   schedule?: Schedule;
+  'github.mention'?: GithubMention;
+  'github.label'?: GithubLabel;
 }
 /**
- * A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.
+ * The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.
+ */
+export interface DeclaredInputs {
+  [k: string]: Input;
+}
+/**
+ * A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.
  */
 export interface Input {
   /**
@@ -180,7 +189,7 @@ export interface Input {
    */
   description?: string;
   /**
-   * Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false.
+   * Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false.
    */
   required?: boolean;
   /**
@@ -214,13 +223,22 @@ export interface ScheduleEntry {
   input?: string;
 }
 /**
+ * Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.
+ */
+export interface GithubLabel {
+  /**
+   * The label whose adding starts a run, as GitHub names it: 1 to 50 characters.
+   */
+  name: string;
+}
+/**
  * Who may start the trigger.
  */
 export interface Filters {
   /**
-   * The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.
+   * Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.
    *
-   * Items: An actor's name.
+   * Items: An actor's name, or a GitHub login.
    */
   from_users?: string[];
 }
@@ -229,7 +247,7 @@ export interface Filters {
  */
 export interface PromptItem {
   /**
-   * Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger.
+   * Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label).
    */
   text?: string;
   /**

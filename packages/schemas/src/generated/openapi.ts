@@ -1234,7 +1234,7 @@ export interface components {
              * @description A stable, dotted code.
              * @enum {string}
              */
-            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
+            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "trigger.inputs_declared_twice" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "github.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
             /** @description One sentence, without the position. */
             message: string;
             /** @description The bundle file or partial the issue is in, where there is one. */
@@ -1333,6 +1333,10 @@ export interface components {
         HubCwd: string;
         /** @description The name of a daemon enrolled in the organization. */
         HubDaemonName: string;
+        /** @description The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows. */
+        HubDeclaredInputs: {
+            [key: string]: components["schemas"]["HubInput"];
+        };
         /** @description A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m. */
         HubDuration: string;
         /** @description Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused. */
@@ -1349,14 +1353,23 @@ export interface components {
         };
         /** @description Who may start the trigger. */
         HubFilters: {
-            /** @description The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered. */
+            /** @description Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered. */
             from_users?: string[];
         };
-        /** @description A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it. */
+        /** @description Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it. */
+        HubGithubLabel: {
+            /** @description The label whose adding starts a run, as GitHub names it: 1 to 50 characters. */
+            name: string;
+        };
+        /** @description Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it. */
+        HubGithubMention: {
+            inputs?: components["schemas"]["HubDeclaredInputs"];
+        } | null;
+        /** @description A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it. */
         HubInput: {
             /** @description What the input is for, shown to people who dispatch the trigger. */
             description?: string;
-            /** @description Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false. */
+            /** @description Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false. */
             required?: boolean;
             /** @description The value used when the input text does not supply one; must lie in enum, if enum is given. */
             default?: components["schemas"]["HubInputValue"];
@@ -1412,12 +1425,9 @@ export interface components {
                 prompt: components["schemas"]["HubPrompt"];
             }[];
         };
-        /** @description Options of the manual.run event: a run dispatched through the manual-runs endpoint. */
+        /** @description Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey. */
         HubManualRun: {
-            /** @description The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens. */
-            inputs?: {
-                [key: string]: components["schemas"]["HubInput"];
-            };
+            inputs?: components["schemas"]["HubDeclaredInputs"];
         } | null;
         /** @description The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any. */
         HubMode: string;
@@ -1425,16 +1435,18 @@ export interface components {
         HubModel: string;
         /** @description A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit. */
         HubName: string;
-        /** @description The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both. */
+        /** @description The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several. */
         HubOn: {
             "manual.run"?: components["schemas"]["HubManualRun"];
             schedule?: components["schemas"]["HubSchedule"];
+            "github.mention"?: components["schemas"]["HubGithubMention"];
+            "github.label"?: components["schemas"]["HubGithubLabel"];
         };
         /** @description The prompt, as text and included partials joined in order. */
         HubPrompt: components["schemas"]["HubPromptItem"][];
         /** @description One part of a prompt: exactly one of text or include. */
         HubPromptItem: {
-            /** @description Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger. */
+            /** @description Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label). */
             text?: string;
             /** @description The canonical path of a partial file whose text is included here. */
             include?: string;
@@ -1474,7 +1486,7 @@ export interface components {
                     provider: components["schemas"]["HubProvider"];
                     model?: components["schemas"]["HubModel"];
                     mode?: components["schemas"]["HubMode"];
-                    /** @description The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger. */
+                    /** @description The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs. */
                     prompt: string;
                     /** @description The longest the run may take. */
                     max_runtime: components["schemas"]["HubDuration"];

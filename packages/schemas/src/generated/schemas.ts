@@ -155,6 +155,16 @@ export const configurationSchema: JsonSchema = {
       "pattern": "^[a-z0-9][a-z0-9-]{0,62}$",
       "description": "The name of a daemon enrolled in the organization."
     },
+    "declaredInputs": {
+      "type": "object",
+      "description": "The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.",
+      "propertyNames": {
+        "$ref": "#/$defs/inputName"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/input"
+      }
+    },
     "duration": {
       "type": "string",
       "pattern": "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",
@@ -172,19 +182,48 @@ export const configurationSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
+          "description": "Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
             "maxLength": 255,
-            "description": "An actor's name."
+            "description": "An actor's name, or a GitHub login."
           }
+        }
+      }
+    },
+    "githubLabel": {
+      "type": "object",
+      "description": "Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "The label whose adding starts a run, as GitHub names it: 1 to 50 characters."
+        }
+      }
+    },
+    "githubMention": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "description": "Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "additionalProperties": false,
+      "properties": {
+        "inputs": {
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
     "input": {
       "type": "object",
-      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -193,7 +232,7 @@ export const configurationSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
@@ -233,18 +272,11 @@ export const configurationSchema: JsonSchema = {
         "object",
         "null"
       ],
-      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint.",
+      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.",
       "additionalProperties": false,
       "properties": {
         "inputs": {
-          "type": "object",
-          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
-          "propertyNames": {
-            "$ref": "#/$defs/inputName"
-          },
-          "additionalProperties": {
-            "$ref": "#/$defs/input"
-          }
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
@@ -265,7 +297,7 @@ export const configurationSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
@@ -274,6 +306,12 @@ export const configurationSchema: JsonSchema = {
         },
         "schedule": {
           "$ref": "#/$defs/schedule"
+        },
+        "github.mention": {
+          "$ref": "#/$defs/githubMention"
+        },
+        "github.label": {
+          "$ref": "#/$defs/githubLabel"
         }
       }
     },
@@ -294,7 +332,7 @@ export const configurationSchema: JsonSchema = {
       "properties": {
         "text": {
           "type": "string",
-          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
+          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."
         },
         "include": {
           "type": "string",
@@ -417,7 +455,7 @@ export const triggerSchema: JsonSchema = {
             },
             "prompt": {
               "type": "string",
-              "description": "The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
+              "description": "The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."
             },
             "max_runtime": {
               "$ref": "#/$defs/duration",
@@ -445,6 +483,16 @@ export const triggerSchema: JsonSchema = {
       "pattern": "^[a-z0-9][a-z0-9-]{0,62}$",
       "description": "The name of a daemon enrolled in the organization."
     },
+    "declaredInputs": {
+      "type": "object",
+      "description": "The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.",
+      "propertyNames": {
+        "$ref": "#/$defs/inputName"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/input"
+      }
+    },
     "duration": {
       "type": "string",
       "pattern": "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",
@@ -462,19 +510,48 @@ export const triggerSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
+          "description": "Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
             "maxLength": 255,
-            "description": "An actor's name."
+            "description": "An actor's name, or a GitHub login."
           }
+        }
+      }
+    },
+    "githubLabel": {
+      "type": "object",
+      "description": "Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "The label whose adding starts a run, as GitHub names it: 1 to 50 characters."
+        }
+      }
+    },
+    "githubMention": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "description": "Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "additionalProperties": false,
+      "properties": {
+        "inputs": {
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
     "input": {
       "type": "object",
-      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -483,7 +560,7 @@ export const triggerSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
@@ -523,18 +600,11 @@ export const triggerSchema: JsonSchema = {
         "object",
         "null"
       ],
-      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint.",
+      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.",
       "additionalProperties": false,
       "properties": {
         "inputs": {
-          "type": "object",
-          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
-          "propertyNames": {
-            "$ref": "#/$defs/inputName"
-          },
-          "additionalProperties": {
-            "$ref": "#/$defs/input"
-          }
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
@@ -555,7 +625,7 @@ export const triggerSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
@@ -564,6 +634,12 @@ export const triggerSchema: JsonSchema = {
         },
         "schedule": {
           "$ref": "#/$defs/schedule"
+        },
+        "github.mention": {
+          "$ref": "#/$defs/githubMention"
+        },
+        "github.label": {
+          "$ref": "#/$defs/githubLabel"
         }
       }
     },
@@ -813,6 +889,16 @@ export const legacyWorkflowSchema: JsonSchema = {
     }
   },
   "$defs": {
+    "declaredInputs": {
+      "type": "object",
+      "description": "The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.",
+      "propertyNames": {
+        "$ref": "#/$defs/inputName"
+      },
+      "additionalProperties": {
+        "$ref": "#/$defs/input"
+      }
+    },
     "duration": {
       "type": "string",
       "pattern": "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",
@@ -830,19 +916,48 @@ export const legacyWorkflowSchema: JsonSchema = {
         "from_users": {
           "type": "array",
           "uniqueItems": true,
-          "description": "The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.",
+          "description": "Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.",
           "items": {
             "type": "string",
             "minLength": 1,
             "maxLength": 255,
-            "description": "An actor's name."
+            "description": "An actor's name, or a GitHub login."
           }
+        }
+      }
+    },
+    "githubLabel": {
+      "type": "object",
+      "description": "Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "required": [
+        "name"
+      ],
+      "additionalProperties": false,
+      "properties": {
+        "name": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 50,
+          "description": "The label whose adding starts a run, as GitHub names it: 1 to 50 characters."
+        }
+      }
+    },
+    "githubMention": {
+      "type": [
+        "object",
+        "null"
+      ],
+      "description": "Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.",
+      "additionalProperties": false,
+      "properties": {
+        "inputs": {
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
     "input": {
       "type": "object",
-      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.",
+      "description": "A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.",
       "additionalProperties": false,
       "properties": {
         "description": {
@@ -851,7 +966,7 @@ export const legacyWorkflowSchema: JsonSchema = {
         },
         "required": {
           "type": "boolean",
-          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."
+          "description": "Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."
         },
         "default": {
           "$ref": "#/$defs/inputValue",
@@ -891,18 +1006,11 @@ export const legacyWorkflowSchema: JsonSchema = {
         "object",
         "null"
       ],
-      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint.",
+      "description": "Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.",
       "additionalProperties": false,
       "properties": {
         "inputs": {
-          "type": "object",
-          "description": "The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.",
-          "propertyNames": {
-            "$ref": "#/$defs/inputName"
-          },
-          "additionalProperties": {
-            "$ref": "#/$defs/input"
-          }
+          "$ref": "#/$defs/declaredInputs"
         }
       }
     },
@@ -923,7 +1031,7 @@ export const legacyWorkflowSchema: JsonSchema = {
     },
     "on": {
       "type": "object",
-      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.",
+      "description": "The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.",
       "minProperties": 1,
       "additionalProperties": false,
       "properties": {
@@ -932,6 +1040,12 @@ export const legacyWorkflowSchema: JsonSchema = {
         },
         "schedule": {
           "$ref": "#/$defs/schedule"
+        },
+        "github.mention": {
+          "$ref": "#/$defs/githubMention"
+        },
+        "github.label": {
+          "$ref": "#/$defs/githubLabel"
         }
       }
     },
@@ -952,7 +1066,7 @@ export const legacyWorkflowSchema: JsonSchema = {
       "properties": {
         "text": {
           "type": "string",
-          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."
+          "description": "Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."
         },
         "include": {
           "type": "string",

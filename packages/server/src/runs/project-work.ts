@@ -1,7 +1,7 @@
 // The project page's work: the triggers of the active configuration (with whether each step's
 // daemon is online), the project's recent runs, and a run a person starts from its Run form
 // through the API's own dispatch (runs/dispatch/start.ts).
-import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
+import { declaredInputs, nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
 import { isUuid, SLUG_PATTERN } from '@hub/schemas';
 import type { Sql } from 'postgres';
 import type { PersonDispatch, PersonDispatchResult, RunRow, TriggerView } from '../dashboard/types.js';
@@ -30,7 +30,7 @@ export function projectWorkStore(sql: Sql, dispatcher: Dispatcher | undefined) {
         name: trigger.name,
         enabled: trigger.enabled,
         kinds: trigger.events.map((event) => event.kind),
-        inputs: (trigger.events.find((event) => event.kind === 'manual.run')?.inputs ?? []).map((input) => ({
+        inputs: declaredInputs(trigger).map((input) => ({
           name: input.name,
           description: input.description,
           required: input.required,

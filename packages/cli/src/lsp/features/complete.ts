@@ -1,11 +1,13 @@
 // Completion: keys from the JSON Schemas, with their descriptions; environment names, a legacy
 // hub file's agents, partial paths, a schedule's zone names, enum values and duration units as
-// values; declared inputs inside {{ }}. Every item replaces an exact range of the cursor's line
-// (keys such as manual.run hold a dot, which editors do not count as part of a word).
+// values; inside {{ }}, the prompt, declared inputs and the event values the trigger's kinds give.
+// Every item replaces an exact range of the cursor's line (keys such as manual.run hold a dot,
+// which editors do not count as part of a word).
 import type { CompletionItem, CompletionItemKind, Position } from 'vscode-languageserver';
 import { cursorAt, type Cursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
 import { fieldDoc, markdown, PROMPT_DOC } from './docs.js';
+import { eventDoc, eventNames } from './events.js';
 import { ancestors, lineNodes, splitLines } from './lines.js';
 import { isDuration, ITEM, schemaFor, typeLine, values, type SchemaIndex } from './schema.js';
 import { zoneNames } from './schedule.js';
@@ -20,8 +22,8 @@ const FILE: CompletionItemKind = 17;
 const VARIABLE: CompletionItemKind = 6;
 const REFERENCE: CompletionItemKind = 18;
 
-/** A placeholder being typed: `{{ `, `{{ pro`, `{{ inputs.br`. */
-const PLACEHOLDER = /\{\{\s*((?:inputs\.)?)([\w-]*)$/;
+/** A placeholder being typed: `{{ `, `{{ pro`, `{{ inputs.br`, `{{ event.ur`. */
+const PLACEHOLDER = /\{\{\s*((?:inputs\.|event\.)?)([\w-]*)$/;
 const UNITS: [string, string][] = [
   ['d', 'days'],
   ['h', 'hours'],
@@ -37,13 +39,11 @@ export function completeAt(context: FeatureContext, position: Position): Complet
   const placeholder = PLACEHOLDER.exec(line.slice(0, ch));
   if (placeholder !== null) {
     const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
-    return placeholders(
-      placeholder,
-      line,
-      position.line,
-      ch,
-      context.kind === 'partial' ? [] : declarations().inputs(chain),
-    );
+    const partial = context.kind === 'partial';
+    return placeholders(placeholder, line, position.line, ch, {
+      inputs: partial ? [] : declarations().inputs(chain),
+      events: eventNames(partial ? undefined : declarations().kinds(chain)),
+    });
   }
   const schema = schemaFor(context.kind);
   if (schema === undefined) return [];
@@ -131,10 +131,11 @@ function placeholders(
   line: string,
   row: number,
   ch: number,
-  inputs: Named[],
+  declared: { inputs: Named[]; events: string[] },
 ): CompletionItem[] {
-  const inInputs = match[1] !== '';
-  const from = ch - (match[2] as string).length - (inInputs ? 0 : (match[1] as string).length);
+  // After `inputs.` or `event.`, the names alone; after `{{ `, every placeholder with its prefix.
+  const prefix = match[1] as string;
+  const from = ch - (match[2] as string).length;
   const rest = line.slice(ch);
   const word = /^[\w-]*/.exec(rest)?.[0] ?? '';
   const closed = /^[\w-]*\s*\}\}/.test(rest);
@@ -145,12 +146,16 @@ function placeholders(
     ...more,
     textEdit: edit(row, from, to, closed ? label : `${label} }}`),
   });
-  const items = inputs.map((input) =>
-    item(inInputs ? input.name : `inputs.${input.name}`, VARIABLE, {
+  const inputs = declared.inputs.map((input) =>
+    item(`${prefix === '' ? 'inputs.' : ''}${input.name}`, VARIABLE, {
       detail: input.detail,
       documentation: input.documentation === undefined ? undefined : markdown(input.documentation),
     }),
   );
-  if (!inInputs) items.unshift(item('prompt', VALUE, { documentation: markdown(PROMPT_DOC) }));
-  return items;
+  const events = declared.events.map((name) =>
+    item(`${prefix === '' ? 'event.' : ''}${name}`, VALUE, { documentation: markdown(eventDoc(name) ?? '') }),
+  );
+  if (prefix === 'inputs.') return inputs;
+  if (prefix === 'event.') return events;
+  return [item('prompt', VALUE, { documentation: markdown(PROMPT_DOC) }), ...inputs, ...events];
 }

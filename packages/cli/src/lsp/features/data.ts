@@ -81,10 +81,13 @@ export class Declarations {
     });
   }
 
-  /** The inputs declared by the trigger around the cursor, whose enclosing nodes are `chain`. */
+  /**
+   * The inputs declared by the trigger around the cursor, whose enclosing nodes are `chain`: under
+   * manual.run, or under github.mention when manual.run declares none (the compiler's inputsField).
+   */
   inputs(chain: readonly Located[]): Named[] {
-    const on = this.kind === 'configuration' ? this.#triggerOn(chain) : this.#topLevel('on');
-    const inputs = record(record(record(on)?.['manual.run'])?.inputs) ?? {};
+    const on = record(this.#on(chain));
+    const inputs = record(record(on?.['manual.run'])?.inputs) ?? record(record(on?.['github.mention'])?.inputs) ?? {};
     return Object.entries(inputs).map(([name, value]) => {
       const input = record(value);
       const fallback = text(input?.default);
@@ -94,6 +97,16 @@ export class Declarations {
         documentation: text(input?.description),
       };
     });
+  }
+
+  /** The kinds of the trigger around the cursor (the keys of its `on`); undefined when it has no `on` to read. */
+  kinds(chain: readonly Located[]): string[] | undefined {
+    const on = record(this.#on(chain));
+    return on === undefined ? undefined : Object.keys(on);
+  }
+
+  #on(chain: readonly Located[]): unknown {
+    return this.kind === 'configuration' ? this.#triggerOn(chain) : this.#topLevel('on');
   }
 
   #topLevel(key: string): unknown {

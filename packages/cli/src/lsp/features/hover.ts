@@ -1,10 +1,11 @@
 // Hover: a key's schema description and type; on a value, what it names (an include's partial,
 // its first lines; a step's environment; a legacy step's agent; a schedule's cron, its meaning and
-// next fire times); on {{ … }}, the placeholder.
+// next fire times); on {{ … }}, the placeholder (the prompt, a declared input, an event value).
 import type { Hover, Position, Range } from 'vscode-languageserver';
 import { flowCursor } from './cursor.js';
 import { Declarations, type Named } from './data.js';
 import { fieldDoc, PROMPT_DOC } from './docs.js';
+import { eventHover } from './events.js';
 import { ancestors, lineNodes, opensBlockScalar, pathOf, splitLines, type LineNode } from './lines.js';
 import { cronHover } from './schedule.js';
 import { ITEM, schemaFor, type Segment, type SchemaIndex } from './schema.js';
@@ -28,9 +29,10 @@ export function hoverAt(context: FeatureContext, position: Position): Hover | nu
   for (const match of line.matchAll(PLACEHOLDER)) {
     if (ch < match.index || ch > match.index + match[0].length) continue;
     const chain = ancestors(lines, position.line, ch, lineNodes(line.slice(0, ch)));
-    const value = placeholderDoc(match[1] as string, () =>
-      context.kind === 'partial' ? [] : declarations().inputs(chain),
-    );
+    const name = match[1] as string;
+    const value = name.startsWith('event.')
+      ? eventHover(name.slice('event.'.length), context.kind === 'partial' ? undefined : declarations().kinds(chain))
+      : placeholderDoc(name, () => (context.kind === 'partial' ? [] : declarations().inputs(chain)));
     return value === undefined
       ? null
       : { contents: { kind: 'markdown', value }, range: range(match.index, match.index + match[0].length) };

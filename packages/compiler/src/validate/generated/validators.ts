@@ -20,28 +20,30 @@ const runtime0 = function ucs2length(str) {
     return length;
 };
 export const configuration = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:configuration","title":"Hub configuration","description":"A project's configuration (.hub/config.yml): the environments its steps run in and the triggers that start agents.","type":"object","required":["environments","triggers"],"additionalProperties":false,"properties":{"environments":{"type":"array","description":"The environments steps can run in; names are unique.","items":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["name","kind","daemon","cwd"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The environment's name, which steps refer to; unique."},"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}}},"triggers":{"type":"array","description":"The triggers of the project; names are unique.","items":{"type":"object","description":"A trigger: the events that start it, who may start it, and the steps it runs in order.","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the configuration."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its trigger."},"environment":{"$ref":"#/$defs/name","description":"The name of the environment the step runs in."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the trigger's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"$ref":"#/$defs/agent"},"prompt":{"$ref":"#/$defs/prompt"}}}}}}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
+const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:configuration","title":"Hub configuration","description":"A project's configuration (.hub/config.yml): the environments its steps run in and the triggers that start agents.","type":"object","required":["environments","triggers"],"additionalProperties":false,"properties":{"environments":{"type":"array","description":"The environments steps can run in; names are unique.","items":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["name","kind","daemon","cwd"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The environment's name, which steps refer to; unique."},"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}}},"triggers":{"type":"array","description":"The triggers of the project; names are unique.","items":{"type":"object","description":"A trigger: the events that start it, who may start it, and the steps it runs in order.","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the configuration."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its trigger."},"environment":{"$ref":"#/$defs/name","description":"The name of the environment the step runs in."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the trigger's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"$ref":"#/$defs/agent"},"prompt":{"$ref":"#/$defs/prompt"}}}}}}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"declaredInputs":{"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}},"githubLabel":{"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}},"githubMention":{"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
 const schema32 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
 const schema33 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
 const schema34 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
 const schema36 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema44 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema45 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
+const schema47 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema48 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}};
 const pattern4 = new RegExp("^[a-z0-9][a-z0-9-]{0,62}$", "u");
 const pattern6 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
 const pattern9 = new RegExp("^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$", "u");
 const func1 = runtime0;
-const schema37 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
-const schema38 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
-const schema39 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
+const schema37 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}};
+const schema46 = {"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}};
+const schema38 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
+const schema39 = {"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}};
+const schema40 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
 const pattern8 = new RegExp("^[a-z][a-z0-9_]{0,62}$", "u");
-const schema40 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
-const schema41 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
+const schema41 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema42 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -51,7 +53,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "description") || (key0 === "required")) || (key0 === "default")) || (key0 === "enum"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema40,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -64,7 +66,7 @@ errors++;
 if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema40.properties.description.type,parentSchema:schema40.properties.description,data:data0};
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema41.properties.description.type,parentSchema:schema41.properties.description,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -77,7 +79,7 @@ errors++;
 if(data.required !== undefined){
 let data1 = data.required;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema40.properties.required.type,parentSchema:schema40.properties.required,data:data1};
+const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema41.properties.required.type,parentSchema:schema41.properties.required,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -90,7 +92,7 @@ errors++;
 if(data.default !== undefined){
 let data2 = data.default;
 if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema41.type},schema:schema41.type,parentSchema:schema41,data:data2};
+const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema42.type},schema:schema42.type,parentSchema:schema42,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -104,7 +106,7 @@ if(data.enum !== undefined){
 let data3 = data.enum;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema40.properties.enum,data:data3};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema41.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -117,7 +119,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
-const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema40.properties.enum.items.type},schema:schema40.properties.enum.items.type,parentSchema:schema40.properties.enum.items,data:data4};
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema41.properties.enum.items.type},schema:schema41.properties.enum.items.type,parentSchema:schema41.properties.enum.items,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -141,7 +143,7 @@ item0 += "_";
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema40.properties.enum,data:data3};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema41.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -156,7 +158,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema40.properties.enum.type,parentSchema:schema40.properties.enum,data:data3};
+const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema41.properties.enum.type,parentSchema:schema41.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -168,12 +170,82 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema40.type,parentSchema:schema40,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema41.type,parentSchema:schema41,data};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(!pattern8.test(key0)){
+const err0 = {instancePath,schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema40,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema40.type,parentSchema:schema40,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},schema:schema39.propertyNames,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+for(const key1 in data){
+if(!(validate24(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema39.type,parentSchema:schema39,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }
@@ -217,60 +289,9 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-let data0 = data.inputs;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-const _errs4 = errors;
-if(typeof key1 === "string"){
-if(!pattern8.test(key1)){
-const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema39,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema39.type,parentSchema:schema39,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema38.properties.inputs.propertyNames,parentSchema:schema38.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-for(const key2 in data0){
-if(!(validate23(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
+if(!(validate23(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
 errors = vErrors.length;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema38.properties.inputs.type,parentSchema:schema38.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
 }
 }
 }
@@ -279,13 +300,13 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema42 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
-const schema43 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
+const schema43 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema44 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -294,7 +315,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length > 10){
-const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema42,data};
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema43,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -304,7 +325,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.length < 1){
-const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema42,data};
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema43,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -318,7 +339,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.cron === undefined){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema43.required,parentSchema:schema43,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema44.required,parentSchema:schema44,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -329,7 +350,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema43,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema44,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -343,7 +364,7 @@ if(data0.cron !== undefined){
 let data1 = data0.cron;
 if(typeof data1 === "string"){
 if(func1(data1) > 1000){
-const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema43.properties.cron,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema44.properties.cron,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -354,7 +375,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema43.properties.cron.type,parentSchema:schema43.properties.cron,data:data1};
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema44.properties.cron.type,parentSchema:schema44.properties.cron,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -368,7 +389,7 @@ if(data0.timezone !== undefined){
 let data2 = data0.timezone;
 if(typeof data2 === "string"){
 if(func1(data2) > 100){
-const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema43.properties.timezone,data:data2};
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema44.properties.timezone,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -379,7 +400,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema43.properties.timezone.type,parentSchema:schema43.properties.timezone,data:data2};
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema44.properties.timezone.type,parentSchema:schema44.properties.timezone,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -393,7 +414,7 @@ if(data0.input !== undefined){
 let data3 = data0.input;
 if(typeof data3 === "string"){
 if(func1(data3) > 1048576){
-const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema43.properties.input,data:data3};
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema44.properties.input,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -404,7 +425,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema43.properties.input.type,parentSchema:schema43.properties.input,data:data3};
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema44.properties.input.type,parentSchema:schema44.properties.input,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -416,7 +437,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema43.type,parentSchema:schema43,data:data0};
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema44.type,parentSchema:schema44,data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -428,7 +449,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema42.type,parentSchema:schema42,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema43.type,parentSchema:schema43,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -437,10 +458,57 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema45 = {"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema45.type},schema:schema45.type,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "inputs")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema45,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+if(!(validate23(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -465,7 +533,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "manual.run") || (key0 === "schedule"))){
+if(!((((key0 === "manual.run") || (key0 === "schedule")) || (key0 === "github.mention")) || (key0 === "github.label"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema37,data};
 if(vErrors === null){
 vErrors = [err1];
@@ -483,14 +551,22 @@ errors = vErrors.length;
 }
 }
 if(data.schedule !== undefined){
-if(!(validate26(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate28(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
+if(data["github.mention"] !== undefined){
+if(!(validate30(data["github.mention"], {instancePath:instancePath+"/github.mention",parentData:data,parentDataProperty:"github.mention",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+errors = vErrors.length;
 }
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema37.type,parentSchema:schema37,data};
+}
+if(data["github.label"] !== undefined){
+let data3 = data["github.label"];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.name === undefined){
+const err2 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/required",keyword:"required",params:{missingProperty: "name"},schema:schema46.required,parentSchema:schema46,data:data3};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -499,22 +575,92 @@ vErrors.push(err2);
 }
 errors++;
 }
+for(const key1 in data3){
+if(!(key1 === "name")){
+const err3 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema46,data:data3};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data3.name !== undefined){
+let data4 = data3.name;
+if(typeof data4 === "string"){
+if(func1(data4) > 50){
+const err4 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/maxLength",keyword:"maxLength",params:{limit: 50},schema:50,parentSchema:schema46.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data4) < 1){
+const err5 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema46.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/type",keyword:"type",params:{type: "string"},schema:schema46.properties.name.type,parentSchema:schema46.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/type",keyword:"type",params:{type: "object"},schema:schema46.type,parentSchema:schema46,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema37.type,parentSchema:schema37,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema50 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
-const schema51 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema52 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema53 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema53 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
+const schema54 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema55 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema56 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
 const pattern14 = new RegExp("^[a-z0-9][a-z0-9._-]{0,62}$", "u");
 const pattern16 = new RegExp("^[^\\u0000-\\u001f\\u007f]{1,200}$", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -523,7 +669,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema50.required,parentSchema:schema50,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema53.required,parentSchema:schema53,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -534,7 +680,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "provider") || (key0 === "mode")) || (key0 === "model"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema50,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema53,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -548,7 +694,7 @@ if(data.provider !== undefined){
 let data0 = data.provider;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema51,data:data0};
+const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema54,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -559,7 +705,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema51.type,parentSchema:schema51,data:data0};
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema54.type,parentSchema:schema54,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -573,7 +719,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema52,data:data1};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema55,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -584,7 +730,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema52.type,parentSchema:schema52,data:data1};
+const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema55.type,parentSchema:schema55,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -598,7 +744,7 @@ if(data.model !== undefined){
 let data2 = data.model;
 if(typeof data2 === "string"){
 if(!pattern16.test(data2)){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema53,data:data2};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema56,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -609,7 +755,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema53.type,parentSchema:schema53,data:data2};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema56.type,parentSchema:schema56,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -621,7 +767,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema50.type,parentSchema:schema50,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema53.type,parentSchema:schema53,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -630,18 +776,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema54 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
-const schema55 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
+const schema57 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
+const schema58 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -650,7 +796,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length < 1){
-const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema54,data};
+const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema57,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -664,7 +810,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length > 1){
-const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema55,data:data0};
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema58,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -674,7 +820,7 @@ vErrors.push(err1);
 errors++;
 }
 if(Object.keys(data0).length < 1){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema55,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema58,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -685,7 +831,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "text") || (key0 === "include"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema55,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema58,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -698,7 +844,7 @@ errors++;
 if(data0.text !== undefined){
 let data1 = data0.text;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema55.properties.text.type,parentSchema:schema55.properties.text,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema58.properties.text.type,parentSchema:schema58.properties.text,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -711,7 +857,7 @@ errors++;
 if(data0.include !== undefined){
 let data2 = data0.include;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema55.properties.include.type,parentSchema:schema55.properties.include,data:data2};
+const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema58.properties.include.type,parentSchema:schema58.properties.include,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -723,7 +869,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema55.type,parentSchema:schema55,data:data0};
+const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema58.type,parentSchema:schema58,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -735,7 +881,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema54.type,parentSchema:schema54,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema57.type,parentSchema:schema57,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -744,10 +890,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1092,7 +1238,7 @@ if(data7.max_runtime !== undefined){
 let data11 = data7.max_runtime;
 if(typeof data11 === "string"){
 if(!pattern9.test(data11)){
-const err27 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data11};
+const err27 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema47,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1103,7 +1249,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data11};
+const err28 = {instancePath:instancePath+"/triggers/" + i1+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema47.type,parentSchema:schema47,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1118,7 +1264,7 @@ let data12 = data7.filters;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 for(const key3 in data12){
 if(!(key3 === "from_users")){
-const err29 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema45,data:data12};
+const err29 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema48,data:data12};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1136,7 +1282,7 @@ for(let i2=0; i2<len2; i2++){
 let data14 = data13[i2];
 if(typeof data14 === "string"){
 if(func1(data14) > 255){
-const err30 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema45.properties.from_users.items,data:data14};
+const err30 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema48.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1146,7 +1292,7 @@ vErrors.push(err30);
 errors++;
 }
 if(func1(data14) < 1){
-const err31 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema45.properties.from_users.items,data:data14};
+const err31 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema48.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1157,7 +1303,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema45.properties.from_users.items.type,parentSchema:schema45.properties.from_users.items,data:data14};
+const err32 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users/" + i2,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema48.properties.from_users.items.type,parentSchema:schema48.properties.from_users.items,data:data14};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1178,7 +1324,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err33 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},schema:true,parentSchema:schema45.properties.from_users,data:data13};
+const err33 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j0},schema:true,parentSchema:schema48.properties.from_users,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1193,7 +1339,7 @@ indices0[item0] = i3;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema45.properties.from_users.type,parentSchema:schema45.properties.from_users,data:data13};
+const err34 = {instancePath:instancePath+"/triggers/" + i1+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema48.properties.from_users.type,parentSchema:schema48.properties.from_users,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1205,7 +1351,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema45.type,parentSchema:schema45,data:data12};
+const err35 = {instancePath:instancePath+"/triggers/" + i1+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema48.type,parentSchema:schema48,data:data12};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1338,7 +1484,7 @@ if(data16.max_runtime !== undefined){
 let data19 = data16.max_runtime;
 if(typeof data19 === "string"){
 if(!pattern9.test(data19)){
-const err46 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data19};
+const err46 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema47,data:data19};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1349,7 +1495,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data19};
+const err47 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema47.type,parentSchema:schema47,data:data19};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1363,7 +1509,7 @@ if(data16.idle_timeout !== undefined){
 let data20 = data16.idle_timeout;
 if(typeof data20 === "string"){
 if(!pattern9.test(data20)){
-const err48 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema44,data:data20};
+const err48 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema47,data:data20};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1374,7 +1520,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema44.type,parentSchema:schema44,data:data20};
+const err49 = {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema47.type,parentSchema:schema47,data:data20};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1385,14 +1531,14 @@ errors++;
 }
 }
 if(data16.agent !== undefined){
-if(!(validate29(data16.agent, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/agent",parentData:data16,parentDataProperty:"agent",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate34(data16.agent, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/agent",parentData:data16,parentDataProperty:"agent",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
 if(data16.prompt !== undefined){
-if(!(validate31(data16.prompt, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/prompt",parentData:data16,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate36(data16.prompt, {instancePath:instancePath+"/triggers/" + i1+"/steps/" + i4+"/prompt",parentData:data16,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
 errors = vErrors.length;
 }
 }
@@ -1460,27 +1606,29 @@ return errors === 0;
 }
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const trigger = validate33;
-const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:trigger","title":"Hub trigger","description":"An organization's trigger (.hub/triggers/<name>.yml): one self-contained document naming the daemon and the agent it runs.","type":"object","required":["name","on","run"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name; installing a document with an existing name updates that trigger."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"filters":{"$ref":"#/$defs/filters"},"run":{"type":"object","description":"What a run does: where and which agent.","required":["target","agent"],"additionalProperties":false,"properties":{"target":{"type":"object","description":"Where the agent runs.","required":["daemon","cwd"],"additionalProperties":false,"properties":{"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"agent":{"type":"object","description":"The coding agent, its prompt and its time limits.","required":["provider","prompt","max_runtime"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"model":{"$ref":"#/$defs/model"},"mode":{"$ref":"#/$defs/mode"},"prompt":{"type":"string","description":"The prompt template. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the run may take."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most max_runtime."}}}}}},"$defs":{"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
-const schema57 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema58 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema66 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
-const schema67 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
-const schema68 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
-const schema69 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema70 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
-const schema71 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema72 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema59 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
-const schema60 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
-const schema61 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
-const schema62 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
-const schema63 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
+export const trigger = validate38;
+const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:trigger","title":"Hub trigger","description":"An organization's trigger (.hub/triggers/<name>.yml): one self-contained document naming the daemon and the agent it runs.","type":"object","required":["name","on","run"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name; installing a document with an existing name updates that trigger."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"filters":{"$ref":"#/$defs/filters"},"run":{"type":"object","description":"What a run does: where and which agent.","required":["target","agent"],"additionalProperties":false,"properties":{"target":{"type":"object","description":"Where the agent runs.","required":["daemon","cwd"],"additionalProperties":false,"properties":{"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"agent":{"type":"object","description":"The coding agent, its prompt and its time limits.","required":["provider","prompt","max_runtime"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"model":{"$ref":"#/$defs/model"},"mode":{"$ref":"#/$defs/mode"},"prompt":{"type":"string","description":"The prompt template. It may use {{ prompt }} and {{ inputs.<name> }} for declared inputs."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the run may take."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most max_runtime."}}}}}},"$defs":{"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"declaredInputs":{"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}},"githubLabel":{"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}},"githubMention":{"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
+const schema60 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema61 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
+const schema72 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}};
+const schema73 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
+const schema74 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
+const schema75 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema76 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema77 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema78 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema62 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}};
+const schema71 = {"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}};
+const schema63 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
+const schema64 = {"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}};
+const schema65 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
+const schema66 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema67 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1490,7 +1638,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "description") || (key0 === "required")) || (key0 === "default")) || (key0 === "enum"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema62,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema66,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1503,7 +1651,7 @@ errors++;
 if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema62.properties.description.type,parentSchema:schema62.properties.description,data:data0};
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema66.properties.description.type,parentSchema:schema66.properties.description,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1516,7 +1664,7 @@ errors++;
 if(data.required !== undefined){
 let data1 = data.required;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema62.properties.required.type,parentSchema:schema62.properties.required,data:data1};
+const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema66.properties.required.type,parentSchema:schema66.properties.required,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1529,7 +1677,7 @@ errors++;
 if(data.default !== undefined){
 let data2 = data.default;
 if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema63.type},schema:schema63.type,parentSchema:schema63,data:data2};
+const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema67.type},schema:schema67.type,parentSchema:schema67,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1543,7 +1691,7 @@ if(data.enum !== undefined){
 let data3 = data.enum;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema62.properties.enum,data:data3};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema66.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1556,7 +1704,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
-const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema62.properties.enum.items.type},schema:schema62.properties.enum.items.type,parentSchema:schema62.properties.enum.items,data:data4};
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema66.properties.enum.items.type},schema:schema66.properties.enum.items.type,parentSchema:schema66.properties.enum.items,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1580,7 +1728,7 @@ item0 += "_";
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema62.properties.enum,data:data3};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema66.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1595,7 +1743,473 @@ indices0[item0] = i1;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema62.properties.enum.type,parentSchema:schema62.properties.enum,data:data3};
+const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema66.properties.enum.type,parentSchema:schema66.properties.enum,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema66.type,parentSchema:schema66,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(!pattern8.test(key0)){
+const err0 = {instancePath,schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema65,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema65.type,parentSchema:schema65,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},schema:schema64.propertyNames,parentSchema:schema64,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+for(const key1 in data){
+if(!(validate42(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema64.type,parentSchema:schema64,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema63.type},schema:schema63.type,parentSchema:schema63,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "inputs")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema63,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+if(!(validate41(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema68 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema69 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate46.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 10){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema68,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema68,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.cron === undefined){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema69.required,parentSchema:schema69,data:data0};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data0){
+if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema69,data:data0};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data0.cron !== undefined){
+let data1 = data0.cron;
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema69.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema69.properties.cron.type,parentSchema:schema69.properties.cron,data:data1};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.timezone !== undefined){
+let data2 = data0.timezone;
+if(typeof data2 === "string"){
+if(func1(data2) > 100){
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema69.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema69.properties.timezone.type,parentSchema:schema69.properties.timezone,data:data2};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data0.input !== undefined){
+let data3 = data0.input;
+if(typeof data3 === "string"){
+if(func1(data3) > 1048576){
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema69.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema69.properties.input.type,parentSchema:schema69.properties.input,data:data3};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema69.type,parentSchema:schema69,data:data0};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema68.type,parentSchema:schema68,data};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema70 = {"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema70.type},schema:schema70.type,parentSchema:schema70,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "inputs")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema70,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+if(!(validate41(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+}
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "manual.run") || (key0 === "schedule")) || (key0 === "github.mention")) || (key0 === "github.label"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema62,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data["manual.run"] !== undefined){
+if(!(validate40(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+}
+if(data.schedule !== undefined){
+if(!(validate46(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+errors = vErrors.length;
+}
+}
+if(data["github.mention"] !== undefined){
+if(!(validate48(data["github.mention"], {instancePath:instancePath+"/github.mention",parentData:data,parentDataProperty:"github.mention",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+errors = vErrors.length;
+}
+}
+if(data["github.label"] !== undefined){
+let data3 = data["github.label"];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.name === undefined){
+const err2 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/required",keyword:"required",params:{missingProperty: "name"},schema:schema71.required,parentSchema:schema71,data:data3};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key1 in data3){
+if(!(key1 === "name")){
+const err3 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema71,data:data3};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data3.name !== undefined){
+let data4 = data3.name;
+if(typeof data4 === "string"){
+if(func1(data4) > 50){
+const err4 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/maxLength",keyword:"maxLength",params:{limit: 50},schema:50,parentSchema:schema71.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data4) < 1){
+const err5 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema71.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/type",keyword:"type",params:{type: "string"},schema:schema71.properties.name.type,parentSchema:schema71.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/type",keyword:"type",params:{type: "object"},schema:schema71.type,parentSchema:schema71,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1616,339 +2230,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate36.errors = vErrors;
-return errors === 0;
-}
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate35.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema60.type},schema:schema60.type,parentSchema:schema60,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-for(const key0 in data){
-if(!(key0 === "inputs")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema60,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.inputs !== undefined){
-let data0 = data.inputs;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-const _errs4 = errors;
-if(typeof key1 === "string"){
-if(!pattern8.test(key1)){
-const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema61,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema61.type,parentSchema:schema61,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema60.properties.inputs.propertyNames,parentSchema:schema60.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-for(const key2 in data0){
-if(!(validate36(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema60.properties.inputs.type,parentSchema:schema60.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-validate35.errors = vErrors;
-return errors === 0;
-}
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-const schema64 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
-const schema65 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(Array.isArray(data)){
-if(data.length > 10){
-const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema64,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.length < 1){
-const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema64,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-const len0 = data.length;
-for(let i0=0; i0<len0; i0++){
-let data0 = data[i0];
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.cron === undefined){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema65.required,parentSchema:schema65,data:data0};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data0){
-if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema65,data:data0};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data0.cron !== undefined){
-let data1 = data0.cron;
-if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema65.properties.cron,data:data1};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema65.properties.cron.type,parentSchema:schema65.properties.cron,data:data1};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data0.timezone !== undefined){
-let data2 = data0.timezone;
-if(typeof data2 === "string"){
-if(func1(data2) > 100){
-const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema65.properties.timezone,data:data2};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema65.properties.timezone.type,parentSchema:schema65.properties.timezone,data:data2};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data0.input !== undefined){
-let data3 = data0.input;
-if(typeof data3 === "string"){
-if(func1(data3) > 1048576){
-const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema65.properties.input,data:data3};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema65.properties.input.type,parentSchema:schema65.properties.input,data:data3};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema65.type,parentSchema:schema65,data:data0};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema64.type,parentSchema:schema64,data};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
 validate39.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema59,data};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!((key0 === "manual.run") || (key0 === "schedule"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema59,data};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data["manual.run"] !== undefined){
-if(!(validate35(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-}
-if(data.schedule !== undefined){
-if(!(validate39(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema59.type,parentSchema:schema59,data};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:trigger" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1957,7 +2249,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema56.required,parentSchema:schema56,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema59.required,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1967,7 +2259,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.on === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema56.required,parentSchema:schema56,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema59.required,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1977,7 +2269,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.run === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run"},schema:schema56.required,parentSchema:schema56,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "run"},schema:schema59.required,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1988,7 +2280,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((((key0 === "name") || (key0 === "enabled")) || (key0 === "on")) || (key0 === "filters")) || (key0 === "run"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema56,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2002,7 +2294,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema57,data:data0};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema60,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2013,7 +2305,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema57.type,parentSchema:schema57,data:data0};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema60.type,parentSchema:schema60,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2026,7 +2318,7 @@ errors++;
 if(data.enabled !== undefined){
 let data1 = data.enabled;
 if(typeof data1 !== "boolean"){
-const err6 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema58.type,parentSchema:schema58,data:data1};
+const err6 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema61.type,parentSchema:schema61,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2037,8 +2329,8 @@ errors++;
 }
 }
 if(data.on !== undefined){
-if(!(validate34(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate39(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
@@ -2047,7 +2339,7 @@ let data3 = data.filters;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key1 in data3){
 if(!(key1 === "from_users")){
-const err7 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema66,data:data3};
+const err7 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema72,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2065,7 +2357,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(typeof data5 === "string"){
 if(func1(data5) > 255){
-const err8 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema66.properties.from_users.items,data:data5};
+const err8 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema72.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2075,7 +2367,7 @@ vErrors.push(err8);
 errors++;
 }
 if(func1(data5) < 1){
-const err9 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema66.properties.from_users.items,data:data5};
+const err9 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema72.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2086,7 +2378,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema66.properties.from_users.items.type,parentSchema:schema66.properties.from_users.items,data:data5};
+const err10 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema72.properties.from_users.items.type,parentSchema:schema72.properties.from_users.items,data:data5};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2107,7 +2399,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema66.properties.from_users,data:data4};
+const err11 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema72.properties.from_users,data:data4};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2122,7 +2414,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema66.properties.from_users.type,parentSchema:schema66.properties.from_users,data:data4};
+const err12 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema72.properties.from_users.type,parentSchema:schema72.properties.from_users,data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2134,7 +2426,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema66.type,parentSchema:schema66,data:data3};
+const err13 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema72.type,parentSchema:schema72,data:data3};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2148,7 +2440,7 @@ if(data.run !== undefined){
 let data6 = data.run;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.target === undefined){
-const err14 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "target"},schema:schema56.properties.run.required,parentSchema:schema56.properties.run,data:data6};
+const err14 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "target"},schema:schema59.properties.run.required,parentSchema:schema59.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2158,7 +2450,7 @@ vErrors.push(err14);
 errors++;
 }
 if(data6.agent === undefined){
-const err15 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "agent"},schema:schema56.properties.run.required,parentSchema:schema56.properties.run,data:data6};
+const err15 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/required",keyword:"required",params:{missingProperty: "agent"},schema:schema59.properties.run.required,parentSchema:schema59.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2169,7 +2461,7 @@ errors++;
 }
 for(const key2 in data6){
 if(!((key2 === "target") || (key2 === "agent"))){
-const err16 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema56.properties.run,data:data6};
+const err16 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema59.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2183,7 +2475,7 @@ if(data6.target !== undefined){
 let data7 = data6.target;
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 if(data7.daemon === undefined){
-const err17 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema56.properties.run.properties.target.required,parentSchema:schema56.properties.run.properties.target,data:data7};
+const err17 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema59.properties.run.properties.target.required,parentSchema:schema59.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2193,7 +2485,7 @@ vErrors.push(err17);
 errors++;
 }
 if(data7.cwd === undefined){
-const err18 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema56.properties.run.properties.target.required,parentSchema:schema56.properties.run.properties.target,data:data7};
+const err18 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema59.properties.run.properties.target.required,parentSchema:schema59.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2204,7 +2496,7 @@ errors++;
 }
 for(const key3 in data7){
 if(!((key3 === "daemon") || (key3 === "cwd"))){
-const err19 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema56.properties.run.properties.target,data:data7};
+const err19 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema59.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2218,7 +2510,7 @@ if(data7.daemon !== undefined){
 let data8 = data7.daemon;
 if(typeof data8 === "string"){
 if(!pattern4.test(data8)){
-const err20 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema67,data:data8};
+const err20 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema73,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2229,7 +2521,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema67.type,parentSchema:schema67,data:data8};
+const err21 = {instancePath:instancePath+"/run/target/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema73.type,parentSchema:schema73,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2243,7 +2535,7 @@ if(data7.cwd !== undefined){
 let data9 = data7.cwd;
 if(typeof data9 === "string"){
 if(func1(data9) > 4096){
-const err22 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema68,data:data9};
+const err22 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema74,data:data9};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2253,7 +2545,7 @@ vErrors.push(err22);
 errors++;
 }
 if(func1(data9) < 1){
-const err23 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema68,data:data9};
+const err23 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema74,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2263,7 +2555,7 @@ vErrors.push(err23);
 errors++;
 }
 if(!pattern6.test(data9)){
-const err24 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema68,data:data9};
+const err24 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema74,data:data9};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2274,7 +2566,7 @@ errors++;
 }
 }
 else {
-const err25 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema68.type,parentSchema:schema68,data:data9};
+const err25 = {instancePath:instancePath+"/run/target/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema74.type,parentSchema:schema74,data:data9};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2286,7 +2578,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.properties.target.type,parentSchema:schema56.properties.run.properties.target,data:data7};
+const err26 = {instancePath:instancePath+"/run/target",schemaPath:"#/properties/run/properties/target/type",keyword:"type",params:{type: "object"},schema:schema59.properties.run.properties.target.type,parentSchema:schema59.properties.run.properties.target,data:data7};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2300,7 +2592,7 @@ if(data6.agent !== undefined){
 let data10 = data6.agent;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.provider === undefined){
-const err27 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
+const err27 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema59.properties.run.properties.agent.required,parentSchema:schema59.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2310,7 +2602,7 @@ vErrors.push(err27);
 errors++;
 }
 if(data10.prompt === undefined){
-const err28 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
+const err28 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema59.properties.run.properties.agent.required,parentSchema:schema59.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2320,7 +2612,7 @@ vErrors.push(err28);
 errors++;
 }
 if(data10.max_runtime === undefined){
-const err29 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema56.properties.run.properties.agent.required,parentSchema:schema56.properties.run.properties.agent,data:data10};
+const err29 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema59.properties.run.properties.agent.required,parentSchema:schema59.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2331,7 +2623,7 @@ errors++;
 }
 for(const key4 in data10){
 if(!((((((key4 === "provider") || (key4 === "model")) || (key4 === "mode")) || (key4 === "prompt")) || (key4 === "max_runtime")) || (key4 === "idle_timeout"))){
-const err30 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},schema:false,parentSchema:schema56.properties.run.properties.agent,data:data10};
+const err30 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},schema:false,parentSchema:schema59.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -2345,7 +2637,7 @@ if(data10.provider !== undefined){
 let data11 = data10.provider;
 if(typeof data11 === "string"){
 if(!pattern14.test(data11)){
-const err31 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema69,data:data11};
+const err31 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema75,data:data11};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -2356,7 +2648,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema69.type,parentSchema:schema69,data:data11};
+const err32 = {instancePath:instancePath+"/run/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema75.type,parentSchema:schema75,data:data11};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -2370,7 +2662,7 @@ if(data10.model !== undefined){
 let data12 = data10.model;
 if(typeof data12 === "string"){
 if(!pattern16.test(data12)){
-const err33 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema70,data:data12};
+const err33 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema76,data:data12};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -2381,7 +2673,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema70.type,parentSchema:schema70,data:data12};
+const err34 = {instancePath:instancePath+"/run/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema76.type,parentSchema:schema76,data:data12};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2395,7 +2687,7 @@ if(data10.mode !== undefined){
 let data13 = data10.mode;
 if(typeof data13 === "string"){
 if(!pattern14.test(data13)){
-const err35 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema71,data:data13};
+const err35 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema77,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2406,7 +2698,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema71.type,parentSchema:schema71,data:data13};
+const err36 = {instancePath:instancePath+"/run/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema77.type,parentSchema:schema77,data:data13};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2419,7 +2711,7 @@ errors++;
 if(data10.prompt !== undefined){
 let data14 = data10.prompt;
 if(typeof data14 !== "string"){
-const err37 = {instancePath:instancePath+"/run/agent/prompt",schemaPath:"#/properties/run/properties/agent/properties/prompt/type",keyword:"type",params:{type: "string"},schema:schema56.properties.run.properties.agent.properties.prompt.type,parentSchema:schema56.properties.run.properties.agent.properties.prompt,data:data14};
+const err37 = {instancePath:instancePath+"/run/agent/prompt",schemaPath:"#/properties/run/properties/agent/properties/prompt/type",keyword:"type",params:{type: "string"},schema:schema59.properties.run.properties.agent.properties.prompt.type,parentSchema:schema59.properties.run.properties.agent.properties.prompt,data:data14};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2433,7 +2725,7 @@ if(data10.max_runtime !== undefined){
 let data15 = data10.max_runtime;
 if(typeof data15 === "string"){
 if(!pattern9.test(data15)){
-const err38 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema72,data:data15};
+const err38 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema78,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2444,7 +2736,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema72.type,parentSchema:schema72,data:data15};
+const err39 = {instancePath:instancePath+"/run/agent/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema78.type,parentSchema:schema78,data:data15};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -2458,7 +2750,7 @@ if(data10.idle_timeout !== undefined){
 let data16 = data10.idle_timeout;
 if(typeof data16 === "string"){
 if(!pattern9.test(data16)){
-const err40 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema72,data:data16};
+const err40 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema78,data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -2469,7 +2761,7 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema72.type,parentSchema:schema72,data:data16};
+const err41 = {instancePath:instancePath+"/run/agent/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema78.type,parentSchema:schema78,data:data16};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -2481,7 +2773,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.properties.agent.type,parentSchema:schema56.properties.run.properties.agent,data:data10};
+const err42 = {instancePath:instancePath+"/run/agent",schemaPath:"#/properties/run/properties/agent/type",keyword:"type",params:{type: "object"},schema:schema59.properties.run.properties.agent.type,parentSchema:schema59.properties.run.properties.agent,data:data10};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -2493,7 +2785,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/type",keyword:"type",params:{type: "object"},schema:schema56.properties.run.type,parentSchema:schema56.properties.run,data:data6};
+const err43 = {instancePath:instancePath+"/run",schemaPath:"#/properties/run/type",keyword:"type",params:{type: "object"},schema:schema59.properties.run.type,parentSchema:schema59.properties.run,data:data6};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2505,7 +2797,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema56.type,parentSchema:schema56,data};
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema59.type,parentSchema:schema59,data};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -2514,22 +2806,22 @@ vErrors.push(err44);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const legacyHub = validate42;
-const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-hub","title":"Hub legacy hub file","description":"The hub file of a legacy bundle (.hub/hub.yml): environments and named agents that the workflows use.","type":"object","required":["environments"],"additionalProperties":false,"properties":{"environments":{"type":"object","description":"The environments steps can run in, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/environment"}},"agents":{"type":"object","description":"Agents that workflow steps can name, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/agent"}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"environment":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
-const schema75 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema76 = {"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}};
-const schema77 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
-const schema78 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
+export const legacyHub = validate52;
+const schema80 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-hub","title":"Hub legacy hub file","description":"The hub file of a legacy bundle (.hub/hub.yml): environments and named agents that the workflows use.","type":"object","required":["environments"],"additionalProperties":false,"properties":{"environments":{"type":"object","description":"The environments steps can run in, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/environment"}},"agents":{"type":"object","description":"Agents that workflow steps can name, by name.","propertyNames":{"$ref":"#/$defs/name"},"additionalProperties":{"$ref":"#/$defs/agent"}}},"$defs":{"agent":{"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"cwd":{"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."},"daemonName":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."},"environment":{"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."}}};
+const schema81 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema82 = {"type":"object","description":"Where steps run: a daemon and a working directory on its machine.","required":["kind","daemon","cwd"],"additionalProperties":false,"properties":{"kind":{"enum":["daemon"],"description":"The kind of environment; daemon is the only kind."},"daemon":{"$ref":"#/$defs/daemonName"},"cwd":{"$ref":"#/$defs/cwd"}}};
+const schema83 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"The name of a daemon enrolled in the organization."};
+const schema84 = {"type":"string","minLength":1,"maxLength":4096,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","description":"The working directory on the daemon's machine where the agent runs, such as ~/src/app or /srv/repo."};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2538,7 +2830,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.kind === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},schema:schema76.required,parentSchema:schema76,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},schema:schema82.required,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2548,7 +2840,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.daemon === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema76.required,parentSchema:schema76,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "daemon"},schema:schema82.required,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2558,7 +2850,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.cwd === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema76.required,parentSchema:schema76,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cwd"},schema:schema82.required,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2569,7 +2861,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "kind") || (key0 === "daemon")) || (key0 === "cwd"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema76,data};
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2582,7 +2874,7 @@ errors++;
 if(data.kind !== undefined){
 let data0 = data.kind;
 if(!(data0 === "daemon")){
-const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema76.properties.kind.enum},schema:schema76.properties.kind.enum,parentSchema:schema76.properties.kind,data:data0};
+const err4 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema82.properties.kind.enum},schema:schema82.properties.kind.enum,parentSchema:schema82.properties.kind,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2596,7 +2888,7 @@ if(data.daemon !== undefined){
 let data1 = data.daemon;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err5 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema77,data:data1};
+const err5 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema83,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2607,7 +2899,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema77.type,parentSchema:schema77,data:data1};
+const err6 = {instancePath:instancePath+"/daemon",schemaPath:"#/$defs/daemonName/type",keyword:"type",params:{type: "string"},schema:schema83.type,parentSchema:schema83,data:data1};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2621,7 +2913,7 @@ if(data.cwd !== undefined){
 let data2 = data.cwd;
 if(typeof data2 === "string"){
 if(func1(data2) > 4096){
-const err7 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema78,data:data2};
+const err7 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/maxLength",keyword:"maxLength",params:{limit: 4096},schema:4096,parentSchema:schema84,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2631,7 +2923,7 @@ vErrors.push(err7);
 errors++;
 }
 if(func1(data2) < 1){
-const err8 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema78,data:data2};
+const err8 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema84,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2641,7 +2933,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!pattern6.test(data2)){
-const err9 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema78,data:data2};
+const err9 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},schema:"^[^\\u0000-\\u001f\\u007f]+$",parentSchema:schema84,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2652,7 +2944,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema78.type,parentSchema:schema78,data:data2};
+const err10 = {instancePath:instancePath+"/cwd",schemaPath:"#/$defs/cwd/type",keyword:"type",params:{type: "string"},schema:schema84.type,parentSchema:schema84,data:data2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2664,7 +2956,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema76.type,parentSchema:schema76,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema82.type,parentSchema:schema82,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2673,20 +2965,20 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema80 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
-const schema81 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema82 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema83 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema86 = {"type":"object","description":"The coding agent a step runs.","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}};
+const schema87 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema88 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema89 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2695,7 +2987,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.provider === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema80.required,parentSchema:schema80,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},schema:schema86.required,parentSchema:schema86,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2706,7 +2998,7 @@ errors++;
 }
 for(const key0 in data){
 if(!(((key0 === "provider") || (key0 === "mode")) || (key0 === "model"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema80,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema86,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2720,7 +3012,7 @@ if(data.provider !== undefined){
 let data0 = data.provider;
 if(typeof data0 === "string"){
 if(!pattern14.test(data0)){
-const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema81,data:data0};
+const err2 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema87,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2731,7 +3023,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:data0};
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema87.type,parentSchema:schema87,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2745,7 +3037,7 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 === "string"){
 if(!pattern14.test(data1)){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema82,data:data1};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema88,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2756,7 +3048,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema82.type,parentSchema:schema82,data:data1};
+const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema88.type,parentSchema:schema88,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2770,7 +3062,7 @@ if(data.model !== undefined){
 let data2 = data.model;
 if(typeof data2 === "string"){
 if(!pattern16.test(data2)){
-const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema83,data:data2};
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema89,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2781,7 +3073,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema83.type,parentSchema:schema83,data:data2};
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema89.type,parentSchema:schema89,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2793,7 +3085,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema80.type,parentSchema:schema80,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema86.type,parentSchema:schema86,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2802,17 +3094,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:legacy-hub" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2821,7 +3113,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.environments === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "environments"},schema:schema74.required,parentSchema:schema74,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "environments"},schema:schema80.required,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2832,7 +3124,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((key0 === "environments") || (key0 === "agents"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema74,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2849,7 +3141,7 @@ for(const key1 in data0){
 const _errs4 = errors;
 if(typeof key1 === "string"){
 if(!pattern4.test(key1)){
-const err2 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema75,data:key1,propertyName:key1};
+const err2 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema81,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2860,7 +3152,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema75.type,parentSchema:schema75,data:key1,propertyName:key1};
+const err3 = {instancePath:instancePath+"/environments",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:key1,propertyName:key1};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2871,7 +3163,7 @@ errors++;
 }
 var valid1 = _errs4 === errors;
 if(!valid1){
-const err4 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema74.properties.environments.propertyNames,parentSchema:schema74.properties.environments,data:data0};
+const err4 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema80.properties.environments.propertyNames,parentSchema:schema80.properties.environments,data:data0};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2882,14 +3174,14 @@ errors++;
 }
 }
 for(const key2 in data0){
-if(!(validate43(data0[key2], {instancePath:instancePath+"/environments/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate53(data0[key2], {instancePath:instancePath+"/environments/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/type",keyword:"type",params:{type: "object"},schema:schema74.properties.environments.type,parentSchema:schema74.properties.environments,data:data0};
+const err5 = {instancePath:instancePath+"/environments",schemaPath:"#/properties/environments/type",keyword:"type",params:{type: "object"},schema:schema80.properties.environments.type,parentSchema:schema80.properties.environments,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2906,7 +3198,7 @@ for(const key3 in data2){
 const _errs11 = errors;
 if(typeof key3 === "string"){
 if(!pattern4.test(key3)){
-const err6 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema75,data:key3,propertyName:key3};
+const err6 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema81,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2917,7 +3209,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema75.type,parentSchema:schema75,data:key3,propertyName:key3};
+const err7 = {instancePath:instancePath+"/agents",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema81.type,parentSchema:schema81,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2928,7 +3220,7 @@ errors++;
 }
 var valid4 = _errs11 === errors;
 if(!valid4){
-const err8 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames",keyword:"propertyNames",params:{propertyName: key3},schema:schema74.properties.agents.propertyNames,parentSchema:schema74.properties.agents,data:data2};
+const err8 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/propertyNames",keyword:"propertyNames",params:{propertyName: key3},schema:schema80.properties.agents.propertyNames,parentSchema:schema80.properties.agents,data:data2};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2939,14 +3231,14 @@ errors++;
 }
 }
 for(const key4 in data2){
-if(!(validate45(data2[key4], {instancePath:instancePath+"/agents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data2,parentDataProperty:key4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate55(data2[key4], {instancePath:instancePath+"/agents/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data2,parentDataProperty:key4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/type",keyword:"type",params:{type: "object"},schema:schema74.properties.agents.type,parentSchema:schema74.properties.agents,data:data2};
+const err9 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/type",keyword:"type",params:{type: "object"},schema:schema80.properties.agents.type,parentSchema:schema80.properties.agents,data:data2};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2958,7 +3250,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema74.type,parentSchema:schema74,data};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema80.type,parentSchema:schema80,data};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2967,30 +3259,32 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const legacyWorkflow = validate47;
-const schema84 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-workflow","title":"Hub legacy workflow","description":"A workflow of a legacy bundle (.hub/workflows/<name>.yml): one trigger and its steps.","type":"object","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the bundle."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its workflow."},"environment":{"$ref":"#/$defs/name","description":"The name of an environment of the hub file."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the workflow's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"type":["string","object"],"description":"The agent: the name of an entry of the hub file's agents, or an inline agent.","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"prompt":{"$ref":"#/$defs/prompt"}}}}},"$defs":{"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
-const schema85 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
-const schema86 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
-const schema94 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
-const schema95 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"The actors allowed to dispatch the trigger. Required and non-empty on manual.run triggers; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name."}}}};
-const schema100 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
-const schema101 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
-const schema102 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
-const schema87 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint) and schedule (runs started by the clock). A trigger may have both.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"}}};
-const schema88 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint.","additionalProperties":false,"properties":{"inputs":{"type":"object","description":"The trigger's declared inputs, by name. A dispatch's or a schedule entry's input text sets them with leading key=value tokens.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}}}};
-const schema89 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
-const schema90 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
-const schema91 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
+export const legacyWorkflow = validate57;
+const schema90 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"urn:hub:schema:legacy-workflow","title":"Hub legacy workflow","description":"A workflow of a legacy bundle (.hub/workflows/<name>.yml): one trigger and its steps.","type":"object","required":["name","on","max_runtime","steps"],"additionalProperties":false,"properties":{"name":{"$ref":"#/$defs/name","description":"The trigger's name, used to dispatch it; unique in the bundle."},"enabled":{"$ref":"#/$defs/enabled"},"on":{"$ref":"#/$defs/on"},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the whole run may take."},"filters":{"$ref":"#/$defs/filters"},"steps":{"type":"array","minItems":1,"description":"The steps of a run, in order; a failed step ends the run.","items":{"type":"object","description":"One agent run in one environment.","required":["id","environment","agent","prompt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/name","description":"The step's id, unique within its workflow."},"environment":{"$ref":"#/$defs/name","description":"The name of an environment of the hub file."},"max_runtime":{"$ref":"#/$defs/duration","description":"The longest the step may take; at most the workflow's max_runtime, which is the default."},"idle_timeout":{"$ref":"#/$defs/duration","description":"How long the agent may produce no output before it is stopped; at most the step's max_runtime."},"agent":{"type":["string","object"],"description":"The agent: the name of an entry of the hub file's agents, or an inline agent.","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","required":["provider"],"additionalProperties":false,"properties":{"provider":{"$ref":"#/$defs/provider"},"mode":{"$ref":"#/$defs/mode"},"model":{"$ref":"#/$defs/model"}}},"prompt":{"$ref":"#/$defs/prompt"}}}}},"$defs":{"declaredInputs":{"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}},"duration":{"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."},"enabled":{"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."},"filters":{"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}},"githubLabel":{"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}},"githubMention":{"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"input":{"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}},"inputName":{"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."},"inputValue":{"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."},"manualRun":{"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}},"mode":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."},"model":{"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."},"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."},"on":{"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}},"prompt":{"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}},"promptItem":{"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}},"provider":{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."},"schedule":{"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}},"scheduleEntry":{"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}}}};
+const schema91 = {"type":"string","pattern":"^[a-z0-9][a-z0-9-]{0,62}$","description":"A name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter or digit."};
+const schema92 = {"type":"boolean","description":"Whether the trigger can be dispatched. Defaults to true; dispatching a disabled trigger is refused."};
+const schema103 = {"type":"string","pattern":"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$","description":"A duration above zero: one or more <integer><unit> with units d, h, m, s in that order, such as 90m or 1h30m."};
+const schema104 = {"type":"object","description":"Who may start the trigger.","additionalProperties":false,"properties":{"from_users":{"type":"array","uniqueItems":true,"description":"Who may start the trigger: the actors allowed to dispatch it (manual.run) and the GitHub logins allowed to start it from GitHub (github.mention, github.label; compared case-insensitively). Required and non-empty on a trigger with manual.run, github.mention or github.label; schedule runs are not filtered.","items":{"type":"string","minLength":1,"maxLength":255,"description":"An actor's name, or a GitHub login."}}}};
+const schema109 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The agent provider the daemon runs, such as claude or codex; the daemon must advertise it."};
+const schema110 = {"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$","description":"The provider's mode, such as edit or auto; checked against the modes the daemon lists, if it lists any."};
+const schema111 = {"type":"string","pattern":"^[^\\u0000-\\u001f\\u007f]{1,200}$","description":"The provider's model, such as gpt-5; checked against the models the daemon lists, if it lists any."};
+const schema93 = {"type":"object","description":"The events that start the trigger, by kind: manual.run (a run dispatched through the manual-runs endpoint), schedule (runs started by the clock), github.mention (a mention of the hub's GitHub App with the trigger's name) and github.label (a label added to an issue or pull request). A trigger may have several.","minProperties":1,"additionalProperties":false,"properties":{"manual.run":{"$ref":"#/$defs/manualRun"},"schedule":{"$ref":"#/$defs/schedule"},"github.mention":{"$ref":"#/$defs/githubMention"},"github.label":{"$ref":"#/$defs/githubLabel"}}};
+const schema102 = {"type":"object","description":"Options of the github.label event: a run starts when the label name is added to an issue or pull request in the project's repository. The actor is the GitHub login that added it, checked against filters.from_users; there is no input text, and {{ prompt }} is the title, a blank line, and the body; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":50,"description":"The label whose adding starts a run, as GitHub names it: 1 to 50 characters."}}};
+const schema94 = {"type":["object","null"],"description":"Options of the manual.run event: a run dispatched through the manual-runs endpoint. The actor is the request's actor, checked against filters.from_users; the input text is the request's input; the delivery key is the request's deliveryKey.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
+const schema95 = {"type":"object","description":"The trigger's declared inputs, by name: under manual.run, or under github.mention for a trigger without manual.run, never in both places. Every kind's input text (a dispatch's, a schedule entry's, the text after @<app> <trigger>) sets them with leading key=value tokens, then the prompt follows.","propertyNames":{"$ref":"#/$defs/inputName"},"additionalProperties":{"$ref":"#/$defs/input"}};
+const schema96 = {"type":"string","pattern":"^[a-z][a-z0-9_]{0,62}$","description":"An input name: 1 to 63 lowercase letters, digits and underscores, starting with a letter."};
+const schema97 = {"type":"object","description":"A declared input of the trigger; every kind's input text (a dispatch's, a schedule entry's, a mention's) is parsed against it.","additionalProperties":false,"properties":{"description":{"type":"string","description":"What the input is for, shown to people who dispatch the trigger."},"required":{"type":"boolean","description":"Whether every run's input text must supply the input (a dispatch's, a schedule entry's, a mention's). Defaults to false."},"default":{"$ref":"#/$defs/inputValue","description":"The value used when the input text does not supply one; must lie in enum, if enum is given."},"enum":{"type":"array","minItems":1,"uniqueItems":true,"description":"The only values the input may take.","items":{"type":["string","number","boolean"],"description":"An allowed value; numbers and booleans are taken as their text."}}}};
+const schema98 = {"type":["string","number","boolean"],"description":"An input value; numbers and booleans are taken as their text."};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3000,7 +3294,7 @@ evaluated0.items = undefined;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!((((key0 === "description") || (key0 === "required")) || (key0 === "default")) || (key0 === "enum"))){
-const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema90,data};
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema97,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3013,7 +3307,7 @@ errors++;
 if(data.description !== undefined){
 let data0 = data.description;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema90.properties.description.type,parentSchema:schema90.properties.description,data:data0};
+const err1 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},schema:schema97.properties.description.type,parentSchema:schema97.properties.description,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3026,7 +3320,7 @@ errors++;
 if(data.required !== undefined){
 let data1 = data.required;
 if(typeof data1 !== "boolean"){
-const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema90.properties.required.type,parentSchema:schema90.properties.required,data:data1};
+const err2 = {instancePath:instancePath+"/required",schemaPath:"#/properties/required/type",keyword:"type",params:{type: "boolean"},schema:schema97.properties.required.type,parentSchema:schema97.properties.required,data:data1};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3039,7 +3333,7 @@ errors++;
 if(data.default !== undefined){
 let data2 = data.default;
 if(((typeof data2 !== "string") && (!((typeof data2 == "number") && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema91.type},schema:schema91.type,parentSchema:schema91,data:data2};
+const err3 = {instancePath:instancePath+"/default",schemaPath:"#/$defs/inputValue/type",keyword:"type",params:{type: schema98.type},schema:schema98.type,parentSchema:schema98,data:data2};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3053,7 +3347,7 @@ if(data.enum !== undefined){
 let data3 = data.enum;
 if(Array.isArray(data3)){
 if(data3.length < 1){
-const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema90.properties.enum,data:data3};
+const err4 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema97.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3066,7 +3360,7 @@ const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 let data4 = data3[i0];
 if(((typeof data4 !== "string") && (!((typeof data4 == "number") && (isFinite(data4))))) && (typeof data4 !== "boolean")){
-const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema90.properties.enum.items.type},schema:schema90.properties.enum.items.type,parentSchema:schema90.properties.enum.items,data:data4};
+const err5 = {instancePath:instancePath+"/enum/" + i0,schemaPath:"#/properties/enum/items/type",keyword:"type",params:{type: schema97.properties.enum.items.type},schema:schema97.properties.enum.items.type,parentSchema:schema97.properties.enum.items,data:data4};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3090,7 +3384,7 @@ item0 += "_";
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema90.properties.enum,data:data3};
+const err6 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema97.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3105,7 +3399,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema90.properties.enum.type,parentSchema:schema90.properties.enum,data:data3};
+const err7 = {instancePath:instancePath+"/enum",schemaPath:"#/properties/enum/type",keyword:"type",params:{type: "array"},schema:schema97.properties.enum.type,parentSchema:schema97.properties.enum,data:data3};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3117,7 +3411,7 @@ errors++;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema90.type,parentSchema:schema90,data};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema97.type,parentSchema:schema97,data};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3126,16 +3420,86 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const _errs1 = errors;
+if(typeof key0 === "string"){
+if(!pattern8.test(key0)){
+const err0 = {instancePath,schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema96,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema96.type,parentSchema:schema96,data:key0,propertyName:key0};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+const err2 = {instancePath,schemaPath:"#/propertyNames",keyword:"propertyNames",params:{propertyName: key0},schema:schema95.propertyNames,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+for(const key1 in data){
+if(!(validate61(data[key1], {instancePath:instancePath+"/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema95.type,parentSchema:schema95,data};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3143,7 +3507,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema88.type},schema:schema88.type,parentSchema:schema88,data};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema94.type},schema:schema94.type,parentSchema:schema94,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3155,7 +3519,7 @@ errors++;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(key0 === "inputs")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema88,data};
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema94,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3166,75 +3530,24 @@ errors++;
 }
 }
 if(data.inputs !== undefined){
-let data0 = data.inputs;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-const _errs4 = errors;
-if(typeof key1 === "string"){
-if(!pattern8.test(key1)){
-const err2 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]{0,62}$"},schema:"^[a-z][a-z0-9_]{0,62}$",parentSchema:schema89,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/inputs",schemaPath:"#/$defs/inputName/type",keyword:"type",params:{type: "string"},schema:schema89.type,parentSchema:schema89,data:key1,propertyName:key1};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var valid1 = _errs4 === errors;
-if(!valid1){
-const err4 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/propertyNames",keyword:"propertyNames",params:{propertyName: key1},schema:schema88.properties.inputs.propertyNames,parentSchema:schema88.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-for(const key2 in data0){
-if(!(validate50(data0[key2], {instancePath:instancePath+"/inputs/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data0,parentDataProperty:key2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
+if(!(validate60(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/inputs",schemaPath:"#/properties/inputs/type",keyword:"type",params:{type: "object"},schema:schema88.properties.inputs.type,parentSchema:schema88.properties.inputs,data:data0};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-validate49.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema92 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
-const schema93 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
+const schema99 = {"type":"array","minItems":1,"maxItems":10,"description":"Options of the schedule event: runs started by the clock, 1 to 10 entries. Schedule runs are not filtered by from_users.","items":{"$ref":"#/$defs/scheduleEntry"}};
+const schema100 = {"type":"object","description":"One entry of a schedule: when it fires, in which time zone, and the input text of the runs it starts.","required":["cron"],"additionalProperties":false,"properties":{"cron":{"type":"string","maxLength":1000,"description":"When the entry fires: five fields (minute, hour, day of month, month, day of week), each *, a number, a range a-b, a list a,b, or a step */n or a-b/n, with jan-dec and sun-sat as names (0 and 7 are Sunday; when both day fields are restricted, either matches); or @hourly, @daily, @weekly, @monthly or @yearly. Such as \"30 2 * * 1-5\": 02:30 on Monday to Friday."},"timezone":{"type":"string","maxLength":100,"description":"The IANA time zone the cron is read in, such as Europe/Berlin. Defaults to UTC."},"input":{"type":"string","maxLength":1048576,"description":"The input text of each run, parsed like a dispatch's input against the trigger's declared inputs: leading key=value tokens, then the prompt. Defaults to empty."}}};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3243,7 +3556,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length > 10){
-const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema92,data};
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 10},schema:10,parentSchema:schema99,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3253,7 +3566,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.length < 1){
-const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema92,data};
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema99,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3267,7 +3580,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.cron === undefined){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema93.required,parentSchema:schema93,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/required",keyword:"required",params:{missingProperty: "cron"},schema:schema100.required,parentSchema:schema100,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3278,7 +3591,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!(((key0 === "cron") || (key0 === "timezone")) || (key0 === "input"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema93,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema100,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3292,7 +3605,7 @@ if(data0.cron !== undefined){
 let data1 = data0.cron;
 if(typeof data1 === "string"){
 if(func1(data1) > 1000){
-const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema93.properties.cron,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/maxLength",keyword:"maxLength",params:{limit: 1000},schema:1000,parentSchema:schema100.properties.cron,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3303,7 +3616,7 @@ errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema93.properties.cron.type,parentSchema:schema93.properties.cron,data:data1};
+const err5 = {instancePath:instancePath+"/" + i0+"/cron",schemaPath:"#/$defs/scheduleEntry/properties/cron/type",keyword:"type",params:{type: "string"},schema:schema100.properties.cron.type,parentSchema:schema100.properties.cron,data:data1};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3317,7 +3630,7 @@ if(data0.timezone !== undefined){
 let data2 = data0.timezone;
 if(typeof data2 === "string"){
 if(func1(data2) > 100){
-const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema93.properties.timezone,data:data2};
+const err6 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/maxLength",keyword:"maxLength",params:{limit: 100},schema:100,parentSchema:schema100.properties.timezone,data:data2};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3328,7 +3641,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema93.properties.timezone.type,parentSchema:schema93.properties.timezone,data:data2};
+const err7 = {instancePath:instancePath+"/" + i0+"/timezone",schemaPath:"#/$defs/scheduleEntry/properties/timezone/type",keyword:"type",params:{type: "string"},schema:schema100.properties.timezone.type,parentSchema:schema100.properties.timezone,data:data2};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3342,7 +3655,7 @@ if(data0.input !== undefined){
 let data3 = data0.input;
 if(typeof data3 === "string"){
 if(func1(data3) > 1048576){
-const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema93.properties.input,data:data3};
+const err8 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/maxLength",keyword:"maxLength",params:{limit: 1048576},schema:1048576,parentSchema:schema100.properties.input,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3353,7 +3666,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema93.properties.input.type,parentSchema:schema93.properties.input,data:data3};
+const err9 = {instancePath:instancePath+"/" + i0+"/input",schemaPath:"#/$defs/scheduleEntry/properties/input/type",keyword:"type",params:{type: "string"},schema:schema100.properties.input.type,parentSchema:schema100.properties.input,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3365,7 +3678,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema93.type,parentSchema:schema93,data:data0};
+const err10 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/scheduleEntry/type",keyword:"type",params:{type: "object"},schema:schema100.type,parentSchema:schema100,data:data0};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3377,7 +3690,7 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema92.type,parentSchema:schema92,data};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema99.type,parentSchema:schema99,data};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3386,16 +3699,63 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
+const schema101 = {"type":["object","null"],"description":"Options of the github.mention event: a run starts when a comment, or a new issue or pull request, in the project's repository mentions the hub's GitHub App with the trigger's name (@<app> <trigger> <input text>). The actor is the GitHub login that wrote it, checked against filters.from_users; the input text is what follows @<app> <trigger>; the delivery key is github:<X-GitHub-Delivery>. Read against a project's active configuration only: an organization trigger cannot have it.","additionalProperties":false,"properties":{"inputs":{"$ref":"#/$defs/declaredInputs"}}};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((!(data && typeof data == "object" && !Array.isArray(data))) && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema101.type},schema:schema101.type,parentSchema:schema101,data};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "inputs")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema101,data};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.inputs !== undefined){
+if(!(validate60(data.inputs, {instancePath:instancePath+"/inputs",parentData:data,parentDataProperty:"inputs",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+}
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3404,7 +3764,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(Object.keys(data).length < 1){
-const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema87,data};
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema93,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3414,8 +3774,8 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "manual.run") || (key0 === "schedule"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema87,data};
+if(!((((key0 === "manual.run") || (key0 === "schedule")) || (key0 === "github.mention")) || (key0 === "github.label"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema93,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3426,20 +3786,28 @@ errors++;
 }
 }
 if(data["manual.run"] !== undefined){
-if(!(validate49(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate59(data["manual.run"], {instancePath:instancePath+"/manual.run",parentData:data,parentDataProperty:"manual.run",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 if(data.schedule !== undefined){
-if(!(validate53(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate65(data.schedule, {instancePath:instancePath+"/schedule",parentData:data,parentDataProperty:"schedule",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
+if(data["github.mention"] !== undefined){
+if(!(validate67(data["github.mention"], {instancePath:instancePath+"/github.mention",parentData:data,parentDataProperty:"github.mention",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
 }
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema87.type,parentSchema:schema87,data};
+}
+if(data["github.label"] !== undefined){
+let data3 = data["github.label"];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.name === undefined){
+const err2 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/required",keyword:"required",params:{missingProperty: "name"},schema:schema102.required,parentSchema:schema102,data:data3};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3448,18 +3816,88 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate48.errors = vErrors;
+for(const key1 in data3){
+if(!(key1 === "name")){
+const err3 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema102,data:data3};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data3.name !== undefined){
+let data4 = data3.name;
+if(typeof data4 === "string"){
+if(func1(data4) > 50){
+const err4 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/maxLength",keyword:"maxLength",params:{limit: 50},schema:50,parentSchema:schema102.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data4) < 1){
+const err5 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema102.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/github.label/name",schemaPath:"#/$defs/githubLabel/properties/name/type",keyword:"type",params:{type: "string"},schema:schema102.properties.name.type,parentSchema:schema102.properties.name,data:data4};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/github.label",schemaPath:"#/$defs/githubLabel/type",keyword:"type",params:{type: "object"},schema:schema102.type,parentSchema:schema102,data:data3};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema93.type,parentSchema:schema93,data};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema103 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
-const schema104 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and {{ event.scheduled_at }} on a schedule-only trigger."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
+const schema112 = {"type":"array","minItems":1,"description":"The prompt, as text and included partials joined in order.","items":{"$ref":"#/$defs/promptItem"}};
+const schema113 = {"type":"object","description":"One part of a prompt: exactly one of text or include.","minProperties":1,"maxProperties":1,"additionalProperties":false,"properties":{"text":{"type":"string","description":"Prompt text. It may use {{ prompt }}, {{ inputs.<name> }} for declared inputs, and the {{ event.<name> }} that every kind of the trigger gives: event.scheduled_at (schedule); event.repository, event.number, event.title, event.url, event.kind and event.branch (github.mention, github.label)."},"include":{"type":"string","description":"The canonical path of a partial file whose text is included here."}}};
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3468,7 +3906,7 @@ evaluated0.items = undefined;
 }
 if(Array.isArray(data)){
 if(data.length < 1){
-const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema103,data};
+const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema112,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3482,7 +3920,7 @@ for(let i0=0; i0<len0; i0++){
 let data0 = data[i0];
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(Object.keys(data0).length > 1){
-const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema104,data:data0};
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/maxProperties",keyword:"maxProperties",params:{limit: 1},schema:1,parentSchema:schema113,data:data0};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3492,7 +3930,7 @@ vErrors.push(err1);
 errors++;
 }
 if(Object.keys(data0).length < 1){
-const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema104,data:data0};
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/minProperties",keyword:"minProperties",params:{limit: 1},schema:1,parentSchema:schema113,data:data0};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3503,7 +3941,7 @@ errors++;
 }
 for(const key0 in data0){
 if(!((key0 === "text") || (key0 === "include"))){
-const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema104,data:data0};
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema113,data:data0};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3516,7 +3954,7 @@ errors++;
 if(data0.text !== undefined){
 let data1 = data0.text;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema104.properties.text.type,parentSchema:schema104.properties.text,data:data1};
+const err4 = {instancePath:instancePath+"/" + i0+"/text",schemaPath:"#/$defs/promptItem/properties/text/type",keyword:"type",params:{type: "string"},schema:schema113.properties.text.type,parentSchema:schema113.properties.text,data:data1};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3529,7 +3967,7 @@ errors++;
 if(data0.include !== undefined){
 let data2 = data0.include;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema104.properties.include.type,parentSchema:schema104.properties.include,data:data2};
+const err5 = {instancePath:instancePath+"/" + i0+"/include",schemaPath:"#/$defs/promptItem/properties/include/type",keyword:"type",params:{type: "string"},schema:schema113.properties.include.type,parentSchema:schema113.properties.include,data:data2};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3541,7 +3979,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema104.type,parentSchema:schema104,data:data0};
+const err6 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/promptItem/type",keyword:"type",params:{type: "object"},schema:schema113.type,parentSchema:schema113,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3553,7 +3991,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema103.type,parentSchema:schema103,data};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},schema:schema112.type,parentSchema:schema112,data};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3562,17 +4000,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:hub:schema:legacy-workflow" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3581,7 +4019,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema84.required,parentSchema:schema84,data};
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},schema:schema90.required,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3591,7 +4029,7 @@ vErrors.push(err0);
 errors++;
 }
 if(data.on === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema84.required,parentSchema:schema84,data};
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "on"},schema:schema90.required,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3601,7 +4039,7 @@ vErrors.push(err1);
 errors++;
 }
 if(data.max_runtime === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema84.required,parentSchema:schema84,data};
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "max_runtime"},schema:schema90.required,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3611,7 +4049,7 @@ vErrors.push(err2);
 errors++;
 }
 if(data.steps === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},schema:schema84.required,parentSchema:schema84,data};
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},schema:schema90.required,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3622,7 +4060,7 @@ errors++;
 }
 for(const key0 in data){
 if(!((((((key0 === "name") || (key0 === "enabled")) || (key0 === "on")) || (key0 === "max_runtime")) || (key0 === "filters")) || (key0 === "steps"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema84,data};
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},schema:false,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3636,7 +4074,7 @@ if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data0};
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema91,data:data0};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3647,7 +4085,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data0};
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema91.type,parentSchema:schema91,data:data0};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3660,7 +4098,7 @@ errors++;
 if(data.enabled !== undefined){
 let data1 = data.enabled;
 if(typeof data1 !== "boolean"){
-const err7 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema86.type,parentSchema:schema86,data:data1};
+const err7 = {instancePath:instancePath+"/enabled",schemaPath:"#/$defs/enabled/type",keyword:"type",params:{type: "boolean"},schema:schema92.type,parentSchema:schema92,data:data1};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3671,8 +4109,8 @@ errors++;
 }
 }
 if(data.on !== undefined){
-if(!(validate48(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+if(!(validate58(data.on, {instancePath:instancePath+"/on",parentData:data,parentDataProperty:"on",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 }
@@ -3680,7 +4118,7 @@ if(data.max_runtime !== undefined){
 let data3 = data.max_runtime;
 if(typeof data3 === "string"){
 if(!pattern9.test(data3)){
-const err8 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data3};
+const err8 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema103,data:data3};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3691,7 +4129,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data3};
+const err9 = {instancePath:instancePath+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema103.type,parentSchema:schema103,data:data3};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3706,7 +4144,7 @@ let data4 = data.filters;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key1 in data4){
 if(!(key1 === "from_users")){
-const err10 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema95,data:data4};
+const err10 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},schema:false,parentSchema:schema104,data:data4};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3724,7 +4162,7 @@ for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
 if(func1(data6) > 255){
-const err11 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema95.properties.from_users.items,data:data6};
+const err11 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/maxLength",keyword:"maxLength",params:{limit: 255},schema:255,parentSchema:schema104.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3734,7 +4172,7 @@ vErrors.push(err11);
 errors++;
 }
 if(func1(data6) < 1){
-const err12 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema95.properties.from_users.items,data:data6};
+const err12 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/minLength",keyword:"minLength",params:{limit: 1},schema:1,parentSchema:schema104.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3745,7 +4183,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema95.properties.from_users.items.type,parentSchema:schema95.properties.from_users.items,data:data6};
+const err13 = {instancePath:instancePath+"/filters/from_users/" + i0,schemaPath:"#/$defs/filters/properties/from_users/items/type",keyword:"type",params:{type: "string"},schema:schema104.properties.from_users.items.type,parentSchema:schema104.properties.from_users.items,data:data6};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3766,7 +4204,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err14 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema95.properties.from_users,data:data5};
+const err14 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},schema:true,parentSchema:schema104.properties.from_users,data:data5};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3781,7 +4219,7 @@ indices0[item0] = i1;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema95.properties.from_users.type,parentSchema:schema95.properties.from_users,data:data5};
+const err15 = {instancePath:instancePath+"/filters/from_users",schemaPath:"#/$defs/filters/properties/from_users/type",keyword:"type",params:{type: "array"},schema:schema104.properties.from_users.type,parentSchema:schema104.properties.from_users,data:data5};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3793,7 +4231,7 @@ errors++;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema95.type,parentSchema:schema95,data:data4};
+const err16 = {instancePath:instancePath+"/filters",schemaPath:"#/$defs/filters/type",keyword:"type",params:{type: "object"},schema:schema104.type,parentSchema:schema104,data:data4};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3807,7 +4245,7 @@ if(data.steps !== undefined){
 let data7 = data.steps;
 if(Array.isArray(data7)){
 if(data7.length < 1){
-const err17 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema84.properties.steps,data:data7};
+const err17 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minItems",keyword:"minItems",params:{limit: 1},schema:1,parentSchema:schema90.properties.steps,data:data7};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3821,7 +4259,7 @@ for(let i2=0; i2<len1; i2++){
 let data8 = data7[i2];
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.id === undefined){
-const err18 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "id"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
+const err18 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "id"},schema:schema90.properties.steps.items.required,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3831,7 +4269,7 @@ vErrors.push(err18);
 errors++;
 }
 if(data8.environment === undefined){
-const err19 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "environment"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
+const err19 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "environment"},schema:schema90.properties.steps.items.required,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3841,7 +4279,7 @@ vErrors.push(err19);
 errors++;
 }
 if(data8.agent === undefined){
-const err20 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "agent"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
+const err20 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "agent"},schema:schema90.properties.steps.items.required,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3851,7 +4289,7 @@ vErrors.push(err20);
 errors++;
 }
 if(data8.prompt === undefined){
-const err21 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema84.properties.steps.items.required,parentSchema:schema84.properties.steps.items,data:data8};
+const err21 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/required",keyword:"required",params:{missingProperty: "prompt"},schema:schema90.properties.steps.items.required,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3862,7 +4300,7 @@ errors++;
 }
 for(const key2 in data8){
 if(!((((((key2 === "id") || (key2 === "environment")) || (key2 === "max_runtime")) || (key2 === "idle_timeout")) || (key2 === "agent")) || (key2 === "prompt"))){
-const err22 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema84.properties.steps.items,data:data8};
+const err22 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},schema:false,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3876,7 +4314,7 @@ if(data8.id !== undefined){
 let data9 = data8.id;
 if(typeof data9 === "string"){
 if(!pattern4.test(data9)){
-const err23 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data9};
+const err23 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema91,data:data9};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3887,7 +4325,7 @@ errors++;
 }
 }
 else {
-const err24 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data9};
+const err24 = {instancePath:instancePath+"/steps/" + i2+"/id",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema91.type,parentSchema:schema91,data:data9};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3901,7 +4339,7 @@ if(data8.environment !== undefined){
 let data10 = data8.environment;
 if(typeof data10 === "string"){
 if(!pattern4.test(data10)){
-const err25 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema85,data:data10};
+const err25 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema91,data:data10};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3912,7 +4350,7 @@ errors++;
 }
 }
 else {
-const err26 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema85.type,parentSchema:schema85,data:data10};
+const err26 = {instancePath:instancePath+"/steps/" + i2+"/environment",schemaPath:"#/$defs/name/type",keyword:"type",params:{type: "string"},schema:schema91.type,parentSchema:schema91,data:data10};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3926,7 +4364,7 @@ if(data8.max_runtime !== undefined){
 let data11 = data8.max_runtime;
 if(typeof data11 === "string"){
 if(!pattern9.test(data11)){
-const err27 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data11};
+const err27 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema103,data:data11};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3937,7 +4375,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data11};
+const err28 = {instancePath:instancePath+"/steps/" + i2+"/max_runtime",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema103.type,parentSchema:schema103,data:data11};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3951,7 +4389,7 @@ if(data8.idle_timeout !== undefined){
 let data12 = data8.idle_timeout;
 if(typeof data12 === "string"){
 if(!pattern9.test(data12)){
-const err29 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema94,data:data12};
+const err29 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/pattern",keyword:"pattern",params:{pattern: "^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$"},schema:"^(?!(?:0+[dhms])+$)(?=[0-9])(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?(?:[0-9]+s)?$",parentSchema:schema103,data:data12};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3962,7 +4400,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema94.type,parentSchema:schema94,data:data12};
+const err30 = {instancePath:instancePath+"/steps/" + i2+"/idle_timeout",schemaPath:"#/$defs/duration/type",keyword:"type",params:{type: "string"},schema:schema103.type,parentSchema:schema103,data:data12};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3975,7 +4413,7 @@ errors++;
 if(data8.agent !== undefined){
 let data13 = data8.agent;
 if((typeof data13 !== "string") && (!(data13 && typeof data13 == "object" && !Array.isArray(data13)))){
-const err31 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/type",keyword:"type",params:{type: schema84.properties.steps.items.properties.agent.type},schema:schema84.properties.steps.items.properties.agent.type,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
+const err31 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/type",keyword:"type",params:{type: schema90.properties.steps.items.properties.agent.type},schema:schema90.properties.steps.items.properties.agent.type,parentSchema:schema90.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -3986,7 +4424,7 @@ errors++;
 }
 if(typeof data13 === "string"){
 if(!pattern4.test(data13)){
-const err32 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
+const err32 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9-]{0,62}$"},schema:"^[a-z0-9][a-z0-9-]{0,62}$",parentSchema:schema90.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -3998,7 +4436,7 @@ errors++;
 }
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.provider === undefined){
-const err33 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema84.properties.steps.items.properties.agent.required,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
+const err33 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/required",keyword:"required",params:{missingProperty: "provider"},schema:schema90.properties.steps.items.properties.agent.required,parentSchema:schema90.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4009,7 +4447,7 @@ errors++;
 }
 for(const key3 in data13){
 if(!(((key3 === "provider") || (key3 === "mode")) || (key3 === "model"))){
-const err34 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema84.properties.steps.items.properties.agent,data:data13};
+const err34 = {instancePath:instancePath+"/steps/" + i2+"/agent",schemaPath:"#/properties/steps/items/properties/agent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},schema:false,parentSchema:schema90.properties.steps.items.properties.agent,data:data13};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4023,7 +4461,7 @@ if(data13.provider !== undefined){
 let data14 = data13.provider;
 if(typeof data14 === "string"){
 if(!pattern14.test(data14)){
-const err35 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema100,data:data14};
+const err35 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema109,data:data14};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4034,7 +4472,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema100.type,parentSchema:schema100,data:data14};
+const err36 = {instancePath:instancePath+"/steps/" + i2+"/agent/provider",schemaPath:"#/$defs/provider/type",keyword:"type",params:{type: "string"},schema:schema109.type,parentSchema:schema109,data:data14};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4048,7 +4486,7 @@ if(data13.mode !== undefined){
 let data15 = data13.mode;
 if(typeof data15 === "string"){
 if(!pattern14.test(data15)){
-const err37 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema101,data:data15};
+const err37 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9._-]{0,62}$"},schema:"^[a-z0-9][a-z0-9._-]{0,62}$",parentSchema:schema110,data:data15};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4059,7 +4497,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema101.type,parentSchema:schema101,data:data15};
+const err38 = {instancePath:instancePath+"/steps/" + i2+"/agent/mode",schemaPath:"#/$defs/mode/type",keyword:"type",params:{type: "string"},schema:schema110.type,parentSchema:schema110,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4073,7 +4511,7 @@ if(data13.model !== undefined){
 let data16 = data13.model;
 if(typeof data16 === "string"){
 if(!pattern16.test(data16)){
-const err39 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema102,data:data16};
+const err39 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]{1,200}$"},schema:"^[^\\u0000-\\u001f\\u007f]{1,200}$",parentSchema:schema111,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4084,7 +4522,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema102.type,parentSchema:schema102,data:data16};
+const err40 = {instancePath:instancePath+"/steps/" + i2+"/agent/model",schemaPath:"#/$defs/model/type",keyword:"type",params:{type: "string"},schema:schema111.type,parentSchema:schema111,data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4097,14 +4535,14 @@ errors++;
 }
 }
 if(data8.prompt !== undefined){
-if(!(validate56(data8.prompt, {instancePath:instancePath+"/steps/" + i2+"/prompt",parentData:data8,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate71(data8.prompt, {instancePath:instancePath+"/steps/" + i2+"/prompt",parentData:data8,parentDataProperty:"prompt",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/type",keyword:"type",params:{type: "object"},schema:schema84.properties.steps.items.type,parentSchema:schema84.properties.steps.items,data:data8};
+const err41 = {instancePath:instancePath+"/steps/" + i2,schemaPath:"#/properties/steps/items/type",keyword:"type",params:{type: "object"},schema:schema90.properties.steps.items.type,parentSchema:schema90.properties.steps.items,data:data8};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4116,7 +4554,7 @@ errors++;
 }
 }
 else {
-const err42 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},schema:schema84.properties.steps.type,parentSchema:schema84.properties.steps,data:data7};
+const err42 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "array"},schema:schema90.properties.steps.type,parentSchema:schema90.properties.steps,data:data7};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4128,7 +4566,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema84.type,parentSchema:schema84,data};
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},schema:schema90.type,parentSchema:schema90,data};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4137,8 +4575,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 

@@ -1,4 +1,10 @@
-import { didYouMean, parseManualInput, type CompiledEnvironment, type CompiledTrigger } from '@hub/compiler';
+import {
+  declaredInputs,
+  didYouMean,
+  parseManualInput,
+  type CompiledEnvironment,
+  type CompiledTrigger,
+} from '@hub/compiler';
 import type { Fragment, Sql } from 'postgres';
 import { digest } from '../../auth/secrets.js';
 import { RunRepository, type Caller } from './sql.js';
@@ -202,8 +208,8 @@ export function prepareRun(
 ):
   | { ok: true; plan: [PlannedStep, ...PlannedStep[]]; inputs: Record<string, string> }
   | { ok: false; refusal: DispatchRefusal } {
-  const event = trigger.events.find((candidate) => candidate.kind === 'manual.run');
-  if (event === undefined) return refused({ reason: 'trigger_not_found', didYouMean: '' });
+  if (!trigger.events.some((event) => event.kind === 'manual.run'))
+    return refused({ reason: 'trigger_not_found', didYouMean: '' });
   if (!trigger.enabled) return refused({ reason: 'trigger_disabled', trigger: trigger.name });
   if (request.expectedVersionId !== undefined && request.expectedVersionId.toLowerCase() !== revisionId)
     return refused({
@@ -213,7 +219,7 @@ export function prepareRun(
     });
   if (!trigger.allowlist.includes(request.actor))
     return refused({ reason: 'actor_forbidden', allowlist: trigger.allowlist });
-  const parsed = parseManualInput(request.input, event.inputs);
+  const parsed = parseManualInput(request.input, declaredInputs(trigger));
   if (!parsed.ok) return refused({ reason: 'input_invalid', issues: parsed.issues });
   const plan = planSteps(trigger, environments, { prompt: parsed.prompt, inputs: parsed.inputs });
   if (plan[0] === undefined) return refused({ reason: 'no_steps', trigger: trigger.name });

@@ -1,4 +1,4 @@
-import { parseManualInput, type CompiledConfiguration } from '@hub/compiler';
+import { declaredInputs, parseManualInput, type CompiledConfiguration } from '@hub/compiler';
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/connect.js';
 import type { RunSource } from './model.js';
@@ -53,8 +53,7 @@ export async function startUnattendedRun(
   if (trigger === undefined || !trigger.enabled) return { outcome: 'no_trigger' };
   const runs = new RunRepository(tx, timing);
   const triggerId = run.triggerId ?? (await runs.configuredTrigger(run.projectId, trigger.name));
-  const declared = trigger.events.find((event) => event.kind === 'manual.run')?.inputs ?? [];
-  const parsed = parseManualInput(run.input, declared);
+  const parsed = parseManualInput(run.input, declaredInputs(trigger));
   const inputs = parsed.ok ? parsed.inputs : {};
   const plan = planSteps(trigger, run.model.environments, {
     prompt: run.prompt ?? (parsed.ok ? parsed.prompt : ''),
