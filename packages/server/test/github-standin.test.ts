@@ -1,0 +1,370 @@
+// The GitHub stand-in refuses what GitHub would refuse, checked against GitHub's own description,
+// and answers Octokit's well-formed calls as GitHub does, in github.com's and GHES's layouts.
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/core';
+import { createSign, generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGitHubStandIn, type GitHubStandIn } from './support/github/index.js';
+
+const APP_ID = '12345';
+
+function jwt(privateKeyPem: string, claims: Record<string, unknown>): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const unsigned = `${encode({ alg: 'RS256', typ: 'JWT' })}.${encode(claims)}`;
+  return `${unsigned}.${createSign('RSA-SHA256').update(unsigned).sign(privateKeyPem, 'base64url')}`;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function seed(gh: GitHubStandIn): void {
+  gh.addInstallation({
+    id: 42,
+    account: { login: 'octo-org', type: 'Organization' },
+    repositories: ['octo-org/app'],
+    users: ['alice'],
+  });
+  gh.addInstallation({ id: 43, account: { login: 'other', type: 'User' }, repositories: ['other/thing'] });
+  gh.addIssue('octo-org/app', { number: 7, title: 'Crash on start', body: 'It crashes.' });
+  gh.addPullRequest('octo-org/app', { number: 8, title: 'Fix crash', headSha: 'a'.repeat(40), headRef: 'fix-crash' });
+  gh.addIssue('other/thing', { number: 1, title: 'Elsewhere' });
+}
+
+async function call(gh: GitHubStandIn, method: string, path: string, init: { token?: string; body?: unknown } = {}) {
+  const response = await fetch(`${gh.apiUrl}${path}`, {
+    method,
+    headers: {
+      accept: 'application/vnd.github+json',
+      'content-type': 'application/json',
+      ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+function appOctokit(gh: GitHubStandIn, installationId?: number): Octokit {
+  return new Octokit({
+    baseUrl: gh.apiUrl,
+    authStrategy: createAppAuth,
+    auth: { appId: APP_ID, privateKey: gh.privateKeyPem, ...(installationId === undefined ? {} : { installationId }) },
+  });
+}
+
+async function installationToken(gh: GitHubStandIn, installationId: number): Promise<string> {
+  const { data } = await appOctokit(gh).request('POST /app/installations/{installation_id}/access_tokens', {
+    installation_id: installationId,
+  });
+  return data.token;
+}
+
+describe('the GitHub stand-in refuses what GitHub would', () => {
+  let gh: GitHubStandIn;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ appId: APP_ID, slug: 'hub-bot' });
+    seed(gh);
+  });
+  afterAll(() => gh.close());
+
+  it('a path that is no operation of the description: 404, recorded', async () => {
+    const token = await installationToken(gh, 42);
+    const before = gh.rejected.length;
+    const answer = await call(gh, 'POST', '/repos/octo-org/app/issues/7/commentz', { token, body: { body: 'hi' } });
+    expect(answer).toMatchObject({ status: 404, body: { message: 'Not Found' } });
+    expect(gh.rejected.slice(before)).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/repos/octo-org/app/issues/7/commentz', status: 404 }),
+    ]);
+  });
+
+  it.each([
+    ['a method the path does not have', 'DELETE', '/repos/octo-org/app/check-runs', undefined, 404],
+    ['a path parameter failing its schema', 'GET', '/repos/octo-org/app/pulls/eight', undefined, 404],
+    [
+      'a reaction GitHub does not know',
+      'POST',
+      '/repos/octo-org/app/issues/7/reactions',
+      { content: 'rocketship' },
+      422,
+    ],
+    ['a comment without its body', 'POST', '/repos/octo-org/app/issues/7/comments', { text: 'hi' }, 422],
+    [
+      'a check run completed with no conclusion',
+      'PATCH',
+      '/repos/octo-org/app/check-runs/1',
+      { status: 'completed' },
+      422,
+    ],
+  ])('%s', async (_case, method, path, body, status) => {
+    const token = await installationToken(gh, 42);
+    const before = gh.rejected.length;
+    const answer = await call(gh, method, path, { token, body });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ message: expect.any(String), documentation_url: expect.any(String) });
+    expect(gh.rejected.slice(before)).toHaveLength(1);
+  });
+
+  it('names the failing field of a body, as GitHub does', async () => {
+    const token = await installationToken(gh, 42);
+    const answer = await call(gh, 'POST', '/repos/octo-org/app/issues/7/reactions', {
+      token,
+      body: { content: 'rocketship' },
+    });
+    expect(answer.body.message).toMatch(/^Invalid request\.\n\n.*content.*rocket/s);
+    expect(gh.rejected.at(-1)).toMatchObject({ operationId: 'reactions/create-for-issue', status: 422 });
+  });
+
+  it.each([
+    ['signed with another key', () => jwt(otherKey(), claims()), /could not be decoded/],
+    ['another app as issuer', (pem: string) => jwt(pem, claims({ iss: 999 })), /Issuer/],
+    ['alive longer than ten minutes', (pem: string) => jwt(pem, claims({ exp: nowSeconds() + 660 })), /too far/],
+    ['expired', (pem: string) => jwt(pem, claims({ iat: nowSeconds() - 700, exp: nowSeconds() - 100 })), /exp/],
+    ['issued in the future', (pem: string) => jwt(pem, claims({ iat: nowSeconds() + 120 })), /iat/],
+    ['not a JWT at all', () => 'ghs_notajwt', /could not be decoded/],
+  ])('an app JWT %s: 401', async (_case, make, message) => {
+    const before = gh.rejected.length;
+    const answer = await call(gh, 'GET', '/app', { token: make(gh.privateKeyPem) });
+    expect(answer.status).toBe(401);
+    expect(answer.body.message).toMatch(message);
+    expect(gh.rejected.slice(before)).toHaveLength(1);
+  });
+
+  it('accepts a JWT whose iss is the app id as a string or a number', async () => {
+    for (const iss of [APP_ID, Number(APP_ID)]) {
+      const answer = await call(gh, 'GET', '/app', { token: jwt(gh.privateKeyPem, claims({ iss })) });
+      expect(answer).toMatchObject({ status: 200, body: { id: 12345, slug: 'hub-bot' } });
+    }
+  });
+
+  it("an installation token on another installation's repository: 404", async () => {
+    const token = await installationToken(gh, 43);
+    const before = gh.rejected.length;
+    const answer = await call(gh, 'POST', '/repos/octo-org/app/issues/7/comments', { token, body: { body: 'hi' } });
+    expect(answer).toMatchObject({ status: 404, body: { message: 'Not Found' } });
+    expect(gh.rejected.slice(before)).toEqual([
+      expect.objectContaining({ why: expect.stringMatching(/installation 43/) }),
+    ]);
+  });
+
+  it.each([
+    ['no credential on a repository', 'POST', '/repos/octo-org/app/issues/7/comments', 404],
+    ['no credential on the app', 'GET', '/app', 401],
+    ['no credential on the user', 'GET', '/user/installations', 401],
+  ])('%s', async (_case, method, path, status) => {
+    const before = gh.rejected.length;
+    const answer = await call(gh, method, path, { body: method === 'POST' ? { body: 'hi' } : undefined });
+    expect(answer.status).toBe(status);
+    expect(gh.rejected.slice(before)).toHaveLength(1);
+  });
+
+  it('a token it never issued: 401 Bad credentials', async () => {
+    const answer = await call(gh, 'GET', '/repos/octo-org/app/pulls/8', { token: 'ghs_madeup' });
+    expect(answer).toMatchObject({ status: 401, body: { message: 'Bad credentials' } });
+  });
+
+  it('an installation token on /user/installations: 403', async () => {
+    const answer = await call(gh, 'GET', '/user/installations', { token: await installationToken(gh, 42) });
+    expect(answer.status).toBe(403);
+  });
+
+  function claims(overrides: Record<string, unknown> = {}) {
+    return { iat: nowSeconds() - 30, exp: nowSeconds() + 570, iss: APP_ID, ...overrides };
+  }
+});
+
+let spareKey: string | undefined;
+function otherKey(): string {
+  spareKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+  return spareKey;
+}
+
+describe.each([
+  ['github.com', false],
+  ['GitHub Enterprise Server', true],
+])('the GitHub stand-in answers Octokit as %s does', (_layout, enterprise) => {
+  let gh: GitHubStandIn;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ appId: APP_ID, slug: 'hub-bot', enterprise });
+    seed(gh);
+  });
+  afterAll(() => gh.close());
+
+  it('serves the API where the layout puts it', () => {
+    expect(gh.apiUrl).toBe(enterprise ? `${gh.webUrl}/api/v3` : gh.webUrl);
+    expect(gh.description.file).toMatch(enterprise ? /^ghes-3\.\d+\.json$/ : /^api\.github\.com\.json$/);
+  });
+
+  it('the app, its installation, and a token that expires in an hour', async () => {
+    const app = appOctokit(gh);
+    const { data: me } = await app.request('GET /app');
+    expect(me).toMatchObject({ id: 12345, slug: 'hub-bot', client_id: gh.clientId });
+    const { data: installation } = await app.request('GET /app/installations/{installation_id}', {
+      installation_id: 42,
+    });
+    expect(installation).toMatchObject({ id: 42, account: { login: 'octo-org', type: 'Organization' } });
+    const { status, data } = await app.request('POST /app/installations/{installation_id}/access_tokens', {
+      installation_id: 42,
+    });
+    expect(status).toBe(201);
+    expect(data.token).toMatch(/^ghs_/);
+    expect(Date.parse(data.expires_at) - Date.now()).toBeGreaterThan(3500_000);
+    expect(data.permissions).toMatchObject({ issues: 'write', checks: 'write' });
+    expect(gh.rejected).toEqual([]);
+  });
+
+  it('comments, edits, reactions and check runs, as the installation', async () => {
+    const octokit = appOctokit(gh, 42);
+    const repo = { owner: 'octo-org', repo: 'app' };
+    const userComment = gh.addComment('octo-org/app', 7, { body: '@hub-bot fix it', login: 'alice' });
+    const reviewComment = gh.addReviewComment('octo-org/app', 8, { body: '@hub-bot look', login: 'alice' });
+
+    const created = await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...repo,
+      issue_number: 7,
+      body: 'Running',
+    });
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ body: 'Running', user: { login: 'hub-bot[bot]', type: 'Bot' } });
+    const updated = await octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+      ...repo,
+      comment_id: created.data.id,
+      body: 'Done',
+    });
+    expect(updated).toMatchObject({ status: 200, data: { id: created.data.id, body: 'Done' } });
+    const read = await octokit.request('GET /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+      ...repo,
+      comment_id: created.data.id,
+    });
+    expect(read.data.body).toBe('Done');
+
+    const reacted = await octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
+      ...repo,
+      comment_id: userComment,
+      content: 'eyes',
+    });
+    expect(reacted.status).toBe(201);
+    const again = await octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
+      ...repo,
+      comment_id: userComment,
+      content: 'eyes',
+    });
+    expect(again).toMatchObject({ status: 200, data: { id: reacted.data.id } });
+    await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', {
+      ...repo,
+      issue_number: 8,
+      content: 'eyes',
+    });
+    await octokit.request('POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions', {
+      ...repo,
+      comment_id: reviewComment,
+      content: 'eyes',
+    });
+
+    const pull = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', { ...repo, pull_number: 8 });
+    expect(pull.data).toMatchObject({ number: 8, title: 'Fix crash', head: { sha: 'a'.repeat(40), ref: 'fix-crash' } });
+    const check = await octokit.request('POST /repos/{owner}/{repo}/check-runs', {
+      ...repo,
+      name: 'hub/fix',
+      head_sha: pull.data.head.sha,
+      status: 'in_progress',
+      details_url: 'https://hub.example/runs/1',
+    });
+    expect(check).toMatchObject({ status: 201, data: { name: 'hub/fix', status: 'in_progress', conclusion: null } });
+    const done = await octokit.request('PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
+      ...repo,
+      check_run_id: check.data.id,
+      status: 'completed',
+      conclusion: 'success',
+      output: { title: 'fix: success', summary: 'It ran.' },
+    });
+    expect(done).toMatchObject({ status: 200, data: { status: 'completed', conclusion: 'success' } });
+
+    expect(gh.rejected).toEqual([]);
+    expect(gh.comments('octo-org/app', 7)).toEqual([
+      { id: userComment, body: '@hub-bot fix it', user: 'alice', edits: [] },
+      { id: created.data.id, body: 'Done', user: 'hub-bot[bot]', edits: ['Running'] },
+    ]);
+    expect(gh.reactions().map(({ subject, id, content }) => ({ subject, id, content }))).toEqual([
+      { subject: 'issue_comment', id: userComment, content: 'eyes' },
+      { subject: 'issue', id: 8, content: 'eyes' },
+      { subject: 'pull_request_review_comment', id: reviewComment, content: 'eyes' },
+    ]);
+    expect(gh.checkRuns('octo-org/app')).toEqual([
+      expect.objectContaining({
+        id: check.data.id,
+        name: 'hub/fix',
+        head_sha: 'a'.repeat(40),
+        status: 'completed',
+        conclusion: 'success',
+        history: ['in_progress', 'completed'],
+      }),
+    ]);
+    expect(gh.requests.map((r) => r.operationId)).toContain('checks/update');
+  });
+});
+
+describe('the GitHub stand-in: user authorization during installation', () => {
+  let gh: GitHubStandIn;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ appId: APP_ID, slug: 'hub-bot', setupUrl: 'http://hub.test/github/setup' });
+    seed(gh);
+  });
+  afterAll(() => gh.close());
+
+  async function exchange(code: string, json = true) {
+    const response = await fetch(`${gh.webUrl}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { accept: json ? 'application/json' : '*/*', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: gh.clientId, client_secret: gh.clientSecret, code }).toString(),
+    });
+    return json
+      ? ((await response.json()) as Record<string, string>)
+      : Object.fromEntries(new URLSearchParams(await response.text()));
+  }
+
+  it('install page → setup URL with the installation and a code → a user token → the installations alice reaches', async () => {
+    gh.authorizeUser('alice');
+    const page = await fetch(`${gh.webUrl}/apps/hub-bot/installations/new?state=s1`, { redirect: 'manual' });
+    expect(page.status).toBe(302);
+    const back = new URL(page.headers.get('location') ?? '');
+    expect(`${back.origin}${back.pathname}`).toBe('http://hub.test/github/setup');
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({
+      installation_id: '42',
+      setup_action: 'install',
+      state: 's1',
+    });
+
+    const token = await exchange(back.searchParams.get('code') ?? '');
+    expect(token).toMatchObject({ access_token: expect.stringMatching(/^ghu_/), token_type: 'bearer' });
+    const user = new Octokit({ baseUrl: gh.apiUrl, auth: token.access_token });
+    const { data } = await user.request('GET /user/installations');
+    expect(data.total_count).toBe(1);
+    expect(data.installations[0]).toMatchObject({ id: 42, account: { login: 'octo-org' } });
+    expect(gh.rejected).toEqual([]);
+  });
+
+  it('authorize → redirect_uri with code and state; a code serves once; a form answer without Accept: json', async () => {
+    gh.authorizeUser('bob');
+    const query = new URLSearchParams({ client_id: gh.clientId, redirect_uri: 'http://hub.test/cb', state: 'xyz' });
+    const page = await fetch(`${gh.webUrl}/login/oauth/authorize?${query}`, { redirect: 'manual' });
+    const back = new URL(page.headers.get('location') ?? '');
+    expect(back.searchParams.get('state')).toBe('xyz');
+    const code = back.searchParams.get('code') ?? '';
+    expect(await exchange(code, false)).toMatchObject({ access_token: expect.stringMatching(/^ghu_/), scope: '' });
+    const user = new Octokit({ baseUrl: gh.apiUrl, auth: (await exchange(code)).access_token });
+    expect(gh.rejected.at(-1)).toMatchObject({
+      path: '/login/oauth/access_token',
+      why: expect.stringMatching(/bad_verification_code/),
+    });
+    await expect(user.request('GET /user/installations')).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('refuses a wrong client secret with an OAuth error', async () => {
+    const response = await fetch(`${gh.webUrl}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: gh.clientId, client_secret: 'nope', code: 'abc' }),
+    });
+    expect(await response.json()).toMatchObject({ error: 'incorrect_client_credentials' });
+  });
+});
