@@ -2,6 +2,7 @@
 // and answers Octokit's well-formed calls as GitHub does, in github.com's and GHES's layouts.
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
+import { throttling } from '@octokit/plugin-throttling';
 import { createSign, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHubStandIn, type GitHubStandIn } from './support/github/index.js';
@@ -366,5 +367,97 @@ describe('the GitHub stand-in: user authorization during installation', () => {
       body: JSON.stringify({ client_id: gh.clientId, client_secret: 'nope', code: 'abc' }),
     });
     expect(await response.json()).toMatchObject({ error: 'incorrect_client_credentials' });
+  });
+});
+
+describe('the GitHub stand-in: GitHub down and rate limits, as asked', () => {
+  let gh: GitHubStandIn;
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ appId: APP_ID, slug: 'hub-bot' });
+    seed(gh);
+  });
+  afterAll(() => gh.close());
+
+  it('failNext: the matching requests fail that many times, then succeed; nothing is rejected', async () => {
+    const token = await installationToken(gh, 42);
+    gh.failNext({ match: /\/pulls\/8$/, status: 502, times: 2 });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1)
+      statuses.push((await call(gh, 'GET', '/repos/octo-org/app/pulls/8', { token })).status);
+    expect(statuses).toEqual([502, 502, 200]);
+    expect(gh.requests.slice(-3).map((r) => [r.operationId, r.status])).toEqual([
+      ['pulls/get', 502],
+      ['pulls/get', 502],
+      ['pulls/get', 200],
+    ]);
+    expect(gh.rejected).toEqual([]);
+  });
+
+  it('failNext without match: the next request, whichever it is', async () => {
+    const token = await installationToken(gh, 42);
+    gh.failNext({ status: 500 });
+    expect((await call(gh, 'GET', '/repos/octo-org/app/pulls/8', { token })).status).toBe(500);
+    expect((await call(gh, 'GET', '/repos/octo-org/app/pulls/8', { token })).status).toBe(200);
+  });
+
+  it('a refusal wins over an injected failure: a bad request is rejected, not failed', async () => {
+    const token = await installationToken(gh, 42);
+    gh.failNext({ status: 502 });
+    const answer = await call(gh, 'POST', '/repos/octo-org/app/issues/7/reactions', { token, body: { content: 'x' } });
+    expect(answer.status).toBe(422);
+    expect(gh.rejected).toHaveLength(1);
+    gh.rejected.length = 0;
+    expect((await call(gh, 'GET', '/repos/octo-org/app/pulls/8', { token })).status).toBe(502);
+  });
+
+  it("rateLimitNext: GitHub's primary rate limit, 403 with x-ratelimit-remaining 0 until x-ratelimit-reset", async () => {
+    const token = await installationToken(gh, 42);
+    const resetAt = nowSeconds() + 1;
+    gh.rateLimitNext({ match: /check-runs/, times: 1, resetAt });
+    const response = await fetch(`${gh.apiUrl}/repos/octo-org/app/check-runs`, {
+      method: 'POST',
+      headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hub/fix', head_sha: 'a'.repeat(40) }),
+    });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(response.headers.get('x-ratelimit-reset')).toBe(String(resetAt));
+    expect(await response.json()).toMatchObject({ message: 'API rate limit exceeded for installation ID 42.' });
+  });
+
+  it.each<[string, { retryAfter?: number; status?: 403 | 429 }, string]>([
+    ['primary, 403', {}, 'onRateLimit'],
+    ['secondary, 429 with Retry-After', { retryAfter: 1, status: 429 }, 'onSecondaryRateLimit'],
+  ])("Octokit's throttling sees a %s rate limit, waits, and succeeds", async (_case, limit, expected) => {
+    const seen: string[] = [];
+    const Throttled = Octokit.plugin(throttling);
+    const octokit = new Throttled({
+      baseUrl: gh.apiUrl,
+      authStrategy: createAppAuth,
+      auth: { appId: APP_ID, privateKey: gh.privateKeyPem, installationId: 42 },
+      throttle: {
+        onRateLimit: (retryAfter: number) => (seen.push(`onRateLimit ${retryAfter}`), true),
+        onSecondaryRateLimit: (retryAfter: number) => (seen.push(`onSecondaryRateLimit ${retryAfter}`), true),
+      },
+    });
+    await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      owner: 'octo-org',
+      repo: 'app',
+      pull_number: 8,
+    });
+    gh.rateLimitNext({
+      match: /pulls/,
+      times: 1,
+      ...limit,
+      resetAt: nowSeconds() + (limit.retryAfter === undefined ? 1 : 60),
+    });
+    const { status } = await octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      owner: 'octo-org',
+      repo: 'app',
+      pull_number: 8,
+    });
+    expect(status).toBe(200);
+    expect(seen).toEqual([expect.stringMatching(new RegExp(`^${expected} [0-2]$`))]);
+    expect(gh.rejected).toEqual([]);
   });
 });

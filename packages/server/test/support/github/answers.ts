@@ -23,9 +23,10 @@ const nodeId = (kind: string, id: number): string => Buffer.from(`0:${kind}${id}
 
 export function userJson(site: Site, login: string, type: 'User' | 'Bot' | 'Organization' = 'User'): Json {
   const example = site.description.exampleOf('GET', '/repos/{owner}/{repo}/issues/comments/{comment_id}', 200);
-  const user = rewrite(example.user as Json, site, [['octocat', login]]);
+  const user = rewrite(example.user as Json, site, [['octocat', encodeURIComponent(login)]]);
   const id = idOf(login);
-  return { ...user, login, id, node_id: nodeId(type, id), type, site_admin: false };
+  const avatar_url = `${site.webUrl}/avatars/u/${id}`;
+  return { ...user, login, id, node_id: nodeId(type, id), avatar_url, type, site_admin: false };
 }
 
 export function appJson(site: Site): Json {
@@ -133,6 +134,12 @@ export function pullJson(site: Site, issue: Issue): Json {
     base: { ...side(pull.baseRef, (json.base as Json).sha as string) },
     created_at: issue.createdAt,
     updated_at: issue.createdAt,
+    labels: [],
+    milestone: null,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
     closed_at: null,
     merged_at: null,
     merged: false,

@@ -185,9 +185,6 @@ export const handlers: Record<string, Handler> = {
   'issues/update-comment': (call) => {
     const comment = commentOf(call, 'issue_comment');
     requireIssueWrite(call, comment.number);
-    if (comment.user !== actorLogin(call.actor, call.site.app.slug)) {
-      throw new Refusal(403, 'Resource not accessible by integration', `comment ${comment.id} is ${comment.user}'s`);
-    }
     comment.edits.push(comment.body);
     comment.body = String(call.body.body);
     comment.updatedAt = new Date().toISOString();

@@ -221,6 +221,9 @@ export class GitHubStandIn extends Views {
       params: match.params,
       body: (body ?? {}) as Json,
     });
+    // The stand-in's own answers keep to the description too: a reader may rely on every field.
+    const wrong = this.description.responseErrors(match.operation, answer.status, answer.body);
+    if (wrong !== undefined) throw new Error(`its ${answer.status} answer breaks the description: ${wrong}`);
     return {
       status: answer.status,
       headers: { 'content-type': 'application/json; charset=utf-8', ...RATE_HEADERS() },
