@@ -3,9 +3,24 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/core';
 import { throttling } from '@octokit/plugin-throttling';
+import { verify } from '@octokit/webhooks-methods';
 import { createSign, generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGitHubStandIn, type GitHubStandIn } from './support/github/index.js';
+import {
+  deliver,
+  issueCommentCreated,
+  issuesLabeled,
+  issuesOpened,
+  pullRequestLabeled,
+  pullRequestOpened,
+  pullRequestReviewCommentCreated,
+  signedDelivery,
+  startGitHubStandIn,
+  type GitHubStandIn,
+  type WebhookEvent,
+} from './support/github/index.js';
 
 const APP_ID = '12345';
 
@@ -459,5 +474,151 @@ describe('the GitHub stand-in: GitHub down and rate limits, as asked', () => {
     expect(status).toBe(200);
     expect(seen).toEqual([expect.stringMatching(new RegExp(`^${expected} [0-2]$`))]);
     expect(gh.rejected).toEqual([]);
+  });
+});
+
+describe("webhook payloads: GitHub's own, edited consistently, signed as GitHub signs", () => {
+  const base = { repository: 'octo-org/app', installationId: 42, login: 'alice' };
+  const cases: [string, WebhookEvent, string, 'issue' | 'pull_request'][] = [
+    [
+      'issue_comment on an issue',
+      issueCommentCreated({ ...base, number: 7, body: '@hub-bot fix it' }),
+      'created',
+      'issue',
+    ],
+    [
+      'issue_comment on a pull request',
+      issueCommentCreated({ ...base, number: 8, body: '@hub-bot fix it', pullRequest: true }),
+      'created',
+      'issue',
+    ],
+    [
+      'pull_request_review_comment',
+      pullRequestReviewCommentCreated({
+        ...base,
+        number: 8,
+        body: '@hub-bot look',
+        headSha: 'b'.repeat(40),
+        headRef: 'x',
+      }),
+      'created',
+      'pull_request',
+    ],
+    ['issues opened', issuesOpened({ ...base, number: 7, title: 'Crash', body: 'It crashes.' }), 'opened', 'issue'],
+    ['issues labeled', issuesLabeled({ ...base, number: 7, title: 'Crash', label: 'hub:fix' }), 'labeled', 'issue'],
+    [
+      'pull_request opened',
+      pullRequestOpened({ ...base, number: 8, title: 'Fix', headSha: 'b'.repeat(40), headRef: 'fix' }),
+      'opened',
+      'pull_request',
+    ],
+    [
+      'pull_request labeled',
+      pullRequestLabeled({
+        ...base,
+        number: 8,
+        title: 'Fix',
+        label: 'hub:review',
+        headSha: 'b'.repeat(40),
+        headRef: 'fix',
+      }),
+      'labeled',
+      'pull_request',
+    ],
+  ];
+
+  it.each(cases)('%s: the repository, installation, sender and thread agree', (_case, { payload }, action, thread) => {
+    expect(payload).toMatchObject({
+      action,
+      repository: { full_name: 'octo-org/app', name: 'app', owner: { login: 'octo-org', type: 'Organization' } },
+      organization: { login: 'octo-org' },
+      installation: { id: 42 },
+      sender: { login: 'alice' },
+    });
+    const subject = payload[thread] as Record<string, unknown>;
+    expect(subject.html_url).toMatch(
+      new RegExp(`^https://github\\.com/octo-org/app/(issues|pull)/${String(subject.number)}$`),
+    );
+    expect(subject.url).toMatch(
+      new RegExp(`^https://api\\.github\\.com/repos/octo-org/app/(issues|pulls)/${String(subject.number)}$`),
+    );
+    expect(JSON.stringify(payload)).not.toMatch(/Codertocat|Hello-World/);
+  });
+
+  it("a comment on a pull request is an issue_comment whose issue has pull_request; the app's own is a Bot's", () => {
+    const onPull = issueCommentCreated({ ...base, number: 8, body: 'hi', pullRequest: true, commentId: 99 }).payload;
+    expect(onPull).toMatchObject({
+      issue: {
+        number: 8,
+        html_url: 'https://github.com/octo-org/app/pull/8',
+        pull_request: { html_url: 'https://github.com/octo-org/app/pull/8' },
+      },
+      comment: {
+        id: 99,
+        body: 'hi',
+        user: { login: 'alice', type: 'User' },
+        html_url: 'https://github.com/octo-org/app/pull/8#issuecomment-99',
+      },
+    });
+    expect(issueCommentCreated({ ...base, number: 7, body: 'hi' }).payload.issue).not.toHaveProperty('pull_request');
+    const own = issueCommentCreated({ ...base, number: 7, body: 'Running', appComment: true }).payload;
+    expect(own).toMatchObject({
+      comment: { user: { login: 'hub-bot[bot]', type: 'Bot' }, performed_via_github_app: { slug: 'hub-bot' } },
+      sender: { login: 'hub-bot[bot]', type: 'Bot' },
+    });
+  });
+
+  it('labels and pull request heads are what the case says', () => {
+    const labeled = pullRequestLabeled({
+      ...base,
+      number: 8,
+      label: 'hub:review',
+      headSha: 'c'.repeat(40),
+      headRef: 'topic',
+    });
+    expect(labeled.payload).toMatchObject({
+      number: 8,
+      label: { name: 'hub:review' },
+      pull_request: {
+        number: 8,
+        head: { sha: 'c'.repeat(40), ref: 'topic', repo: { full_name: 'octo-org/app' } },
+        labels: [{ name: 'hub:review' }],
+      },
+    });
+  });
+
+  it.each(cases)('%s: the signature is one @octokit/webhooks-methods verifies', async (_case, { event, payload }) => {
+    const delivery = signedDelivery('s3cret', event, payload, 'delivery-1');
+    expect(delivery.headers).toMatchObject({
+      'x-github-event': event,
+      'x-github-delivery': 'delivery-1',
+      'content-type': 'application/json',
+      'user-agent': expect.stringMatching(/^GitHub-Hookshot\//),
+    });
+    expect(await verify('s3cret', delivery.body, delivery.headers['x-hub-signature-256']!)).toBe(true);
+    expect(await verify('other', delivery.body, delivery.headers['x-hub-signature-256']!)).toBe(false);
+  });
+
+  it('deliver posts the exact signed bytes', async () => {
+    const received: { headers: Record<string, unknown>; body: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body });
+        response.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { event, payload } = issuesOpened({ ...base, number: 7, title: 'Crash ✓' });
+      const delivery = signedDelivery('s3cret', event, payload);
+      const response = await deliver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, delivery);
+      expect(response.status).toBe(202);
+      expect(received[0]?.body).toBe(delivery.body);
+      expect(await verify('s3cret', received[0]!.body, String(received[0]?.headers['x-hub-signature-256']))).toBe(true);
+    } finally {
+      server.close();
+    }
   });
 });

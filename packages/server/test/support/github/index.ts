@@ -4,3 +4,22 @@ export type { StandInOptions, RequestRecord, Rejection } from './standin.js';
 export type { FailOptions, RateLimitOptions } from './faults.js';
 export type { InstallationSpec, IssueSpec, PullRequestSpec, Permissions } from './state.js';
 export type { CommentView, ReactionView, CheckRunView } from './views.js';
+export {
+  issueCommentCreated,
+  pullRequestReviewCommentCreated,
+  issuesOpened,
+  issuesLabeled,
+  pullRequestOpened,
+  pullRequestLabeled,
+  signedDelivery,
+  deliver,
+} from './webhooks.js';
+export type {
+  WebhookEvent,
+  WebhookEventName,
+  PayloadBase,
+  ThreadFields,
+  CommentFields,
+  PullFields,
+  Delivery,
+} from './webhooks.js';
