@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   deliver,
+  githubDescription,
   issueCommentCreated,
   issuesLabeled,
   issuesOpened,
@@ -585,6 +586,20 @@ describe("webhook payloads: GitHub's own, edited consistently, signed as GitHub 
         labels: [{ name: 'hub:review' }],
       },
     });
+  });
+
+  it.each(cases)("%s: the payload is what GitHub's description of the webhook says", (_case, { event, payload }) => {
+    const description = githubDescription(false);
+    expect(description.webhookErrors(event, String(payload.action), payload)).toBeUndefined();
+  });
+
+  it.each<[string, WebhookEvent]>([
+    ["the app's own comment", issueCommentCreated({ ...base, number: 7, body: 'Running', appComment: true })],
+    ["a user's repository", issuesOpened({ ...base, repository: 'alice/tool', ownerType: 'User', number: 1 })],
+    ['a review comment', pullRequestReviewCommentCreated({ ...base, number: 8, body: 'x', appComment: true })],
+  ])('%s: also what the description says', (_case, { event, payload }) => {
+    expect(githubDescription(false).webhookErrors(event, String(payload.action), payload)).toBeUndefined();
+    if (payload.organization === undefined) expect(payload.repository).toMatchObject({ owner: { type: 'User' } });
   });
 
   it.each(cases)('%s: the signature is one @octokit/webhooks-methods verifies', async (_case, { event, payload }) => {

@@ -119,6 +119,15 @@ export class GitHubDescription {
     return this.check(media.schema, body);
   }
 
+  /** Why `payload` is not what the description's `x-webhooks` says `event` with `action` carries, or undefined. */
+  webhookErrors(event: string, action: string, payload: unknown): string | undefined {
+    const webhooks = (this.document['x-webhooks'] ?? {}) as Record<string, Json>;
+    const webhook = webhooks[`${event.replace(/_/g, '-')}-${action}`]?.post as Json | undefined;
+    if (webhook === undefined) return `the description has no webhook ${event}.${action}`;
+    const media = ((this.resolve(webhook.requestBody) as Json).content as Record<string, Json>)['application/json'];
+    return this.check(media?.schema, payload);
+  }
+
   /** A deep copy of the description's example answer of `operation` with `status`. */
   example(operation: Operation, status: number): Json {
     const examples = (this.responseMedia(operation, status)?.examples ?? {}) as Record<string, unknown>;

@@ -39,7 +39,9 @@ export interface CommentFields extends PayloadBase {
   title?: string;
   /** Written by the app itself: the author is `<slug>[bot]`, a Bot. */
   appComment?: boolean;
+  /** The app's slug and id, for appComment; default hub-bot and 12345. */
   slug?: string;
+  appId?: number;
 }
 
 export interface PullFields extends ThreadFields {
@@ -190,7 +192,21 @@ function commentAuthor(payload: Json, fields: CommentFields) {
   if (fields.appComment !== true) {
     return { bot: false, user: account(payload, fields, fields.login ?? 'octocat', 'User'), app: null };
   }
-  const app = { id: 12345, slug, node_id: nodeId('Integration', slug), name: slug, owner: null };
+  const web = fields.webUrl ?? 'https://github.com';
+  const app = {
+    id: fields.appId ?? 12345,
+    slug,
+    node_id: nodeId('Integration', slug),
+    owner: account(payload, fields, fields.repository.split('/')[0] ?? '', 'Organization'),
+    name: slug,
+    description: '',
+    external_url: `${web}/apps/${slug}`,
+    html_url: `${web}/apps/${slug}`,
+    created_at: '2025-01-01T00:00:00Z',
+    updated_at: '2025-01-01T00:00:00Z',
+    permissions: { checks: 'write', issues: 'write', metadata: 'read', pull_requests: 'write' },
+    events: ['issue_comment', 'issues', 'pull_request', 'pull_request_review_comment'],
+  };
   return { bot: true, user: account(payload, fields, `${slug}[bot]`, 'Bot'), app };
 }
 
@@ -204,9 +220,18 @@ function pullRequest(payload: Json, fields: PullFields): Json {
     login: fields.login ?? 'octocat',
     kind: 'pull',
   });
-  const owner = (payload.repository as Json).owner as Json;
+  const repository = payload.repository as Json;
+  const owner = repository.owner as Json;
+  const { id, node_id, name, full_name, private: secret } = repository;
   const side = (at: Json, ref: string, sha: string) =>
-    Object.assign(at, { ref, sha, label: `${String(owner.login)}:${ref}`, user: owner, repo: payload.repository });
+    Object.assign(at, {
+      ref,
+      sha,
+      label: `${String(owner.login)}:${ref}`,
+      user: owner,
+      // Newer payloads than the examples carry has_discussions, which the description requires.
+      repo: { has_discussions: false, ...(at.repo as Json), id, node_id, name, full_name, owner, private: secret },
+    });
   const sha = fields.headSha ?? 'f'.repeat(40);
   Object.assign(
     pull,
