@@ -320,10 +320,18 @@ describe.each([
   });
 });
 
-describe('the GitHub stand-in: user authorization during installation', () => {
+describe.each([
+  ['github.com', false],
+  ['GitHub Enterprise Server', true],
+])('the GitHub stand-in: user authorization during installation, as %s', (_layout, enterprise) => {
   let gh: GitHubStandIn;
   beforeAll(async () => {
-    gh = await startGitHubStandIn({ appId: APP_ID, slug: 'hub-bot', setupUrl: 'http://hub.test/github/setup' });
+    gh = await startGitHubStandIn({
+      appId: APP_ID,
+      slug: 'hub-bot',
+      enterprise,
+      setupUrl: 'http://hub.test/github/setup',
+    });
     seed(gh);
   });
   afterAll(() => gh.close());
@@ -341,7 +349,8 @@ describe('the GitHub stand-in: user authorization during installation', () => {
 
   it('install page → setup URL with the installation and a code → a user token → the installations alice reaches', async () => {
     gh.authorizeUser('alice');
-    const page = await fetch(`${gh.webUrl}/apps/hub-bot/installations/new?state=s1`, { redirect: 'manual' });
+    expect(gh.installUrl).toBe(`${gh.webUrl}/${enterprise ? 'github-apps' : 'apps'}/hub-bot/installations/new`);
+    const page = await fetch(`${gh.installUrl}?state=s1`, { redirect: 'manual' });
     expect(page.status).toBe(302);
     const back = new URL(page.headers.get('location') ?? '');
     expect(`${back.origin}${back.pathname}`).toBe('http://hub.test/github/setup');
@@ -374,6 +383,13 @@ describe('the GitHub stand-in: user authorization during installation', () => {
       why: expect.stringMatching(/bad_verification_code/),
     });
     await expect(user.request('GET /user/installations')).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("the other layout's install page is not there", async () => {
+    const other = `${gh.webUrl}/${enterprise ? 'apps' : 'github-apps'}/hub-bot/installations/new`;
+    const before = gh.rejected.length;
+    expect((await fetch(other, { redirect: 'manual' })).status).toBe(404);
+    expect(gh.rejected.slice(before)).toHaveLength(1);
   });
 
   it('refuses a wrong client secret with an OAuth error', async () => {

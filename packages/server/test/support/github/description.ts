@@ -30,7 +30,7 @@ interface Route {
 
 const loaded = new Map<string, GitHubDescription>();
 
-/** The description of github.com, or of the newest GitHub Enterprise Server 3.x in the package. */
+/** The description of github.com, or of the newest GitHub Enterprise Server 3.x in the package (if any). */
 export function githubDescription(enterprise: boolean): GitHubDescription {
   const folder = join(dirname(createRequire(import.meta.url).resolve('@octokit/openapi/package.json')), 'generated');
   const file = enterprise ? newestEnterprise(readdirSync(folder)) : 'api.github.com.json';
@@ -48,8 +48,8 @@ function newestEnterprise(files: string[]): string {
     .filter((match) => match !== null)
     .map((match) => Number(match[1]))
     .sort((a, b) => b - a);
-  if (versions[0] === undefined) throw new Error('@octokit/openapi has no ghes-3.x description');
-  return `ghes-3.${versions[0]}.json`;
+  // Without a GHES description, github.com's is the nearest GitHub publishes.
+  return versions[0] === undefined ? 'api.github.com.json' : `ghes-3.${versions[0]}.json`;
 }
 
 export class GitHubDescription {

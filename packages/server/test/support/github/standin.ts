@@ -13,7 +13,7 @@ import { handlers } from './rest.js';
 import type { Json } from './schema.js';
 import { World, type InstallationSpec, type IssueSpec, type PullRequestSpec } from './state.js';
 import { Views } from './views.js';
-import { authorize, exchange, install, isInstallPage, type WebApp } from './web.js';
+import { authorize, exchange, install, installPath, type WebApp } from './web.js';
 
 export interface StandInOptions {
   appId?: string | number;
@@ -92,6 +92,11 @@ export class GitHubStandIn extends Views {
 
   get apiUrl(): string {
     return this.enterprise ? `${this.webUrl}/api/v3` : this.webUrl;
+  }
+
+  /** The app's install page: /apps/<slug>/installations/new, or /github-apps/… on Enterprise Server. */
+  get installUrl(): string {
+    return `${this.webUrl}${installPath(this.slug, this.enterprise)}`;
   }
 
   get setupUrl(): string | undefined {
@@ -194,7 +199,7 @@ export class GitHubStandIn extends Views {
       const form = { ...Object.fromEntries(url.searchParams), ...formOf(raw, request.headers['content-type']) };
       return exchange(this.world, this.web, form, json);
     }
-    if (isInstallPage(url.pathname, this.slug) && method === 'GET')
+    if (url.pathname === installPath(this.slug, this.enterprise) && method === 'GET')
       return install(this.world, this.web, url.searchParams);
     const base = this.enterprise ? '/api/v3' : '';
     if (!url.pathname.startsWith(`${base}/`))
