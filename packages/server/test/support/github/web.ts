@@ -22,7 +22,6 @@ export type WebAnswer = RawAnswer;
 const CODE_LIFETIME_MS = 10 * 60 * 1000;
 const USER_TOKEN_LIFETIME_SECONDS = 8 * 3600;
 
-export const WEB_PATHS = ['/login/oauth/authorize', '/login/oauth/access_token'];
 /** Where the install page is: /apps/… on github.com, /github-apps/… on GitHub Enterprise Server. */
 export const installPath = (slug: string, enterprise: boolean) =>
   `/${enterprise ? 'github-apps' : 'apps'}/${slug}/installations/new`;
