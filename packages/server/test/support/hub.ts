@@ -37,6 +37,11 @@ export interface RunningHub {
   stop(): Promise<number | null>;
 }
 
+/** A small pool on a test database (for tests in packages that do not depend on postgres.js). */
+export function connect(url: string): Sql {
+  return postgres(url, { max: 2, onnotice: () => {} });
+}
+
 /** A fresh database on the machine's PostgreSQL; dropped by `drop()`. */
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `hub_test_${randomUUID().replace(/-/g, '')}`;
