@@ -181,7 +181,7 @@ describe('GitHub in the dashboard, with GitHub off', () => {
       'octocat added the label <code>hub:fix</code> to pull request <a href="https://github.com/acme/app/pull/34">#34</a>',
     );
     expect(delayed).toContain('on the branch <code>fix-login</code>');
-    expect(delayed).toContain('Report to GitHub delayed until 12:03 UTC: rate limit');
+    expect(delayed).toContain('Report to GitHub delayed until 2099-01-01 12:03 UTC: rate limit');
     expect(delayed).toMatch(/Check run<\/dt><dd><code>22<\/code>/);
     const failing = await (await page(hub, `/runs/${runs.failing}`, member)).text();
     expect(failing).toContain('Report failed so far: GitHub answered 502, retrying');

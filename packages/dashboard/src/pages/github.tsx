@@ -114,9 +114,11 @@ function Installations({ installations, owner }: { installations: LinkedInstalla
               <code>{installation.installationId}</code>
             </td>
             <td data-label="Linked">
-              <Time at={installation.linkedAt} />{' '}
-              <span class="muted">
-                {installation.linkedBy === null ? 'by the operator' : `by ${installation.linkedBy}`}
+              <span>
+                <Time at={installation.linkedAt} />{' '}
+                <span class="muted">
+                  {installation.linkedBy === null ? 'by the operator' : `by ${installation.linkedBy}`}
+                </span>
               </span>
             </td>
             {owner ? (

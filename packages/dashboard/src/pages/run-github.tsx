@@ -1,4 +1,5 @@
 import type { GitHubReport } from '../ports/github.js';
+import { formatTime } from './format.js';
 import { Time } from './times.js';
 
 type Event = Record<string, string>;
@@ -35,6 +36,10 @@ export function GitHubSource({ event, actor }: { event: Event; actor: string }) 
 
 const now = () => new Date();
 
+/** A time to come: `12:03 UTC` today, with its date on another day. */
+const until = (at: Date) =>
+  at.toISOString().slice(0, 10) === now().toISOString().slice(0, 10) ? `${formatTime(at).slice(11)}` : formatTime(at);
+
 /** One thing owed to GitHub, in words: sent, waiting, delayed (and why), or failing and retried. */
 function State(props: { sentAt: Date | null; lastError: string | null; delayedUntil: Date | null; sent: string }) {
   const { sentAt, lastError, delayedUntil } = props;
@@ -65,7 +70,7 @@ function summary(report: GitHubReport): { text: string; kind: 'notice' | 'warnin
   const delayed = failing.find((item) => item.delayedUntil !== null && item.delayedUntil > now());
   if (delayed?.delayedUntil)
     return {
-      text: `Report to GitHub delayed until ${delayed.delayedUntil.toISOString().slice(11, 16)} UTC${delayed.lastError === null ? '' : `: ${delayed.lastError}`}`,
+      text: `Report to GitHub delayed until ${until(delayed.delayedUntil)}${delayed.lastError === null ? '' : `: ${delayed.lastError}`}`,
       kind: 'warning',
     };
   const failed = failing.find((item) => item.lastError !== null);
