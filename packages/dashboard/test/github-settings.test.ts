@@ -58,7 +58,8 @@ describe('Settings → GitHub, with the GitHub App configured', () => {
     const html = await (await page(hub, '/settings/github', owner)).text();
     expect(html).toContain(`<a href="${GITHUB}/apps/hub-test">hub-test</a>`);
     const install = linkTo(html, 'Install the app on GitHub');
-    expect(`${install.origin}${install.pathname}`).toBe(`${GITHUB}/apps/hub-test/installations/new`);
+    // An Enterprise Server (its API under /api/v3) installs apps under /github-apps/.
+    expect(`${install.origin}${install.pathname}`).toBe(`${GITHUB}/github-apps/hub-test/installations/new`);
     const authorize = linkTo(html, 'Link an installation you administer');
     expect(`${authorize.origin}${authorize.pathname}`).toBe(`${GITHUB}/login/oauth/authorize`);
     expect(authorize.searchParams.get('client_id')).toBe('Iv1.client');

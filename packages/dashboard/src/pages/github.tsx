@@ -9,9 +9,9 @@ const README = 'README.md, section “Connect GitHub”';
 function Account({ account }: { account: GitHubAccount | undefined }) {
   if (account === undefined) return <span class="muted">not known yet</span>;
   return (
-    <>
+    <span>
       <code>{account.login}</code> <span class="muted">({account.type.toLowerCase()})</span>
-    </>
+    </span>
   );
 }
 

@@ -6,6 +6,8 @@ export interface GitHubSettings {
   slug: string;
   /** Where people sign in to GitHub: https://github.com, or an Enterprise Server. */
   webUrl: string;
+  /** GitHub's page that installs the app: `${webUrl}/apps/<slug>/installations/new`, `/github-apps/…` on an Enterprise Server. */
+  installUrl: string;
   /** The app's OAuth client id, when the hub has its OAuth credentials: owners can then prove they administer an installation. */
   clientId: string | undefined;
 }

@@ -97,7 +97,7 @@ export function githubRoutes(router: Router, options: DashboardOptions): void {
         notice,
         ...(canLink && settings !== undefined
           ? {
-              installUrl: `${settings.webUrl}/apps/${encodeURIComponent(settings.slug)}/installations/new?${new URLSearchParams({ state: githubState(signed.secret) })}`,
+              installUrl: `${settings.installUrl}?${new URLSearchParams({ state: githubState(signed.secret) })}`,
               authorizeUrl: authorizeUrl(settings, signed.secret),
             }
           : {}),

@@ -22,7 +22,15 @@ const accountOf = (login: string | null, type: string | null) =>
 export function githubStore(sql: Sql, github: GitHubConfig | undefined, log?: Logger): GitHubPort {
   return {
     githubSettings: () =>
-      github === undefined ? undefined : { slug: github.slug, webUrl: github.webUrl, clientId: github.clientId },
+      github === undefined
+        ? undefined
+        : {
+            slug: github.slug,
+            webUrl: github.webUrl,
+            // GitHub Enterprise Server (its API under /api/v3) has the page under /github-apps/.
+            installUrl: `${github.webUrl}/${/\/api\/v3$/.test(github.apiUrl) ? 'github-apps' : 'apps'}/${encodeURIComponent(github.slug)}/installations/new`,
+            clientId: github.clientId,
+          },
     async githubInstallations(organizationId): Promise<LinkedInstallation[]> {
       if (!isUuid(organizationId)) return [];
       const rows = await sql<
