@@ -1,6 +1,7 @@
 // Where the dashboard's forms are checked: the rules are @hub/schemas's field rules, the ones the
 // hub's services apply; this file only says what is wrong in words, in the order of the fields.
 import {
+  isRepository,
   acceptableEmail,
   formatUserCode,
   isSlug,
@@ -110,4 +111,10 @@ export function organizationProblem(slug: string, name: string): string | undefi
 export function userCodeOf(typed: string): string | undefined {
   const code = parseUserCode(typed);
   return code === undefined ? undefined : formatUserCode(code);
+}
+
+/** What is wrong with a project's repository as typed; '' (none) is fine. */
+export function repositoryProblem(repository: string): string | undefined {
+  if (repository === '' || isRepository(repository)) return undefined;
+  return `Write the repository as GitHub does, owner/name (such as octo-org/hello-world): ${repository.length > 60 ? 'this' : `“${repository}”`} is not one.`;
 }

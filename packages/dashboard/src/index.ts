@@ -21,3 +21,4 @@ export type * from './ports/runs.js';
 export type * from './ports/audit.js';
 export type * from './ports/cli-logins.js';
 export type * from './ports/work.js';
+export type * from './ports/github.js';

@@ -13,6 +13,7 @@ import { daemonRoutes } from './routes/daemons.js';
 import { runRoutes } from './routes/runs.js';
 import { auditRoutes } from './routes/audit.js';
 import { deviceRoutes } from './routes/device.js';
+import { githubRoutes } from './routes/github.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -31,6 +32,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   runRoutes(router, options);
   auditRoutes(router, options);
   deviceRoutes(router, options);
+  githubRoutes(router, options);
   router.use(notFoundPage(options));
   router.use(unavailablePage(options));
   router.use(faultPage(options));

@@ -10,6 +10,7 @@ import type { RunsPort } from './ports/runs.js';
 import type { AuditPort } from './ports/audit.js';
 import type { CliLoginsPort } from './ports/cli-logins.js';
 import type { WorkPort } from './ports/work.js';
+import type { GitHubPort } from './ports/github.js';
 
 export interface Account {
   id: string;
@@ -62,7 +63,7 @@ export type SignInResult =
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
 export interface DashboardStore
-  extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort, WorkPort {
+  extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort, WorkPort, GitHubPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

@@ -110,3 +110,15 @@ export function parseUserCode(typed: string): string | undefined {
   const code = typed.replace(/[\s-]/g, '').toUpperCase();
   return USER_CODE.test(code) ? code : undefined;
 }
+
+/**
+ * A GitHub repository as a project names it, `owner/name` (migrations/014_github.sql's check):
+ * an owner of 1 to 39 letters, digits and hyphens, not starting with a hyphen; a name of 1 to 100
+ * letters, digits, `.`, `_` and `-`, other than `.` and `..`. Compared without regard to case.
+ */
+export const REPOSITORY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
+export const REPOSITORY_MAX = 140;
+
+export function isRepository(repository: string): boolean {
+  return REPOSITORY_PATTERN.test(repository) && !/\/\.{1,2}$/.test(repository);
+}

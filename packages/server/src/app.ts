@@ -19,6 +19,7 @@ import { daemonHandlers } from './daemons/index.js';
 import { operationHandlers } from './openapi/routes.js';
 import { oauthHandlers } from './logins/index.js';
 import { operatorHandlers, projectHandlers } from './projects/index.js';
+import { operatorLinkHandlers } from './github/link/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { daemonProtocolHandlers, dispatcherOf, runHandlers, sendOutput } from './runs/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
@@ -54,6 +55,7 @@ export function createApp(hub: Hub): Express {
     ...daemonHandlers(hub),
     ...operatorHandlers(hub),
     ...operatorKeyHandlers(hub),
+    ...operatorLinkHandlers(hub),
     ...operationHandlers(hub),
     ...documentationHandlers(),
     ...schemaHandlers(hub),
@@ -70,6 +72,8 @@ export function createApp(hub: Hub): Express {
         cliCredentials: hub.options.cliCredentials,
         serveOutput: (req, res, state, reader) => sendOutput(hub, req, res, state, reader),
         dispatcher: dispatcherOf(hub),
+        github: hub.options.github,
+        log: hub.log,
       }),
       publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
       scopes: SCOPES,

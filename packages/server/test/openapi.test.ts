@@ -19,7 +19,7 @@ import { SCOPES } from '../src/auth/api-key.js';
 import type { Hub } from '../src/hub.js';
 import { createLogger } from '../src/http/logger.js';
 import { problemCatalog } from '../src/problems/catalog.js';
-import { requestIssueCodes } from '../src/problems/request-issues.js';
+import { contentIssueCodes, requestIssueCodes } from '../src/problems/request-issues.js';
 import { call, enrollDaemon, publicKey, setUp, type Answer } from './support/client.js';
 import {
   bundleFiles,
@@ -88,12 +88,16 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
     const operator = operations.filter(({ operation }) => (operation.tags as string[]).includes('Operator'));
     expect(operator.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'DELETE /api/admin/v1/organizations/{org}/github-installations/{installationId}',
       'GET /api/admin/v1/organizations',
       'GET /api/admin/v1/organizations/{org}/api-keys',
+      'GET /api/admin/v1/organizations/{org}/github-installations',
       'GET /api/admin/v1/organizations/{org}/projects',
+      'PATCH /api/admin/v1/organizations/{org}/projects/{slug}',
       'POST /api/admin/v1/organizations',
       'POST /api/admin/v1/organizations/{org}/api-keys',
       'POST /api/admin/v1/organizations/{org}/api-keys/{id}/revoke',
+      'POST /api/admin/v1/organizations/{org}/github-installations',
       'POST /api/admin/v1/organizations/{org}/projects',
       'POST /api/admin/v1/organizations/{org}/projects/{slug}/deactivate',
     ]);
@@ -453,13 +457,18 @@ describe('the OpenAPI document', () => {
         count++;
       }
     }
-    expect(count).toBe(19);
+    // The GitHub links (issue 27): an installation to link, and a repository set and cleared.
+    expect(count).toBe(22);
   });
 
-  it("lists every issue code (the request codes and the compiler's) and every problem code, as the hub has them", () => {
+  it("lists every issue code (the request codes, the hub's content codes and the compiler's) and every problem code, as the hub has them", () => {
     const schemas = (document.components as { schemas: Record<string, Json> }).schemas;
     const issue = ((schemas.FieldIssue?.properties as Json).code as Json).enum;
-    expect(issue).toEqual([...Object.keys(requestIssueCodes), ...Object.keys(issueCodes)]);
+    expect(issue).toEqual([
+      ...Object.keys(requestIssueCodes),
+      ...Object.keys(contentIssueCodes),
+      ...Object.keys(issueCodes),
+    ]);
     const problem = ((schemas.Problem?.properties as Json).code as Json).enum;
     expect(problem).toEqual(Object.keys(problemCatalog));
     expect(((schemas.Problem?.properties as Json).requiredScope as Json).$ref).toBe('#/components/schemas/Scope');

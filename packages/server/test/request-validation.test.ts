@@ -227,11 +227,18 @@ describe('mounting from the document', () => {
     options: { problemBase: 'http://hub.test', adminToken: 'unused', maxBodyBytes: 1024 },
     log: createLogger('error', () => {}),
   } as unknown as Hub;
-  const noop = { handle: () => {} };
+  // `authenticate` for the operations that check their own credential (the GitHub webhook's signature).
+  const noop = { handle: () => {}, authenticate: async () => {} };
   const all = () => Object.fromEntries(operationsOf(document).map((operation) => [operation.operationId, noop]));
 
   it('mounts a handler for each operation', () => {
     expect(() => mountOperations(express(), hub, document, validator, all())).not.toThrow();
+  });
+
+  it('refuses to start with an operation whose own credential check is missing', () => {
+    expect(() =>
+      mountOperations(express(), hub, document, validator, { ...all(), receiveGitHubWebhook: { handle: () => {} } }),
+    ).toThrow(/receiveGitHubWebhook checks its own credential but its handler has no authenticate/);
   });
 
   it('refuses to start with an operation that has no handler', () => {

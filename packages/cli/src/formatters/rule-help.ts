@@ -78,5 +78,6 @@ export const ruleHelp: Readonly<Record<string, string>> = {
   "request.pattern": "A slug or name of the wrong form: `{ \"slug\": \"Bad Slug\" }`.",
   "request.too_long": "A field longer than it may be (a name over 200 characters).",
   "request.enum": "A value outside its list, such as an unknown API key scope.",
-  "request.schema": "The OpenAPI validator's backstop: the operation's own checks let the request through, but it\ndoes not match the OpenAPI document. The message quotes the validator. Seeing it means the\nhub's checks and its document disagree; please report it."
+  "request.schema": "The OpenAPI validator's backstop: the operation's own checks let the request through, but it\ndoes not match the OpenAPI document. The message quotes the validator. Seeing it means the\nhub's checks and its document disagree; please report it.",
+  "repository.format": "`PATCH /api/admin/v1/organizations/{org}/projects/{slug}` with a `repository` that is not GitHub's\n`owner/name`: `{ \"repository\": \"hello-world\" }`, `\"a/b/c\"`, `\"octo/..\"`. The owner is 1 to 39\nletters, digits and hyphens, not starting with a hyphen; the name 1 to 100 letters, digits, `.`,\n`_` and `-`, other than `.` and `..`. Comes with the `invalid_repository` problem."
 };

@@ -29,6 +29,9 @@ const WHAT: Record<string, string> = {
   'project.created': 'Project created',
   'project.deactivated': 'Project deactivated',
   'project.reactivated': 'Project reactivated',
+  'project.repository_changed': 'Repository changed',
+  'github_installation.linked': 'GitHub installation linked',
+  'github_installation.unlinked': 'GitHub installation unlinked',
 };
 
 /** Why an invitation ended with its inviter (invitation.revoked). */
@@ -132,6 +135,12 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('reason', REASONS[String(subject.reason)] ?? subject.reason);
   add('host', subject.host);
   add('run', subject.runId, (id) => `/runs/${encodeURIComponent(id)}`);
+  add('installation', subject.installationId);
+  add('account', subject.account);
+  if (event.kind === 'project.repository_changed') {
+    add('repository', subject.repository ?? 'none');
+    add('was', subject.previousRepository ?? 'none');
+  }
   add('from', event.address);
   if (typeof subject.expiresAt === 'string') add('valid until', formatTime(new Date(subject.expiresAt)));
   if (parts.length === 0) return <span class="muted">—</span>;

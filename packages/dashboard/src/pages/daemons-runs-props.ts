@@ -1,6 +1,7 @@
 // The data the daemons and runs pages render: plain values, loaded by the routes.
 import type { DaemonRow } from '../ports/daemons.js';
 import type { OutputTail, RunDetail, RunRow, RunSource } from '../ports/runs.js';
+import type { GitHubReport } from '../ports/github.js';
 import type { SessionView } from '../store.js';
 
 export interface DaemonsPageProps {
@@ -33,6 +34,8 @@ export interface RunPageProps {
   run: RunDetail;
   /** The end of each execution's output, by execution id. */
   tails: Map<string, OutputTail>;
+  /** For a run GitHub started: what the hub has told GitHub of it. */
+  githubReport?: GitHubReport | undefined;
 }
 
 export interface CancelRunPageProps {

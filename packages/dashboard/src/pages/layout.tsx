@@ -51,6 +51,7 @@ const SECTIONS = [
   { href: '/runs', text: 'Runs' },
   { href: '/members', text: 'Members' },
   { href: '/audit', text: 'Audit' },
+  { href: '/settings/github', text: 'GitHub' },
 ];
 
 function SectionNav({ current }: { current: string | undefined }) {

@@ -5,6 +5,7 @@ import { Layout } from './layout.js';
 import { Pager } from './pager.js';
 import type { ProjectPageProps } from './projects-props.js';
 import { ProjectTriggers, RecentRuns } from './project-triggers.js';
+import { ProjectRepository } from './project-repository.js';
 
 const projectPath = (slug: string) => `/projects/${encodeURIComponent(slug)}`;
 export const revisionPath = (slug: string, version: number) => `${projectPath(slug)}/revisions/${version}`;
@@ -47,6 +48,12 @@ export function ProjectPage(props: ProjectPageProps) {
         </p>
       )}
       <RecentRuns slug={project.slug} runs={props.recentRuns} />
+      <ProjectRepository
+        project={project}
+        owner={owner}
+        githubWebUrl={props.githubWebUrl}
+        form={props.repositoryForm}
+      />
       {revisions.length > 0 || pages.page > 1 ? (
         <>
           <h2>History</h2>

@@ -37,6 +37,15 @@ export interface ProjectPageProps {
   runForm?: RunFormState | undefined;
   /** The delivery key of this page's Run forms: the same form sent twice starts one run. */
   deliveryKey: string;
+  /** Where GitHub's pages are (a repository's link); undefined when GitHub is off on this hub. */
+  githubWebUrl?: string | undefined;
+  /** The repository form sent back with what held it back. */
+  repositoryForm?: RepositoryFormState | undefined;
+}
+
+export interface RepositoryFormState {
+  value: string;
+  message: string;
 }
 
 export interface RunFormState {

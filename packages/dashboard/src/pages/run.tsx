@@ -4,6 +4,7 @@ import { Layout } from './layout.js';
 import { plainText } from './output-text.js';
 import { label, sourceLabel } from './runs.js';
 import { Time } from './times.js';
+import { GitHubReportSection, GitHubSource } from './run-github.js';
 
 const runPath = (run: Pick<RunDetail, 'id'>) => `/runs/${encodeURIComponent(run.id)}`;
 const outputPath = (run: Pick<RunDetail, 'id'>, execution: Pick<ExecutionView, 'id'>) =>
@@ -13,6 +14,7 @@ const live = (status: string) => status === 'spawning' || status === 'running';
 /** What started the run; for a scheduled one, its tick and the schedule's expression and zone. */
 function Source({ run }: { run: RunDetail }) {
   const event = run.event ?? {};
+  if (run.source === 'github' && run.event !== undefined) return <GitHubSource event={event} actor={run.actor} />;
   if (run.source !== 'schedule' || event.scheduledAt === undefined) return <>{sourceLabel(run.source)}</>;
   return (
     <>
@@ -26,7 +28,7 @@ function Source({ run }: { run: RunDetail }) {
 }
 
 /** A run: what started it, its executions, and each one's output, live while it runs (dashboard.js). */
-export function RunPage({ session, run, tails }: RunPageProps) {
+export function RunPage({ session, run, tails, githubReport }: RunPageProps) {
   const inputs = Object.entries(run.inputs);
   return (
     <Layout title={`Run of ${run.trigger}`} session={session} section="/runs">
@@ -92,6 +94,7 @@ export function RunPage({ session, run, tails }: RunPageProps) {
           <code>{run.id}</code>
         </dd>
       </dl>
+      {githubReport === undefined ? null : <GitHubReportSection report={githubReport} event={run.event ?? {}} />}
       <h2>Inputs</h2>
       {inputs.length === 0 ? (
         <p class="muted">No inputs.</p>

@@ -8,6 +8,8 @@ export interface ProjectRow {
   /** The active configuration revision's version and install time; null before the first install. */
   activeVersion: number | null;
   installedAt: Date | null;
+  /** The GitHub repository it names (`owner/name`), or null. */
+  repository: string | null;
 }
 
 /** Who installed a revision: always a key, an API key or a person's CLI login; the account that made it, if one did. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
-import { field, projectProblem } from '../forms.js';
+import { field, projectProblem, repositoryProblem } from '../forms.js';
 import { formBody, refuseCrossSite, requireSession, seeOther, sendMessage, sendPage } from '../http.js';
 import type { DashboardOptions } from '../http.js';
 import { projectChangePage, projectPage, projectsPage, revisionPage } from '../pages/index.js';
-import type { ProjectFormValues, RunFormState } from '../pages/index.js';
+import type { ProjectFormValues, RepositoryFormState, RunFormState } from '../pages/index.js';
 import { pageOf, rowsOf } from '../paging.js';
 import type { Membership, SessionView } from '../store.js';
 
@@ -104,7 +104,14 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
   });
 
   /** The project page; with `runForm`, a Run form sent back with what held its run back. */
-  const show = async (req: Request, res: Response, session: SessionView, status: number, runForm?: RunFormState) => {
+  const show = async (
+    req: Request,
+    res: Response,
+    session: SessionView,
+    status: number,
+    runForm?: RunFormState,
+    repositoryForm?: RepositoryFormState,
+  ) => {
     const organizationId = session.current?.organizationId;
     const slug = String(req.params.slug);
     const project = organizationId === undefined ? undefined : await store.project(organizationId, slug);
@@ -119,7 +126,8 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
     const pages = { page, more: history.more };
     const deliveryKey = `dashboard-${randomUUID()}`;
     const props = { session, project, active, revisions: history.items, pages, triggers, recentRuns, deliveryKey };
-    sendPage(res, status, projectPage({ ...props, runForm }));
+    const githubWebUrl = store.githubSettings()?.webUrl;
+    sendPage(res, status, projectPage({ ...props, runForm, githubWebUrl, repositoryForm }));
   };
 
   router.get('/projects/:slug', async (req, res) => {
@@ -156,6 +164,34 @@ export function projectRoutes(router: Router, options: DashboardOptions): void {
     });
     if (result.ok) return seeOther(res, `/runs/${encodeURIComponent(result.runId)}`);
     await show(req, res, session, result.status, { trigger, values, message: result.message, field: result.field });
+  });
+
+  // The project's GitHub repository: the operator API's rules (owner/name, one project per repository).
+  router.post('/projects/:slug/repository', ...post, async (req, res) => {
+    const caller = await owned(req, res);
+    if (!caller) return;
+    const value = field(req.body, 'repository').trim();
+    const refuse = (status: number, message: string) =>
+      show(req, res, caller.session, status, undefined, { value, message });
+    const problem = repositoryProblem(value);
+    if (problem) return refuse(422, problem);
+    const outcome = await store.setProjectRepository(
+      caller.session.account.id,
+      caller.organization.organizationId,
+      String(req.params.slug),
+      value === '' ? null : value,
+    );
+    if (outcome === 'not_found') return notFound(res, caller.session);
+    if (outcome === 'forbidden') return ownersOnly(res, caller.session);
+    if (outcome === 'invalid') return refuse(422, 'The hub could not accept this repository: check it.');
+    if (typeof outcome === 'object')
+      return refuse(
+        409,
+        outcome.taken === undefined
+          ? `A project of another organization on this hub names ${value}: a repository belongs to one project.`
+          : `The project ${outcome.taken} names ${value} already: a repository belongs to one project. Clear it there first.`,
+      );
+    seeOther(res, `/projects/${encodeURIComponent(String(req.params.slug))}#github`);
   });
 
   router.get('/projects/:slug/revisions/:version', async (req, res) => {

@@ -56,7 +56,8 @@ export function runRoutes(router: Router, options: DashboardOptions): void {
       const tail = await store.outputTail(organizationId, run.id, execution.id, OUTPUT_TAIL_BYTES);
       if (tail) tails.set(execution.id, tail);
     }
-    sendPage(res, 200, runPage({ session: signed.session, run, tails }));
+    const githubReport = run.source === 'github' ? await store.githubReport(organizationId, run.id) : undefined;
+    sendPage(res, 200, runPage({ session: signed.session, run, tails, githubReport }));
   });
 
   // An execution's output: the whole as text, or (Accept: text/event-stream) the live stream the

@@ -651,6 +651,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/v1/organizations/{org}/projects/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a project
+         * @description Sets the project's GitHub repository (`owner/name`), or clears it with null. A repository belongs to one project of the hub, compared without regard to case: one another project names is 409, naming that project. Active or deactivated projects alike.
+         */
+        patch: operations["updateProject"];
+        trace?: never;
+    };
     "/api/admin/v1/organizations/{org}/projects/{slug}/deactivate": {
         parameters: {
             query?: never;
@@ -723,6 +748,58 @@ export interface paths {
          */
         post: operations["revokeApiKey"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/organizations/{org}/github-installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List an organization's GitHub installations
+         * @description The installations of the hub's GitHub App linked to the organization, oldest link first. GitHub's events from their repositories reach the projects that name those repositories.
+         */
+        get: operations["listGitHubInstallations"];
+        put?: never;
+        /**
+         * Link a GitHub installation
+         * @description Links an installation of the hub's GitHub App to the organization: from then on GitHub's events from its repositories reach the projects that name them. An installation belongs to one organization: one linked to another is 409. Linking it again to the same organization answers 200 with the link as it is. When the hub's GitHub App is configured, the hub asks GitHub for the installation's account (best effort: the link is made even when GitHub does not answer).
+         */
+        post: operations["linkGitHubInstallation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/organizations/{org}/github-installations/{installationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+                /** @description GitHub's id of the installation; any value that is no linked installation's id is not found. */
+                installationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a GitHub installation
+         * @description The installation no longer belongs to the organization: GitHub's events from it are answered and ignored until it is linked again. The app stays installed on GitHub; runs it started are kept.
+         */
+        delete: operations["unlinkGitHubInstallation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -925,7 +1002,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {unknown} */
-            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated";
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated" | "project.repository_changed" | "github_installation.linked" | "github_installation.unlinked";
             /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
             actor: {
                 /** @enum {unknown} */
@@ -977,6 +1054,17 @@ export interface components {
                  * @enum {unknown}
                  */
                 reason?: "inviter_removed" | "inviter_demoted";
+                /**
+                 * Format: int64
+                 * @description GitHub's id of the installation (github_installation.linked, github_installation.unlinked).
+                 */
+                installationId?: number;
+                /** @description The GitHub account the installation is on, when the hub knew it (github_installation.*). */
+                account?: string;
+                /** @description The project's GitHub repository after the change, null for none (project.repository_changed). */
+                repository?: string | null;
+                /** @description The repository before the change, null for none (project.repository_changed). */
+                previousRepository?: string | null;
             };
             /** @description The client's address, for sign-ins. */
             address?: string;
@@ -1234,7 +1322,7 @@ export interface components {
              * @description A stable, dotted code.
              * @enum {string}
              */
-            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "trigger.inputs_declared_twice" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "github.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
+            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "repository.format" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "trigger.inputs_declared_twice" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "github.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
             /** @description One sentence, without the position. */
             message: string;
             /** @description The bundle file or partial the issue is in, where there is one. */
@@ -1266,6 +1354,34 @@ export interface components {
              * @enum {unknown}
              */
             status: "queued" | "duplicate" | "ignored";
+        };
+        /** @description An installation of the hub's GitHub App, linked to an organization: GitHub's events from it reach the organization's projects. */
+        GitHubInstallation: {
+            /**
+             * Format: int64
+             * @description GitHub's id of the installation (in the address of its settings page, and in each webhook's `installation.id`).
+             */
+            installationId: number;
+            /** @description The slug of the organization it is linked to. */
+            organization: string;
+            /** @description The GitHub account (user or organization) the app is installed on, as GitHub last named it; absent while the hub has not learnt it. */
+            accountLogin?: string;
+            /** @description The account's type as GitHub says it: `User`, `Organization` or `Enterprise`; absent with `accountLogin`. */
+            accountType?: string;
+            /** Format: date-time */
+            linkedAt: string;
+        };
+        GitHubInstallationList: {
+            /** @description The installations linked to the organization, oldest link first. */
+            githubInstallations: components["schemas"]["GitHubInstallation"][];
+        };
+        /** @description The installation to link to the organization. */
+        GitHubInstallationRequest: {
+            /**
+             * Format: int64
+             * @description GitHub's id of the installation: the number at the end of its settings page's address (`…/settings/installations/<id>`).
+             */
+            installationId: number;
         };
         Health: {
             /** @constant */
@@ -1571,6 +1687,8 @@ export interface components {
             name: string;
             /** @description False once deactivated: API keys no longer see it. */
             active: boolean;
+            /** @description The GitHub repository the project names (`owner/name`): GitHub's events of it reach the project. Absent when it names none. */
+            repository?: string;
         };
         OperatorProjectList: {
             /** @description The organization's projects, active and deactivated, ordered by slug. */
@@ -1637,7 +1755,7 @@ export interface components {
              * @description A stable code, for programs; the last segment of `type`. `GET /problems/<code>` says what it means and what to do.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "too_many_requests" | "internal_error" | "not_ready" | "database_unavailable" | "server_busy";
+            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "github_installation_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "github_installation_taken" | "repository_taken" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "invalid_repository" | "too_many_requests" | "internal_error" | "not_ready" | "database_unavailable" | "server_busy";
             /**
              * Format: uuid
              * @description The X-Request-Id of the request.
@@ -1664,6 +1782,10 @@ export interface components {
              * @enum {string}
              */
             runStatus?: "succeeded" | "failed" | "cancelled" | "timed_out";
+            /** @description On `repository_taken`: the project that names the repository. */
+            projectSlug?: string;
+            /** @description On `repository_taken` and `github_installation_taken`: the organization of that project, or the one the installation is linked to. */
+            organization?: string;
         };
         /** @description A problem type in the list of them. */
         ProblemSummary: {
@@ -1704,12 +1826,19 @@ export interface components {
             slug: string;
             /** @description Display name. */
             name: string;
+            /** @description The GitHub repository the project names (`owner/name`): GitHub's events of it reach the project. Absent when it names none. */
+            repository?: string;
         };
         ProjectList: {
             /** @description By slug: all the active projects, or a page of at most `limit`. */
             projects: components["schemas"]["Project"][];
             /** @description Only when `limit` or `cursor` was given: pass as `cursor` for the next page; null on the last page. */
             nextCursor?: string | null;
+        };
+        /** @description What to change of a project: its GitHub repository, or null for none. */
+        ProjectUpdate: {
+            /** @description `owner/name`, as on GitHub; unique in the hub without regard to case. A string of another form is 422 (`repository.format`); null clears it. */
+            repository: string | null;
         };
         Readiness: {
             /** @constant */
@@ -2718,6 +2847,126 @@ export interface components {
                     status?: 404;
                     /** @enum {unknown} */
                     code?: "organization_not_found" | "project_not_found" | "api_key_not_found";
+                };
+            };
+        };
+        /** @description Another project names the repository (without regard to case); `organization` and `projectSlug` say which. */
+        RepositoryTaken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/repository_taken",
+                 *       "title": "Repository taken",
+                 *       "status": 409,
+                 *       "detail": "The project \"website\" of the organization \"acme\" already names octo-org/hello-world.",
+                 *       "code": "repository_taken",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                 *       "organization": "acme",
+                 *       "projectSlug": "website"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type?: unknown;
+                    /** @constant */
+                    title?: "Repository taken";
+                    /** @constant */
+                    status?: 409;
+                    /** @constant */
+                    code?: "repository_taken";
+                };
+            };
+        };
+        /** @description The repository is not GitHub's `owner/name`: `issues` has one `repository.format` issue. */
+        InvalidRepository: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/invalid_repository",
+                 *       "title": "Invalid repository",
+                 *       "status": 422,
+                 *       "detail": "\"hello-world\" is not a GitHub repository's owner/name.",
+                 *       "code": "invalid_repository",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                 *       "issues": [
+                 *         {
+                 *           "pointer": "/repository",
+                 *           "code": "repository.format",
+                 *           "message": "\"hello-world\" is not a GitHub repository's owner/name, such as octo-org/hello-world."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Invalid repository";
+                    /** @constant */
+                    status: 422;
+                    /** @constant */
+                    code: "invalid_repository";
+                    issues: components["schemas"]["FieldIssue"][];
+                };
+            };
+        };
+        /** @description The installation is linked to another organization, which `organization` names. */
+        GitHubInstallationTaken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/github_installation_taken",
+                 *       "title": "GitHub installation taken",
+                 *       "status": 409,
+                 *       "detail": "The installation 4242 is linked to the organization \"globex\".",
+                 *       "code": "github_installation_taken",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                 *       "organization": "globex"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type?: unknown;
+                    /** @constant */
+                    title?: "GitHub installation taken";
+                    /** @constant */
+                    status?: 409;
+                    /** @constant */
+                    code?: "github_installation_taken";
+                };
+            };
+        };
+        /** @description No organization has that slug (`organization_not_found`), or no installation of that id is linked to it (`github_installation_not_found`). */
+        InstallationNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/github_installation_not_found",
+                 *       "title": "GitHub installation not found",
+                 *       "status": 404,
+                 *       "detail": "No installation 4242 is linked to the organization \"acme\".",
+                 *       "code": "github_installation_not_found",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 404;
+                    /** @enum {unknown} */
+                    code?: "organization_not_found" | "github_installation_not_found";
                 };
             };
         };
@@ -4385,6 +4634,56 @@ export interface operations {
             503: components["responses"]["DatabaseUnavailable"];
         };
     };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+                /** @description The project's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description Changed (or already so). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9d3b6f0a-2c4e-4a8b-b7d1-5e6f0a9c3b28",
+                     *       "slug": "app",
+                     *       "name": "App",
+                     *       "active": true,
+                     *       "repository": "octo-org/hello-world"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OperatorProject"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["OperatorNotFound"];
+            409: components["responses"]["RepositoryTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRepository"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
     deactivateProject: {
         parameters: {
             query?: never;
@@ -4556,6 +4855,145 @@ export interface operations {
             400: components["responses"]["InvalidRequest"];
             401: components["responses"]["AdminUnauthorized"];
             404: components["responses"]["OperatorNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listGitHubInstallations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The linked installations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "githubInstallations": [
+                     *         {
+                     *           "installationId": 4242,
+                     *           "organization": "acme",
+                     *           "accountLogin": "acme-corp",
+                     *           "accountType": "Organization",
+                     *           "linkedAt": "2026-05-01T14:03:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GitHubInstallationList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["OrganizationNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    linkGitHubInstallation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+            };
+            cookie?: never;
+        };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GitHubInstallationRequest"];
+            };
+        };
+        responses: {
+            /** @description Already linked to this organization. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "installationId": 4242,
+                     *       "organization": "acme",
+                     *       "accountLogin": "acme-corp",
+                     *       "accountType": "Organization",
+                     *       "linkedAt": "2026-05-01T14:03:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GitHubInstallation"];
+                };
+            };
+            /** @description Linked. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "installationId": 4242,
+                     *       "organization": "acme",
+                     *       "accountLogin": "acme-corp",
+                     *       "accountType": "Organization",
+                     *       "linkedAt": "2026-05-01T14:03:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GitHubInstallation"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["OrganizationNotFound"];
+            409: components["responses"]["GitHubInstallationTaken"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    unlinkGitHubInstallation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                org: string;
+                /** @description GitHub's id of the installation; any value that is no linked installation's id is not found. */
+                installationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["AdminUnauthorized"];
+            404: components["responses"]["InstallationNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];

@@ -27,6 +27,9 @@ export const AUDIT_KINDS = [
   'project.created',
   'project.deactivated',
   'project.reactivated',
+  'project.repository_changed',
+  'github_installation.linked',
+  'github_installation.unlinked',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

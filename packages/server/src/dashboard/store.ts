@@ -3,6 +3,7 @@ import { auditStore } from '../audit/index.js';
 import { cliLoginStore } from '../logins/index.js';
 import { daemonStore } from '../daemons/index.js';
 import { keyStore } from '../keys/index.js';
+import { githubStore } from '../github/link/index.js';
 import { peopleStore } from '../people/index.js';
 import { projectStore } from '../projects/index.js';
 import { DEFAULT_TIMING, projectWorkStore, runStore } from '../runs/index.js';
@@ -29,5 +30,6 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...auditStore(sql),
     ...cliLoginStore(sql, undefined, options.cliCredentials),
     ...keyStore(sql),
+    ...githubStore(sql, options.github, options.log),
   };
 }

@@ -2,6 +2,8 @@
 import type { DashboardStore as DashboardPort } from '@hub/dashboard';
 import type { CliCredentialExpiry } from '../auth/api-key.js';
 import type { Dispatcher, OutputServer } from '../runs/index.js';
+import type { GitHubConfig } from '../github/config.js';
+import type { Logger } from '../http/logger.js';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type {
@@ -51,4 +53,8 @@ export interface DashboardStoreOptions {
   serveOutput?: OutputServer;
   /** Starts runs from the project page's Run form; absent, the form says it cannot. */
   dispatcher?: Dispatcher;
+  /** The hub's GitHub App; absent, the GitHub page says how to configure it. */
+  github?: GitHubConfig | undefined;
+  /** Where failed calls to GitHub are logged. */
+  log?: Logger;
 }

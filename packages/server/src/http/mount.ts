@@ -54,6 +54,8 @@ const BODY_LIMITS: Record<string, number | 'largest'> = {
   createOrganization: 64 * KiB,
   createProject: 64 * KiB,
   createApiKey: 64 * KiB,
+  updateProject: 64 * KiB,
+  linkGitHubInstallation: 64 * KiB,
 };
 
 /** The largest body `operation` reads; an operation with a body but no limit stops the hub. */
@@ -93,7 +95,7 @@ export function mountOperations(
       ...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []),
       ...steps(hub, validator, operation, handler),
     ];
-    app[operation.method === 'GET' ? 'get' : 'post'](operation.expressPath, ...chain);
+    app[operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete'](operation.expressPath, ...chain);
   }
   return operations;
 }

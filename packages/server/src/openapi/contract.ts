@@ -28,7 +28,7 @@ export interface Parameter {
 
 export interface OperationSpec {
   operationId: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** As the document writes it: /api/v1/runs/{triggerRunId}. */
   path: string;
   /** As Express matches it: /api/v1/runs/:triggerRunId. */
@@ -46,7 +46,8 @@ export interface OperationSpec {
   form?: boolean;
 }
 
-const METHODS = ['get', 'post'] as const;
+/** PATCH and DELETE since the operator API's projects and GitHub installations (issue 27). */
+const METHODS = ['get', 'post', 'patch', 'delete'] as const;
 
 /** The operations of a document, in the document's order of paths. */
 export function operationsOf(document: Node): OperationSpec[] {
@@ -57,7 +58,7 @@ export function operationsOf(document: Node): OperationSpec[] {
     for (const method of ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']) {
       if (item[method] === undefined) continue;
       if (!(METHODS as readonly string[]).includes(method))
-        throw new Error(`${method.toUpperCase()} ${path}: the hub serves GET and POST only`);
+        throw new Error(`${method.toUpperCase()} ${path}: the hub serves GET, POST, PATCH and DELETE only`);
       const operation = item[method] as Node;
       const pointer = `/paths/${escape(path)}/${method}`;
       const operationId = operation.operationId;
@@ -79,7 +80,7 @@ export function operationsOf(document: Node): OperationSpec[] {
       const form = (requestBody?.content as Node | undefined)?.['application/x-www-form-urlencoded'] !== undefined;
       operations.push({
         operationId,
-        method: method.toUpperCase() as 'GET' | 'POST',
+        method: method.toUpperCase() as OperationSpec['method'],
         path,
         expressPath: path.replace(/\{([A-Za-z]+)\}/g, ':$1'),
         pointer,

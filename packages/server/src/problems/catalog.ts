@@ -78,6 +78,13 @@ export const problemCatalog = {
     action:
       "List the organization's keys with `GET /api/admin/v1/organizations/{org}/api-keys` and use one of their ids.",
   },
+  github_installation_not_found: {
+    status: 404,
+    title: 'GitHub installation not found',
+    meaning: 'On the operator API: no installation with the id in the path is linked to the organization.',
+    action:
+      "List the organization's installations with `GET /api/admin/v1/organizations/{org}/github-installations` and use one of their ids.",
+  },
   trigger_not_found: {
     status: 404,
     title: 'Trigger not found',
@@ -117,6 +124,20 @@ export const problemCatalog = {
     title: 'Project exists',
     meaning: 'On the operator API: the organization already has a project with this slug.',
     action: 'Choose another slug, or use the existing project.',
+  },
+  github_installation_taken: {
+    status: 409,
+    title: 'GitHub installation taken',
+    meaning:
+      'The installation of the GitHub App is linked to another organization (`organization` names it): an installation belongs to one organization.',
+    action: 'Unlink it from that organization first, or install the app on another GitHub account for this one.',
+  },
+  repository_taken: {
+    status: 409,
+    title: 'Repository taken',
+    meaning:
+      'Another project of the hub already names this GitHub repository (compared without regard to case); `projectSlug` and `organization` say which. A repository belongs to one project.',
+    action: "Clear that project's repository first (`repository: null`), or name another repository.",
   },
   daemon_name_taken: {
     status: 409,
@@ -193,6 +214,13 @@ export const problemCatalog = {
     meaning:
       'The trigger document was read but its content is not valid, or it names daemons or agents the organization lacks. `issues` lists every compiler issue with its `pointer`, `code`, `line` and `column`.',
     action: 'Fix each issue at its line and column, then validate or install the trigger again; nothing was installed.',
+  },
+  invalid_repository: {
+    status: 422,
+    title: 'Invalid repository',
+    meaning:
+      "The `repository` is not a GitHub repository's `owner/name`: an owner of 1 to 39 letters, digits and hyphens, a `/`, and a name of 1 to 100 letters, digits, `.`, `_` and `-`. `issues` has one `repository.format` issue.",
+    action: 'Send the repository as GitHub writes it in its address (`octo-org/hello-world`), or null for none.',
   },
   too_many_requests: {
     status: 429,

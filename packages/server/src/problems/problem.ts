@@ -1,10 +1,10 @@
 import type { IssueCode } from '@hub/compiler';
 import type { FieldIssue as WireFieldIssue } from '@hub/schemas';
-import type { RequestIssueCode } from './request-issues.js';
+import type { ContentIssueCode, RequestIssueCode } from './request-issues.js';
 import { problemCatalog, type ProblemCode } from './catalog.js';
 
 /** A field issue (DECISIONS.md): the compiler's issues, and the server's request.* ones (the document's FieldIssue). */
-export type FieldIssue = Omit<WireFieldIssue, 'code'> & { code: RequestIssueCode | IssueCode };
+export type FieldIssue = Omit<WireFieldIssue, 'code'> & { code: RequestIssueCode | ContentIssueCode | IssueCode };
 
 /** A failure to answer as a problem document. Throw it from a handler; the error handler renders it. */
 export class HttpProblem extends Error {

@@ -19,3 +19,13 @@ export const requestIssueCodes = {
 } as const;
 
 export type RequestIssueCode = keyof typeof requestIssueCodes;
+
+/**
+ * The hub's own content codes (422) outside the compiler's: a field of the right type whose value
+ * the hub cannot take. `FieldIssue.code` lists them between the request codes and the compiler's.
+ */
+export const contentIssueCodes = {
+  'repository.format': "A repository is not GitHub's `owner/name`.",
+} as const;
+
+export type ContentIssueCode = keyof typeof contentIssueCodes;

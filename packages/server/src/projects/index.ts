@@ -15,6 +15,6 @@ export {
 } from './service.js';
 export { OrganizationRepository, type Organization, type Project } from './sql.js';
 export { ProjectList, type ProjectPage } from './list.js';
-export { operatorHandlers, operatorOrganization } from './operator-routes.js';
+export { operatorHandlers, operatorOrganization, operatorProjectView } from './operator-routes.js';
 export { projectHandlers } from './routes.js';
 export { projectStore } from './dashboard.js';

@@ -3,9 +3,15 @@ import type { Hub } from '../hub.js';
 import { handle, type Handlers } from '../http/operation.js';
 import { HttpProblem } from '../problems/problem.js';
 import * as projects from './service.js';
-import type { Organization } from './sql.js';
+import type { Organization, Project } from './sql.js';
 
 const OPERATOR = { kind: 'operator' } as const;
+
+/** A project as the operator API shows it: `repository` only when it names one. */
+export function operatorProjectView(project: Project) {
+  const { id, slug, name, active, repository } = project;
+  return { id, slug, name, active, ...(repository === null ? {} : { repository }) };
+}
 
 /** The organization an operator route names by its `org` slug; 404 organization_not_found when there is none. */
 export async function operatorOrganization(hub: Hub, req: Request): Promise<Organization> {
@@ -29,7 +35,7 @@ export function operatorHandlers(hub: Hub): Handlers {
     }),
     listOrganizationProjects: handle(async ({ req, res }) => {
       const org = await operatorOrganization(hub, req);
-      res.json({ projects: await projects.listProjects(hub.sql, org.id) });
+      res.json({ projects: (await projects.listProjects(hub.sql, org.id)).map(operatorProjectView) });
     }),
     createProject: handle(async ({ req, res, body }) => {
       const org = await operatorOrganization(hub, req);
@@ -43,7 +49,7 @@ export function operatorHandlers(hub: Hub): Handlers {
       const org = await operatorOrganization(hub, req);
       const changed = await projects.setProjectActive(hub.sql, OPERATOR, org.id, params.slug, false);
       if (!changed.ok) throw new HttpProblem('project_not_found', `The organization has no project "${params.slug}".`);
-      res.json(changed.project);
+      res.json(operatorProjectView(changed.project));
     }),
   };
 }

@@ -13,6 +13,7 @@ interface Project {
   id: string;
   slug: string;
   name: string;
+  repository?: string;
 }
 
 /** A cursor names the last slug of a page: its UTF-8 bytes in base64url. */

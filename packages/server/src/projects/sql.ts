@@ -11,6 +11,8 @@ export interface Project {
   slug: string;
   name: string;
   active: boolean;
+  /** The GitHub repository it names (`owner/name`), or null. */
+  repository: string | null;
 }
 
 /** Organizations, their projects, and who may change them. */
@@ -47,7 +49,7 @@ export class OrganizationRepository {
   async projects(organizationId: string): Promise<Project[]> {
     return this.sql<
       Project[]
-    >`select id, slug, name, active from projects where organization_id = ${organizationId} order by slug`;
+    >`select id, slug, name, active, repository from projects where organization_id = ${organizationId} order by slug`;
   }
 
   async bySlug(slug: string): Promise<Organization | undefined> {
@@ -59,26 +61,29 @@ export class OrganizationRepository {
     const [row] = await this.sql<Project[]>`
       insert into projects (organization_id, slug, name) values (${organizationId}, ${slug}, ${name})
       on conflict (organization_id, slug) do nothing
-      returning id, slug, name, active`;
+      returning id, slug, name, active, repository`;
     return row;
   }
 
   async deactivateProject(organizationId: string, slug: string): Promise<Project | undefined> {
     const [row] = await this.sql<Project[]>`
       update projects set active = false where organization_id = ${organizationId} and slug = ${slug}
-      returning id, slug, name, active`;
+      returning id, slug, name, active, repository`;
     return row;
   }
 
   async reactivateProject(organizationId: string, slug: string): Promise<Project | undefined> {
     const [row] = await this.sql<Project[]>`
       update projects set active = true where organization_id = ${organizationId} and slug = ${slug}
-      returning id, slug, name, active`;
+      returning id, slug, name, active, repository`;
     return row;
   }
 
-  async activeProject(organizationId: string, slug: string): Promise<Omit<Project, 'active'> | undefined> {
-    const [row] = await this.sql<Omit<Project, 'active'>[]>`
+  async activeProject(
+    organizationId: string,
+    slug: string,
+  ): Promise<Omit<Project, 'active' | 'repository'> | undefined> {
+    const [row] = await this.sql<Omit<Project, 'active' | 'repository'>[]>`
       select id, slug, name from projects where organization_id = ${organizationId} and slug = ${slug} and active`;
     return row;
   }

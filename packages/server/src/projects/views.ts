@@ -7,6 +7,7 @@ export interface ProjectListing {
   createdAt: Date;
   activeVersion: number | null;
   installedAt: Date | null;
+  repository: string | null;
 }
 
 export interface RevisionListing {
@@ -33,7 +34,7 @@ export class ProjectViewRepository {
   /** The organization's projects, active or not, by slug, each with its active revision. */
   async projects(organizationId: string, limit: number, offset: number): Promise<ProjectListing[]> {
     return this.sql<ProjectListing[]>`
-      select p.slug, p.name, p.active, p.created_at as "createdAt",
+      select p.slug, p.name, p.active, p.created_at as "createdAt", p.repository,
              r.version as "activeVersion", r.created_at as "installedAt"
       from projects p
       left join configuration_revisions r on r.project_id = p.id and r.active
@@ -43,7 +44,7 @@ export class ProjectViewRepository {
 
   async project(organizationId: string, slug: string): Promise<ProjectListing | undefined> {
     const [row] = await this.sql<ProjectListing[]>`
-      select p.slug, p.name, p.active, p.created_at as "createdAt",
+      select p.slug, p.name, p.active, p.created_at as "createdAt", p.repository,
              r.version as "activeVersion", r.created_at as "installedAt"
       from projects p
       left join configuration_revisions r on r.project_id = p.id and r.active

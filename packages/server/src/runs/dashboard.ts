@@ -40,6 +40,7 @@ export function runStore(sql: Sql, serveOutput?: OutputServer) {
         ...people,
         // A run no one dispatched: its schedule's (the tick is on the run's page).
         ...(run.source === 'schedule' ? { dispatchedBy: 'its schedule' } : {}),
+        ...(run.source === 'github' ? { dispatchedBy: 'GitHub (a webhook event)' } : {}),
         cancelRequestedAt: date(run.cancelRequestedAt),
         id: run.triggerRunId,
         trigger: run.trigger,
