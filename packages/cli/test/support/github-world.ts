@@ -123,9 +123,18 @@ export async function startGitHubWorld() {
   const ctx = await setUp(first, {
     scopes: ['projects:read', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
   });
-  await sql`insert into github_installations (installation_id, organization_id)
-    select ${INSTALLATION}, id from organizations where slug = ${ctx.org}`;
-  await sql`update projects set repository = ${REPO} where slug = ${ctx.project}`;
+  // Linked as the README's "Connect GitHub" links them, with the operator API.
+  const admin = { token: first.adminToken };
+  const linked = await call(first, 'POST', `/api/admin/v1/organizations/${ctx.org}/github-installations`, {
+    ...admin,
+    body: { installationId: INSTALLATION },
+  });
+  expect(linked.status, linked.text).toBe(201);
+  const named = await call(first, 'PATCH', `/api/admin/v1/organizations/${ctx.org}/projects/${ctx.project}`, {
+    ...admin,
+    body: { repository: REPO },
+  });
+  expect(named.status, named.text).toBe(200);
   const config = join(dir, 'daemon.yml');
   writeFileSync(
     config,
@@ -189,6 +198,7 @@ export async function startGitHubWorld() {
 
   return {
     github,
+    env,
     hubs,
     sql,
     ctx,
