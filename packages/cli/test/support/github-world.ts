@@ -90,8 +90,24 @@ export interface GitHubRun {
 }
 
 /** The world, started; `close()` stops all of it. */
-export async function startGitHubWorld() {
-  const github: GitHubStandIn = await startGitHubStandIn({ enterprise: true, appId: '4242', slug: 'hub-bot' });
+export interface WorldOptions {
+  /** The app's slug: people mention `@<slug>`. */
+  slug?: string;
+  /** Link the installation and name the repository through the operator API (else the test does). */
+  link?: boolean;
+  /** The configuration installed, given the daemon's working directory. */
+  configuration?: (cwd: string) => string;
+  /** GitHub Enterprise Server's layout (the API under /api/v3), else github.com's. */
+  enterprise?: boolean;
+}
+
+export async function startGitHubWorld(options: WorldOptions = {}) {
+  const slug = options.slug ?? 'hub-bot';
+  const github: GitHubStandIn = await startGitHubStandIn({
+    enterprise: options.enterprise ?? true,
+    appId: '4242',
+    slug,
+  });
   github.addInstallation({
     id: INSTALLATION,
     account: { login: 'octo-org', type: 'Organization' },
@@ -110,7 +126,7 @@ export async function startGitHubWorld() {
   const sql = connect(database.url);
   const env = {
     HUB_GITHUB_APP_ID: '4242',
-    HUB_GITHUB_APP_SLUG: 'hub-bot',
+    HUB_GITHUB_APP_SLUG: slug,
     HUB_GITHUB_PRIVATE_KEY_FILE: join(dir, 'app.pem'),
     HUB_GITHUB_WEBHOOK_SECRET: github.webhookSecret,
     HUB_GITHUB_API_URL: github.apiUrl,
@@ -123,18 +139,20 @@ export async function startGitHubWorld() {
   const ctx = await setUp(first, {
     scopes: ['projects:read', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
   });
-  // Linked as the README's "Connect GitHub" links them, with the operator API.
-  const admin = { token: first.adminToken };
-  const linked = await call(first, 'POST', `/api/admin/v1/organizations/${ctx.org}/github-installations`, {
-    ...admin,
-    body: { installationId: INSTALLATION },
-  });
-  expect(linked.status, linked.text).toBe(201);
-  const named = await call(first, 'PATCH', `/api/admin/v1/organizations/${ctx.org}/projects/${ctx.project}`, {
-    ...admin,
-    body: { repository: REPO },
-  });
-  expect(named.status, named.text).toBe(200);
+  if (options.link !== false) {
+    // Linked as the README's "Connect GitHub" links them, with the operator API.
+    const admin = { token: first.adminToken };
+    const linked = await call(first, 'POST', `/api/admin/v1/organizations/${ctx.org}/github-installations`, {
+      ...admin,
+      body: { installationId: INSTALLATION },
+    });
+    expect(linked.status, linked.text).toBe(201);
+    const named = await call(first, 'PATCH', `/api/admin/v1/organizations/${ctx.org}/projects/${ctx.project}`, {
+      ...admin,
+      body: { repository: REPO },
+    });
+    expect(named.status, named.text).toBe(200);
+  }
   const config = join(dir, 'daemon.yml');
   writeFileSync(
     config,
@@ -152,7 +170,7 @@ export async function startGitHubWorld() {
   await sql`update daemons set last_seen_at = now() - interval '1 day' where name = 'sleepy-box'`;
   const installed = await call(first, 'POST', '/api/v1/configurations/install', {
     token: ctx.key,
-    body: { projectSlug: ctx.project, yaml: configuration(join(dir, 'work')) },
+    body: { projectSlug: ctx.project, yaml: (options.configuration ?? configuration)(join(dir, 'work')) },
   });
   expect(installed.status, installed.text).toBe(201);
   const daemon = start(['daemon', 'run', first.url, '--config', config], { env: { HUB_CONFIG_DIR: configDir } });
@@ -188,7 +206,7 @@ export async function startGitHubWorld() {
       (outcome) => outcome !== undefined,
       `delivery ${delivery} processed`,
     )) as string;
-  const ours = (number: number) => github.comments(REPO, number).filter((comment) => comment.user === 'hub-bot[bot]');
+  const ours = (number: number) => github.comments(REPO, number).filter((comment) => comment.user === `${slug}[bot]`);
   const finalComment = async (number: number, trigger: string) =>
     eventually(
       async () => ours(number).find((comment) => comment.body.includes(`\`${trigger}\``) && comment.edits.length > 0),
