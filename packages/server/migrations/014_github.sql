@@ -80,6 +80,7 @@ create table github_messages (
   unique (delivery_id, kind)
 );
 create index github_messages_unsent on github_messages (next_attempt_at) where sent_at is null;
+create index github_messages_sent on github_messages (created_at) where sent_at is not null;
 
 -- Reporters wake when a GitHub run ends or something new waits to be sent.
 create function github_notify() returns trigger language plpgsql as $$

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres, { type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeliveryRepository } from '../src/github/deliveries/sql.js';
 import { call, expectProblem } from './support/client.js';
 import { freshDatabase, startHub, type RunningHub } from './support/hub.js';
 
@@ -164,6 +165,23 @@ describe('the GitHub webhook (external PostgreSQL, two instances)', () => {
       headers: { 'x-github-delivery': randomUUID(), 'x-hub-signature-256': sign('{}') },
     });
     expectProblem(noEvent, 400, 'invalid_request');
+  });
+
+  it('forgets deliveries done more than 7 days ago, and the messages sent for them, never pending ones', async () => {
+    const [old, recent, pending] = [randomUUID(), randomUUID(), randomUUID()];
+    await sql`insert into github_deliveries (delivery_id, event, payload, state, received_at) values
+      (${old}, 'issue_comment', '{}', 'done', now() - interval '8 days'),
+      (${recent}, 'issue_comment', '{}', 'done', now() - interval '6 days'),
+      (${pending}, 'issue_comment', '{}', 'pending', now() - interval '8 days')`;
+    await sql`update github_deliveries set next_attempt_at = 'infinity' where delivery_id = ${pending}`;
+    await sql`insert into github_messages (delivery_id, kind, installation_id, repository, body, sent_at)
+      values (${old}, 'reply', 1, 'o/r', '{"number": 1, "body": "x"}', now() - interval '8 days')`;
+    expect(await new DeliveryRepository(sql).prune(7, 1_000)).toBeGreaterThanOrEqual(1);
+    expect([await stored(old), await stored(recent), await stored(pending)]).toEqual([0, 1, 1]);
+    const [messages] = await sql<
+      { n: number }[]
+    >`select count(*)::int as n from github_messages where delivery_id = ${old}`;
+    expect(messages?.n).toBe(0);
   });
 
   it('a hub without a GitHub App answers 404, naming the variables', async () => {

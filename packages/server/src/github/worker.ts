@@ -11,6 +11,9 @@ import { MessageRepository } from './report/sql.js';
 /** Deliveries leased per look, and how long a lease holds (an instance that dies frees them then). */
 const BATCH = 20;
 const LEASE_MS = 60_000;
+/** Done deliveries are forgotten after this many days, looked for once an hour, 1,000 at a time. */
+const KEEP_DONE_DAYS = 7;
+const PRUNE_EVERY_MS = 3_600_000;
 /** The longest sleep: a look now and then even without a NOTIFY (one lost while the connection was away). */
 const LONGEST_SLEEP_MS = 30_000;
 
@@ -72,8 +75,13 @@ export async function startGitHubWorker(options: GitHubWorkerOptions): Promise<{
     return leased.length;
   };
 
+  let prunedAt = 0;
   const turn = async () => {
     nudged = false;
+    if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+      prunedAt = Date.now();
+      while (!closed && (await deliveries.prune(KEEP_DONE_DAYS, 1_000)) === 1_000);
+    }
     while (!closed && (await processDue()) === BATCH);
     while (!closed && (await reportOnce({ sql, client, publicUrl: options.publicUrl, log })) > 0);
   };

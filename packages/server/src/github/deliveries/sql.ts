@@ -70,6 +70,27 @@ export class DeliveryRepository {
       where delivery_id = ${deliveryId}`;
   }
 
+  /**
+   * Forgets, `limit` at a time, deliveries done more than `days` ago and the messages sent for
+   * them: GitHub redelivers only recent deliveries, and a run keeps its delivery key (so a very
+   * late redelivery still starts nothing new). Returns how many deliveries went.
+   */
+  async prune(days: number, limit: number): Promise<number> {
+    const [row] = await this.sql<{ deliveries: number }[]>`
+      with old as (
+        select delivery_id from github_deliveries
+        where state = 'done' and received_at < now() - ${days} * interval '1 day'
+        order by received_at limit ${limit}
+        for update skip locked
+      ), messages as (
+        delete from github_messages m using old where m.delivery_id = old.delivery_id and m.sent_at is not null
+      ), gone as (
+        delete from github_deliveries d using old where d.delivery_id = old.delivery_id returning 1
+      )
+      select count(*)::int as deliveries from gone`;
+    return row?.deliveries ?? 0;
+  }
+
   /** When the next pending delivery is due, if any. */
   async nextDue(): Promise<Date | undefined> {
     const [row] = await this.sql<{ at: Date | null }[]>`
