@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { databaseUnavailable, type DatabaseHealth } from '../db/health.js';
+import { startWakeLoop } from '../db/wake-loop.js';
 import type { Logger } from '../http/logger.js';
 import { GitHubClient } from './client.js';
 import type { GitHubConfig } from './config.js';
@@ -38,13 +39,6 @@ export async function startGitHubWorker(options: GitHubWorkerOptions): Promise<{
   const client = new GitHubClient(options.config);
   const deliveries = new DeliveryRepository(sql);
   let closed = false;
-  let nudged = false;
-  let wakeUp: (() => void) | undefined;
-  const nudge = () => {
-    nudged = true;
-    wakeUp?.();
-  };
-  const { unlisten } = await sql.listen(GITHUB_CHANNEL, nudge, nudge);
   const processing = {
     sql,
     config: options.config,
@@ -76,63 +70,37 @@ export async function startGitHubWorker(options: GitHubWorkerOptions): Promise<{
   };
 
   let prunedAt = 0;
-  const turn = async () => {
-    nudged = false;
+  const turn = async (): Promise<number> => {
     if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
       prunedAt = Date.now();
       while (!closed && (await deliveries.prune(KEEP_DONE_DAYS, 1_000)) === 1_000);
     }
     while (!closed && (await processDue()) === BATCH);
     while (!closed && (await reportOnce({ sql, client, publicUrl: options.publicUrl, log })) > 0);
+    return nextDue();
   };
 
   const nextDue = async (): Promise<number> => {
     const [delivery, report] = await Promise.all([deliveries.nextDue(), new MessageRepository(sql).nextDue()]);
     const times = [delivery, report].filter((at): at is Date => at !== undefined).map((at) => at.getTime());
-    return times.length === 0 ? LONGEST_SLEEP_MS : Math.max(25, Math.min(...times) - Date.now());
+    return Math.min(
+      LONGEST_SLEEP_MS,
+      times.length === 0 ? LONGEST_SLEEP_MS : Math.max(25, Math.min(...times) - Date.now()),
+    );
   };
 
-  let waiting = false;
-  const loop = (async () => {
-    while (!closed) {
-      let sleepMs = 1_000;
-      let looked = false;
-      if (options.health?.down !== true) {
-        try {
-          await turn();
-          sleepMs = Math.min(LONGEST_SLEEP_MS, await nextDue());
-          if (waiting) log.info('github worker: running again: the database answers');
-          waiting = false;
-          looked = true;
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          if (!databaseUnavailable(error)) log.error('github worker failed', { error: message });
-          else {
-            options.health?.report(error);
-            if (!waiting) log.warn('github worker waits: the database is unavailable', { error: message });
-            waiting = true;
-          }
-        }
-      }
-      if (closed || (nudged && looked)) continue;
-      nudged = false;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, sleepMs);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wakeUp = undefined;
-    }
-  })();
-
+  const loop = await startWakeLoop({
+    sql,
+    name: 'github worker',
+    channel: GITHUB_CHANNEL,
+    log,
+    health: options.health,
+    turn,
+  });
   return {
     async close() {
       closed = true;
-      wakeUp?.();
-      await loop;
-      await unlisten().catch(() => {});
+      await loop.close();
     },
   };
 }

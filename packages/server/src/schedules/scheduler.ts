@@ -1,6 +1,7 @@
 import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
 import type { Sql, TransactionSql } from 'postgres';
-import { databaseUnavailable, type DatabaseHealth } from '../db/health.js';
+import type { DatabaseHealth } from '../db/health.js';
+import { startWakeLoop } from '../db/wake-loop.js';
 import type { Logger } from '../http/logger.js';
 import { startUnattendedRun } from '../runs/index.js';
 import type { Clock } from './clock.js';
@@ -39,13 +40,6 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
   /** A's triggerId by project and trigger name: made at install, never changed. */
   const triggerIds = new Map<string, string>();
   let closed = false;
-  let nudged = false;
-  let wakeUp: (() => void) | undefined;
-  const nudge = () => {
-    nudged = true;
-    wakeUp?.();
-  };
-  const { unlisten } = await sql.listen(SCHEDULE_CHANNEL, nudge, nudge);
 
   const modelOf = async (revisionId: string) => {
     let model = models.get(revisionId);
@@ -127,8 +121,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
     return started.outcome === 'started' ? started.daemonId : undefined;
   };
 
-  const turn = async () => {
-    nudged = false;
+  const turn = async (): Promise<number> => {
     await scheduleNew();
     // Several claimers at once, each a batch at a time until nothing is due.
     await Promise.all(
@@ -136,55 +129,25 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
         while (!closed && (await fireDue()) === BATCH);
       }),
     );
+    const earliest = await entries.earliest();
+    // Entries still due after a turn are another instance's, held for a moment: not a spin.
+    return earliest === undefined
+      ? clock.longestSleepMs
+      : Math.min(clock.longestSleepMs, Math.max(25, earliest.getTime() - clock.now()));
   };
 
-  let waiting = false;
-  const loop = (async () => {
-    while (!closed) {
-      // While the database is known to be down, look again every second, without a turn.
-      let sleepMs = options.health?.down === true ? 1_000 : clock.longestSleepMs;
-      let looked = false;
-      if (options.health?.down !== true) {
-        try {
-          await turn();
-          const earliest = await entries.earliest();
-          // Entries still due after a turn are another instance's, held for a moment: not a spin.
-          if (earliest !== undefined) sleepMs = Math.min(sleepMs, Math.max(25, earliest.getTime() - clock.now()));
-          if (waiting) log.info('scheduler: running again: the database answers');
-          waiting = false;
-          looked = true;
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          if (!databaseUnavailable(error)) log.error('scheduler failed', { error: message });
-          else {
-            options.health?.report(error);
-            if (!waiting) log.warn('scheduler waits: the database is unavailable', { error: message });
-            waiting = true;
-          }
-          sleepMs = Math.min(sleepMs, 1_000);
-        }
-      }
-      // A NOTIFY during a turn that went through: look again at once. After a failure, or while
-      // the database is down, the second's wait comes first, so that the loop never spins.
-      if (closed || (nudged && looked)) continue;
-      nudged = false;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, sleepMs);
-        wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wakeUp = undefined;
-    }
-  })();
-
+  const loop = await startWakeLoop({
+    sql,
+    name: 'scheduler',
+    channel: SCHEDULE_CHANNEL,
+    log,
+    health: options.health,
+    turn,
+  });
   return {
     async close() {
       closed = true;
-      wakeUp?.();
-      await loop;
-      await unlisten().catch(() => {});
+      await loop.close();
     },
   };
 }
