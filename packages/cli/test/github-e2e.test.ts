@@ -69,6 +69,27 @@ describe('GitHub end to end: two hubs, the reference daemon, the GitHub stand-in
       content: 'eyes',
       user: 'hub-bot[bot]',
     });
+    // Audited as the GitHub login's action, naming the delivery.
+    const [audited] = await world.sql<{ actorKind: string; subject: Record<string, string> }[]>`
+      select actor_kind as "actorKind", subject from audit_events where subject ->> 'runId' = ${run.triggerRunId}`;
+    expect(audited).toEqual({
+      actorKind: 'github',
+      subject: expect.objectContaining({
+        trigger: 'fix-tests',
+        actor: 'octocat',
+        deliveryId: delivery,
+        daemon: 'dev-box',
+      }),
+    });
+    const events = await call(world.hubs[0]!, 'GET', '/api/v1/audit-events', { token: world.ctx.key });
+    expect(events.status, events.text).toBe(200);
+    expect(
+      events.body.events.find((event: { subject: { runId?: string } }) => event.subject.runId === run.triggerRunId),
+    ).toMatchObject({
+      kind: 'run.dispatched',
+      actor: { kind: 'github', name: 'octocat' },
+      subject: { deliveryId: delivery, actor: 'octocat' },
+    });
     const comment = await world.finalComment(1, 'fix-tests');
     expect(comment?.edits).toHaveLength(1);
     expect(comment?.edits[0]).toContain('⏳ Running `fix-tests` on the daemon `dev-box`.');

@@ -137,7 +137,7 @@ export async function startGitHubWorld(options: WorldOptions = {}) {
   ]);
   const first = hubs[0] as RunningHub;
   const ctx = await setUp(first, {
-    scopes: ['projects:read', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read'],
+    scopes: ['projects:read', 'configuration:install', 'daemons:enroll', 'runs:dispatch', 'runs:read', 'audit:read'],
   });
   if (options.link !== false) {
     // Linked as the README's "Connect GitHub" links them, with the operator API.

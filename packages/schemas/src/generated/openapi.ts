@@ -1003,10 +1003,10 @@ export interface components {
             at: string;
             /** @enum {unknown} */
             kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated" | "project.repository_changed" | "github_installation.linked" | "github_installation.unlinked";
-            /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, or a daemon (named in the subject). */
+            /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, a daemon (named in the subject), or a GitHub login (its name: a run started by a mention or a label; the subject names the delivery). */
             actor: {
                 /** @enum {unknown} */
-                kind: "key" | "account" | "operator" | "daemon";
+                kind: "key" | "account" | "operator" | "daemon" | "github";
                 /** Format: uuid */
                 id?: string;
                 name?: string;
@@ -1065,6 +1065,10 @@ export interface components {
                 repository?: string | null;
                 /** @description The repository before the change, null for none (project.repository_changed). */
                 previousRepository?: string | null;
+                /** @description A run GitHub started: the GitHub login that mentioned the app or added the label. */
+                actor?: string;
+                /** @description A run GitHub started: the webhook delivery (`X-GitHub-Delivery`). */
+                deliveryId?: string;
             };
             /** @description The client's address, for sign-ins. */
             address?: string;

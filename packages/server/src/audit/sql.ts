@@ -141,9 +141,9 @@ export class AuditListRepository {
     return this.sql<AuditEventRow[]>`
       select e.id, e.at, e.kind, e.subject, e.address,
         jsonb_strip_nulls(jsonb_build_object('kind', e.actor_kind, 'id', coalesce(e.api_key_id, e.account_id),
-          'name', coalesce(k.name, a.name), 'prefix', k.prefix)) as actor,
+          'name', coalesce(k.name, a.name, case when e.actor_kind = 'github' then e.subject ->> 'actor' end), 'prefix', k.prefix)) as actor,
         case e.actor_kind when 'key' then ${credentialName(this.sql, 'k', 'ka')} when 'account' then coalesce(a.name, 'a person')
-          when 'operator' then 'operator API' else 'a daemon' end as by
+          when 'operator' then 'operator API' when 'github' then 'GitHub: ' || (e.subject ->> 'actor') else 'a daemon' end as by
       from audit_events e
       left join api_keys k on k.id = e.api_key_id
       left join accounts ka on ka.id = k.account_id

@@ -23,6 +23,7 @@ function runInserts(
   },
 ): Fragment {
   const first = run.plan[0] as PlannedStep;
+  const github = run.source === 'github';
   return sql`run as (
       insert into trigger_runs (id, organization_id, project_id, delivery_key, request_digest, trigger_name,
         configuration_revision_id, trigger_revision_id, trigger_id, actor, inputs, plan, max_runtime_ms, api_key_id,
@@ -40,13 +41,16 @@ function runInserts(
       from ready, run
     ), audit as (
       insert into audit_events (organization_id, kind, actor_kind, api_key_id, account_id, subject)
-      select ${run.organizationId}, 'run.dispatched', case when ready.api_key_id is null then 'account' else 'key' end,
+      select ${run.organizationId}, 'run.dispatched',
+        case when ready.api_key_id is not null then 'key' when ready.account_id is not null then 'account' else 'github' end,
         ready.api_key_id, ready.account_id,
         jsonb_build_object('runId', ${run.triggerRunId}::uuid, 'trigger', ${from.trigger.name}::text,
           'projectSlug', ready.project_slug, 'daemon', ${first.daemon}::text)
+          || ${github ? sql`jsonb_build_object('actor', ${run.actor}::text, 'deliveryId', ${run.event?.deliveryId ?? null}::text)` : sql`'{}'::jsonb`}
       from ready, run
-      -- A run no one dispatched (a schedule's) is no one's action: the install that made it is audited.
-      where ready.api_key_id is not null or ready.account_id is not null
+      -- A schedule's run is no one's action: the install that made it is audited. GitHub's is the
+      -- action of the GitHub login that mentioned the app or added the label.
+      where ready.api_key_id is not null or ready.account_id is not null or ${github}
     )`;
 }
 
