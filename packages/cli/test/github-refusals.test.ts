@@ -107,6 +107,20 @@ describe('GitHub refusals and failures: two hubs, the reference daemon, the GitH
     expect(comment?.body).toContain('the daemon "sleepy-box" was offline');
   });
 
+  it('an input the trigger refuses: the run is recorded as failed, and the comment says why', async () => {
+    world.github.addIssue(REPO, { number: 14, title: 'Bad input', body: '' });
+    const delivery = await world.send(mention(14, '@hub-bot fix-tests fail=maybe'));
+    const run = await world.runOf(delivery, (found) => found.status === 'failed');
+    expect(run.message).toMatch(/^The run did not start: its input was refused: .*fail/);
+    const comment = await eventually(
+      async () => world.ours(14).find((found) => found.body.includes('`fix-tests`')),
+      (found) => found !== undefined,
+      'the comment of the refused input',
+    );
+    expect(comment?.body).toContain('❌ `fix-tests` failed');
+    expect(comment?.body).toContain('its input was refused');
+  });
+
   it('GitHub failing (502s, then a rate limit): the run is unaffected, the report arrives after the limit', async () => {
     const comments = /\/issues\/13\/comments$/;
     world.github.failNext({ match: comments, status: 502, times: 3 });

@@ -80,7 +80,10 @@ export async function startUnattendedRun(
     (await runs.recordFailed({ ...common, ...from, message }))
       ? { outcome: 'failed', triggerRunId, message }
       : { outcome: 'already' };
-  if (!parsed.ok) return fail(`The input no longer parses: ${parsed.issues.map((issue) => issue.message).join(' ')}`);
+  if (!parsed.ok)
+    return fail(
+      `The run did not start: its input was refused: ${parsed.issues.map((issue) => issue.message).join(' ')}`,
+    );
   if (first === undefined) return fail(`The trigger ${trigger.name} has no steps.`);
   const executionId = crypto.randomUUID();
   const result = await runs.dispatch({
