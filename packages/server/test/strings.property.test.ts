@@ -99,6 +99,7 @@ describe('hostile strings in every string of every operation', () => {
     executionId: () => randomUUID(),
     code: () => 'daemon_offline',
     file: () => 'favicon-32x32.png',
+    installationId: () => '12345',
   };
 
   const send = (
