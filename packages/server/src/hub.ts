@@ -7,6 +7,7 @@ import type { DispatchTiming, Wakeups } from './runs/index.js';
 import type { Logger } from './http/logger.js';
 import type { PlatformOptions } from './http/platform.js';
 import type { GitHubConfig } from './github/config.js';
+import type { StoredDelivery } from './github/deliveries/sql.js';
 
 export interface HubOptions extends PlatformOptions {
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
@@ -25,6 +26,9 @@ export interface HubOptions extends PlatformOptions {
 export class Hub {
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;
+
+  /** This instance's GitHub worker, once started (main.ts): the webhook hands it what it received. */
+  github?: { received(delivery: StoredDelivery): void };
 
   /**
    * Connections for authenticating keys, whose lastUsedAt write commits without waiting for the

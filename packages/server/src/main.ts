@@ -220,6 +220,7 @@ async function main(): Promise<void> {
       wake: (daemonId) => notices.wake(daemonId),
       health,
     });
+    hub.github = github;
     started('github worker', () => github.close());
   }
   // The first thing a stop does: no new connections, and no more keep-alive.

@@ -147,6 +147,24 @@ describe('the GitHub webhook (external PostgreSQL, two instances)', () => {
     }
   });
 
+  it('a delivery whose receiver died after answering is taken up by another instance once its lease runs out', async () => {
+    // Stored as the receiver stores it, and never acted on: its lease (10 s) has run out.
+    const delivery = randomUUID();
+    await sql`insert into github_deliveries (delivery_id, event, payload, next_attempt_at)
+      values (${delivery}, 'issue_comment', ${sql.json(comment('@hub-bot go'))}, now() - interval '1 second')`;
+    for (let tries = 0; ; tries++) {
+      const [row] = await sql<{ state: string; outcome: string }[]>`
+        select state, outcome from github_deliveries where delivery_id = ${delivery}`;
+      if (row?.state === 'done') {
+        expect(row.outcome).toBe('ignored: no project names the repository');
+        break;
+      }
+      // The workers look at least every 10 s without being told.
+      if (tries > 300) throw new Error(`the delivery was not taken up: ${JSON.stringify(row)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }, 30_000);
+
   it('refuses a body over 2 MiB before reading it, and headers the document requires', async () => {
     const big = await fetch(`${(hubs[0] as RunningHub).url}/api/v1/github/webhook`, {
       method: 'POST',

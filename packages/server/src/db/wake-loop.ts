@@ -6,8 +6,8 @@ export interface WakeLoopOptions {
   sql: Sql;
   /** Its name in the log: `scheduler`, `github worker`. */
   name: string;
-  /** The NOTIFY channel that wakes it at once. */
-  channel: string;
+  /** The NOTIFY channel that wakes it at once; without one, it wakes when its turn said. */
+  channel?: string;
   log: Logger;
   health?: DatabaseHealth;
   /** One look; returns how long to sleep before the next, unless a NOTIFY comes first. */
@@ -33,7 +33,8 @@ export async function startWakeLoop(options: WakeLoopOptions): Promise<{ close()
     nudged = true;
     wakeUp?.();
   };
-  const { unlisten } = await options.sql.listen(options.channel, nudge, nudge);
+  const unlisten =
+    options.channel === undefined ? async () => {} : (await options.sql.listen(options.channel, nudge, nudge)).unlisten;
 
   let waiting = false;
   const loop = (async () => {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.js';
 
-/** Sent when a delivery is stored, a GitHub run ends or a message waits (migration 014's triggers). */
+/** Sent when a GitHub run ends or a message waits (migration 014's triggers): the reporters look. */
 export const GITHUB_CHANNEL = 'hub_github';
 
 export interface StoredDelivery {
@@ -18,19 +18,17 @@ export class DeliveryRepository {
   constructor(private readonly sql: Db) {}
 
   /**
-   * Stores a delivery and wakes the instances' processors, in one statement: `queued`, or
-   * `duplicate` when this X-GitHub-Delivery was stored before (a redelivery; the other instance).
+   * Stores a delivery, leased for `ownMs` to the instance that received it (which acts on it at
+   * once, without waiting for a look); another instance takes it up only if that lease runs out.
+   * Undefined when this X-GitHub-Delivery was stored before (a redelivery; the other instance).
    */
-  async store(deliveryId: string, event: string, payload: unknown): Promise<'queued' | 'duplicate'> {
-    const [row] = await this.sql<{ stored: boolean }[]>`
-      with stored as (
-        insert into github_deliveries (delivery_id, event, payload)
-        values (${deliveryId}, ${event}, ${this.sql.json(payload as never)})
-        on conflict (delivery_id) do nothing
-        returning 1
-      )
-      select exists (select 1 from stored) as stored, pg_notify(${GITHUB_CHANNEL}, '') is null as woken`;
-    return row?.stored === true ? 'queued' : 'duplicate';
+  async store(deliveryId: string, event: string, payload: unknown, ownMs: number): Promise<StoredDelivery | undefined> {
+    const [row] = await this.sql<StoredDelivery[]>`
+      insert into github_deliveries (delivery_id, event, payload, next_attempt_at)
+      values (${deliveryId}, ${event}, ${this.sql.json(payload as never)}, now() + ${ownMs} * interval '1 millisecond')
+      on conflict (delivery_id) do nothing
+      returning delivery_id as "deliveryId", event, payload, attempts`;
+    return row;
   }
 
   /**

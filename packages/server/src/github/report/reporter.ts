@@ -4,9 +4,13 @@ import { failureOf } from '../client.js';
 import { checkSummary, conclusionOf, endedComment, startedComment, type RunFacts } from './bodies.js';
 import { MessageRepository, type Message, type ReportedRun } from './sql.js';
 
-/** Leased per look, and how long a lease holds (an instance that dies mid-report frees it then). */
+/**
+ * Leased per look, and how long a lease holds: an instance that dies mid-report frees it then. One
+ * installation's reports go one at a time, paced by GitHub's limits (a write a second, a comment
+ * every three: @octokit/plugin-throttling), so a lease covers a whole look with room to spare.
+ */
 const BATCH = 20;
-const LEASE_MS = 60_000;
+const LEASE_MS = 300_000;
 /** Output chunks read for the final comment's last lines. */
 const TAIL_CHUNKS = 200;
 
@@ -16,6 +20,8 @@ export interface ReporterOptions {
   /** The dashboard's origin, for the run's link. */
   publicUrl: string;
   log: { warn(message: string, fields?: Record<string, unknown>): void };
+  /** True once the instance stops: what is not begun yet is handed back for any instance to send. */
+  closed: () => boolean;
 }
 
 /**
@@ -30,10 +36,27 @@ export async function reportOnce(options: ReporterOptions): Promise<number> {
     repository.leaseMessages(BATCH, LEASE_MS),
     repository.leaseRuns(BATCH, LEASE_MS),
   ]);
-  await Promise.all([
-    ...messages.map((message) => sendMessage(options, repository, message)),
-    ...runs.map((run) => reportRun(options, repository, run)),
-  ]);
+  // Installations in parallel; each one's reports in turn (GitHub paces each installation's writes).
+  const byInstallation = new Map<number, (() => Promise<void>)[]>();
+  const queue = (installationId: number, send: () => Promise<void>) =>
+    byInstallation.set(installationId, [...(byInstallation.get(installationId) ?? []), send]);
+  const handedBack = { messages: [] as string[], runs: [] as string[] };
+  for (const message of messages)
+    queue(message.installationId, async () => {
+      if (options.closed()) handedBack.messages.push(message.id);
+      else await sendMessage(options, repository, message);
+    });
+  for (const run of runs)
+    queue(run.installationId, async () => {
+      if (options.closed()) handedBack.runs.push(run.triggerRunId);
+      else await reportRun(options, repository, run);
+    });
+  await Promise.all(
+    [...byInstallation.values()].map(async (sends) => {
+      for (const send of sends) await send();
+    }),
+  );
+  await repository.handBack(handedBack);
   return messages.length + runs.length;
 }
 

@@ -152,6 +152,14 @@ export class MessageRepository {
       .join('');
   }
 
+  /** Leases given up unused (the instance stops): due again at once, for any instance. */
+  async handBack(leased: { messages: string[]; runs: string[] }): Promise<void> {
+    if (leased.messages.length > 0)
+      await this.sql`update github_messages set next_attempt_at = now() where id = any(${leased.messages}::uuid[])`;
+    if (leased.runs.length > 0)
+      await this.sql`update github_runs set next_attempt_at = now() where trigger_run_id = any(${leased.runs}::uuid[])`;
+  }
+
   /** When the next message or run report is due, if any. */
   async nextDue(): Promise<Date | undefined> {
     const [row] = await this.sql<{ at: Date | null }[]>`

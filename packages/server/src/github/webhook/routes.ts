@@ -5,6 +5,13 @@ import { isReadEvent } from '../events.js';
 import { checkSignature } from './signature.js';
 import { HttpProblem } from '../../problems/problem.js';
 
+/**
+ * How long the receiving instance holds a delivery it has stored before any other may act on it:
+ * it acts at once, so this is only how long a delivery waits when its receiver died just after
+ * answering.
+ */
+const RECEIVER_LEASE_MS = 10_000;
+
 const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
 const EVENT = /^[a-z_]{1,64}$/;
 
@@ -43,8 +50,10 @@ export function githubWebhookHandlers(hub: Hub): Handlers {
           res.status(202).json({ delivery, status: 'ignored' });
           return;
         }
-        const status = await new DeliveryRepository(hub.sql).store(delivery, event, body);
-        res.status(202).json({ delivery, status });
+        const stored = await new DeliveryRepository(hub.sql).store(delivery, event, body, RECEIVER_LEASE_MS);
+        res.status(202).json({ delivery, status: stored === undefined ? 'duplicate' : 'queued' });
+        // Committed before the answer; acted on here at once, after it.
+        if (stored !== undefined) hub.github?.received(stored);
       },
       { authenticate: checkSignature(hub.options.github) },
     ),
