@@ -148,10 +148,17 @@ describe('GitHub refusals and failures: two hubs, the reference daemon, the GitH
     );
     expect(Date.now()).toBeGreaterThanOrEqual(resetAt * 1000);
     expect(comment?.body).toContain('✅ `fix-tests` succeeded');
-    const [after] = await world.sql<{ delayedUntil: Date | null; ended: Date | null }[]>`
-      select delayed_until as "delayedUntil", ended_reported_at as ended from github_runs
-      where trigger_run_id = ${run.triggerRunId}`;
-    expect(after?.ended).not.toBeNull();
+    // GitHub has the comment a moment before the hub has recorded that it is sent.
+    const after = await eventually(
+      async () =>
+        (
+          await world.sql<{ delayedUntil: Date | null; ended: Date | null }[]>`
+            select delayed_until as "delayedUntil", ended_reported_at as ended from github_runs
+            where trigger_run_id = ${run.triggerRunId}`
+        )[0],
+      (row) => row?.ended !== null && row?.ended !== undefined,
+      'the end recorded as reported',
+    );
     expect(after?.delayedUntil).toBeNull();
     expect(world.github.rejected).toEqual([]);
   }, 60_000);

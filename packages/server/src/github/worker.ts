@@ -58,6 +58,7 @@ export async function startGitHubWorker(options: GitHubWorkerOptions): Promise<G
     pullHead: (installationId: number, repository: string, number: number) =>
       client.pullHead(installationId, repository, number),
     wake: options.wake,
+    kept: { models: new Map(), triggerIds: new Map() },
   };
   const inFlight = new Set<Promise<void>>();
 

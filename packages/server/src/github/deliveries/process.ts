@@ -7,7 +7,7 @@ import { readEvent, type GitHubEvent, type Item, type Subject } from '../events.
 import { findMention } from '../mention.js';
 import { refusedActorReply, unknownTriggerReply } from '../report/bodies.js';
 import { MessageRepository, type MessageBody } from '../report/sql.js';
-import { linkedProject } from './projects.js';
+import { linkedProject, revisionModel } from './projects.js';
 import { DeliveryRepository, type StoredDelivery } from './sql.js';
 
 export interface ProcessOptions {
@@ -17,7 +17,16 @@ export interface ProcessOptions {
   /** A pull request's head (commit and branch), when the payload lacks it (an issue comment on a pull request). */
   pullHead: (installationId: number, repository: string, number: number) => Promise<{ sha: string; ref: string }>;
   wake: (daemonId: string) => void;
+  /** Kept between deliveries: revisions' models by id, and A's trigger ids by project and name (neither ever changes). */
+  kept?: { models: Map<string, CompiledConfiguration>; triggerIds: Map<string, string> };
 }
+
+/** Entries kept of each, at most: the oldest is forgotten first. */
+const KEPT = 500;
+const keep = <T>(kept: Map<string, T>, key: string, value: T) => {
+  if (kept.size >= KEPT) kept.delete(kept.keys().next().value as string);
+  kept.set(key, value);
+};
 
 type Outcome = { outcome: string; woken: string[] };
 
@@ -34,7 +43,7 @@ export async function processDelivery(options: ProcessOptions, delivery: StoredD
   if (event.kind === 'ignored') return finish(options, delivery, `ignored: ${event.reason}`);
   const project = await linkedProject(options.sql, event.item.repository, event.item.installationId);
   if ('ignored' in project) return finish(options, delivery, `ignored: ${project.ignored}`);
-  const model = project.model ?? { shape: 'configuration', environments: [], triggers: [] };
+  const model = await modelOf(options, project.revisionId);
   const chosen = choose(event, model, options.config.slug);
   if (chosen.kind === 'none') return finish(options, delivery, `ignored: ${chosen.reason}`);
   const item = await withHead(options, event.item, chosen.kind === 'run');
@@ -48,8 +57,11 @@ export async function processDelivery(options: ProcessOptions, delivery: StoredD
     }
     const started: string[] = [];
     const woken: string[] = [];
+    const tracked: string[] = [];
     for (const [index, run] of chosen.runs.entries()) {
+      const known = `${project.projectId}/${run.trigger.name}`;
       const result = await startUnattendedRun(tx, options.timing, {
+        triggerId: options.kept?.triggerIds.get(known),
         organizationId: project.organizationId,
         projectId: project.projectId,
         revisionId: project.revisionId as string,
@@ -64,19 +76,36 @@ export async function processDelivery(options: ProcessOptions, delivery: StoredD
         event: runEvent(item, event, delivery.deliveryId),
         templateEvent: templateEvent(item),
       });
-      if (result.outcome === 'started') woken.push(result.daemonId);
+      if (result.outcome === 'started') {
+        woken.push(result.daemonId);
+        if (options.kept !== undefined) keep(options.kept.triggerIds, known, result.triggerId);
+      }
       if (result.outcome === 'started' || result.outcome === 'failed') {
         started.push(`${result.outcome} ${run.trigger.name}`);
-        await messages.trackRun({ ...base, triggerRunId: result.triggerRunId, item });
+        tracked.push(result.triggerRunId);
       }
     }
-    if (started.length > 0) await messages.queue({ ...base, kind: 'reaction', body: reactionOf(event.subject) });
     const outcome = started.join(', ') || 'already started';
-    await new DeliveryRepository(tx).done(delivery.deliveryId, outcome);
+    // Sent together: postgres.js pipelines them on the transaction's connection.
+    await Promise.all([
+      ...tracked.map((triggerRunId) => messages.trackRun({ ...base, triggerRunId, item })),
+      ...(started.length > 0 ? [messages.queue({ ...base, kind: 'reaction', body: reactionOf(event.subject) })] : []),
+      new DeliveryRepository(tx).done(delivery.deliveryId, outcome),
+    ]);
     return { outcome, woken };
   });
   for (const daemonId of woken) options.wake(daemonId);
   return outcome;
+}
+
+/** The project's active model; an empty one when it has none (a mention then lists no triggers). */
+async function modelOf(options: ProcessOptions, revisionId: string | null): Promise<CompiledConfiguration> {
+  if (revisionId === null) return { shape: 'configuration', environments: [], triggers: [] };
+  const kept = options.kept?.models.get(revisionId);
+  if (kept !== undefined) return kept;
+  const model = await revisionModel(options.sql, revisionId);
+  if (options.kept !== undefined) keep(options.kept.models, revisionId, model);
+  return model;
 }
 
 type Choice =

@@ -8,7 +8,14 @@ export interface LinkedProject {
   slug: string;
   /** The active configuration revision, if the project has one. */
   revisionId: string | null;
-  model: CompiledConfiguration | null;
+}
+
+/** A revision's compiled model (a revision never changes: callers may keep it). */
+export async function revisionModel(sql: Db, revisionId: string): Promise<CompiledConfiguration> {
+  const [row] = await sql<{ model: CompiledConfiguration }[]>`
+    select model from configuration_revisions where id = ${revisionId}`;
+  if (row === undefined) throw new Error(`configuration revision ${revisionId} is gone`);
+  return row.model;
 }
 
 /**
@@ -21,7 +28,7 @@ export async function linkedProject(
   installationId: number,
 ): Promise<LinkedProject | { ignored: string }> {
   const [row] = await sql<(LinkedProject & { linked: boolean })[]>`
-    select p.id as "projectId", p.organization_id as "organizationId", p.slug, r.id as "revisionId", r.model,
+    select p.id as "projectId", p.organization_id as "organizationId", p.slug, r.id as "revisionId",
       exists (select 1 from github_installations i
               where i.installation_id = ${installationId} and i.organization_id = p.organization_id) as linked
     from projects p
