@@ -121,10 +121,11 @@ describe('GitHub refusals and failures: two hubs, the reference daemon, the GitH
     expect(comment?.body).toContain('its input was refused');
   });
 
-  it('GitHub failing (502s, then a rate limit): the run is unaffected, the report arrives after the limit', async () => {
+  it('GitHub failing (a 502, then a rate limit): the run is unaffected, the report arrives after the limit', async () => {
     const comments = /\/issues\/13\/comments$/;
-    world.github.failNext({ match: comments, status: 502, times: 3 });
-    const resetAt = Math.floor(Date.now() / 1000) + 8;
+    // A 502 (Octokit tries again a second later), then a rate limit whose reset is still ahead.
+    world.github.failNext({ match: comments, status: 502, times: 1 });
+    const resetAt = Math.floor(Date.now() / 1000) + 6;
     world.github.rateLimitNext({ match: comments, times: 1, resetAt });
     const delivery = await world.send(mention(13, '@hub-bot fix-tests lines=2'));
     const run = await world.runOf(delivery, (found) => found.status === 'succeeded');
@@ -160,6 +161,12 @@ describe('GitHub refusals and failures: two hubs, the reference daemon, the GitH
       'the end recorded as reported',
     );
     expect(after?.delayedUntil).toBeNull();
+    // What GitHub saw: the 502, the request after it (rate-limited), and the one after the reset.
+    expect(
+      world.github.requests
+        .filter((request) => request.method === 'POST' && comments.test(request.path))
+        .map((request) => request.status),
+    ).toEqual([502, 403, 201]);
     expect(world.github.rejected).toEqual([]);
   }, 60_000);
 });
