@@ -46,6 +46,8 @@ export interface Config {
   compile: { memoryMb: number; queueCharacters: number | undefined };
   /** HUB_GITHUB_*: the hub's GitHub App (DECISIONS.md, GitHub); undefined when GitHub is off. */
   github: GitHubConfig | undefined;
+  /** HUB_METRICS_TOKEN (DECISIONS.md, Metrics). */
+  metricsToken: string | undefined;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -146,7 +148,18 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
           : whole(env, 'HUB_COMPILE_QUEUE_CHARACTERS', 0, 0, 1_000_000_000, 'a whole number of characters'),
     },
     github: readGitHubConfig(env),
+    metricsToken: metricsToken(env.HUB_METRICS_TOKEN),
   };
+}
+
+/** HUB_METRICS_TOKEN: at least 16 characters (a scrape's only credential), printable, no spaces. */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (!/^[\x21-\x7e]{16,512}$/.test(raw))
+    throw new Error(
+      'HUB_METRICS_TOKEN must be 16 to 512 printable characters without spaces (such as the output of openssl rand -hex 32)',
+    );
+  return raw;
 }
 
 /** `<limit>/<window seconds>`, e.g. `30/300`: at most 30 counted in 300 s. */

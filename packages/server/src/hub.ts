@@ -20,6 +20,8 @@ export interface HubOptions extends PlatformOptions {
   throttle?: ThrottlePolicies;
   /** The hub's GitHub App (HUB_GITHUB_*); absent, GitHub is off: the webhook answers 404 and no GitHub trigger fires. */
   github?: GitHubConfig;
+  /** HUB_METRICS_TOKEN: GET /metrics requires it as a bearer; unset, loopback clients only. */
+  metricsToken?: string;
 }
 
 /** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */

@@ -189,6 +189,7 @@ async function main(): Promise<void> {
       throttle: config.throttle,
       trustProxy: config.trustProxy,
       ...(config.github === undefined ? {} : { github: config.github }),
+      ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
     },
     authSql,
     wakeups,

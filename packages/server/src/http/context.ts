@@ -3,6 +3,8 @@ import type { Request } from 'express';
 /** What the hub attaches to a request on its way through. */
 export interface RequestContext {
   requestId: string;
+  /** The operation the request reached (its OpenAPI operationId, or `metrics`): the metrics' label. */
+  operationId?: string;
   /** Set by the API-key middleware. */
   auth?: { keyId: string; organizationId: string };
   /** Set by the daemon-signature middleware. */

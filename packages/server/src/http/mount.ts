@@ -91,7 +91,12 @@ export function mountOperations(
     throw new Error(`operations of the OpenAPI document without a handler: ${missing.join(', ')}`);
   for (const operation of operations) {
     const handler = handlers[operation.operationId as OperationId] as Handler<OperationId>;
+    const named: RequestHandler = (req, _res, next) => {
+      contextOf(req).operationId = operation.operationId;
+      next();
+    };
     const chain = [
+      named,
       ...(hub.options.validateResponses === true ? [checkResponses(hub, validator, operation)] : []),
       ...steps(hub, validator, operation, handler),
     ];

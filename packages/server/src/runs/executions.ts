@@ -1,4 +1,5 @@
 import type { TransactionSql } from 'postgres';
+import { countCompleted } from '../metrics/index.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
@@ -117,6 +118,7 @@ export class ExecutionRepository {
       )
       select (select count(*) from lost)::int as executions, (select count(*) from failed)::int as runs`,
     );
+    if (row !== undefined) countCompleted('failed', row.runs);
     return row ?? { executions: 0, runs: 0 };
   }
 
@@ -166,6 +168,7 @@ export class ExecutionRepository {
       )
       select (select count(*) from late)::int as executions, (select count(*) from overdue)::int as overdue, (select count(*) from late_runs)::int as runs`,
     );
+    if (row !== undefined) countCompleted('timed_out', row.runs);
     return row ?? { executions: 0, overdue: 0, runs: 0 };
   }
 }
@@ -217,6 +220,7 @@ export async function lockRun(
 
 export async function endRun(tx: TransactionSql, triggerRunId: string, status: string): Promise<void> {
   await tx`update trigger_runs set status = ${status}, finished_at = now() where id = ${triggerRunId}`;
+  countCompleted(status);
 }
 
 /** The organization's active daemon of that name, if any. */

@@ -2,6 +2,7 @@ import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
 import type { Sql, TransactionSql } from 'postgres';
 import type { DatabaseHealth } from '../db/health.js';
 import { startWakeLoop } from '../db/wake-loop.js';
+import { scheduleTicks } from '../metrics/index.js';
 import type { Logger } from '../http/logger.js';
 import { startUnattendedRun } from '../runs/index.js';
 import type { Clock } from './clock.js';
@@ -98,6 +99,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
         before: plan.skipped.to.toISOString(),
         firing: plan.fire?.toISOString() ?? 'none: over an hour late',
       });
+    if (plan.skipped !== undefined) scheduleTicks.inc({ result: 'skipped' });
     if (plan.fire === undefined || !entry.projectActive || !entry.revisionActive) return undefined;
     const tick = plan.fire.toISOString();
     const known = `${entry.projectId}/${entry.triggerName}`;
@@ -116,6 +118,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
       templateEvent: { scheduled_at: tick },
     });
     if (started.outcome === 'started') remember(triggerIds, known, started.triggerId);
+    if (started.outcome === 'started' || started.outcome === 'failed') scheduleTicks.inc({ result: started.outcome });
     if (started.outcome === 'failed')
       log.warn('a scheduled run failed to start', { ...where, tick, reason: started.message });
     return started.outcome === 'started' ? started.daemonId : undefined;

@@ -1,4 +1,5 @@
 import { digest } from '../../auth/secrets.js';
+import { countStarted } from '../../metrics/index.js';
 import { RunRepository } from './sql.js';
 import type { Dispatched, Dispatcher } from './model.js';
 import { assignmentOf } from './plan.js';
@@ -58,6 +59,7 @@ export async function dispatchHinted(
     else if (!result.current) hints.forgetTrigger(key.organizationId, request.projectSlug, request.trigger);
     return undefined;
   }
+  countStarted('manual');
   dispatcher.wake(result.daemonId);
   return {
     deliveryKey: request.deliveryKey,

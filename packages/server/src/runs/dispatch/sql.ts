@@ -2,6 +2,7 @@ import type { CompiledTrigger } from '@hub/compiler';
 import type { Fragment } from 'postgres';
 import type { Db } from '../../db/connect.js';
 import { keyCheck, type CliCredentialExpiry } from '../../auth/api-key.js';
+import { countCompleted, countStarted } from '../../metrics/index.js';
 import { deliveryColumn, deliveryOf, lookupColumn, lookupOf, type DeliveryRow } from './lookup.js';
 import type { Delivery, FoundTrigger, NewRun, PlannedStep, TriggerHint } from './model.js';
 
@@ -144,6 +145,7 @@ export class RunRepository {
     if (result.daemonId === null) return { outcome: 'not_enrolled' };
     if (result.online !== true) return { outcome: 'offline' };
     if (result.receiptId === null) return { outcome: 'taken' };
+    countStarted(run.source ?? 'manual');
     return { outcome: 'dispatched', daemonId: result.daemonId, receiptId: result.receiptId };
   }
 
@@ -169,6 +171,7 @@ export class RunRepository {
         ${run.event === undefined ? null : this.sql.json(run.event)}, ${run.message})
       on conflict (organization_id, delivery_key) do nothing
       returning id`;
+    if (rows.length > 0) countCompleted('failed');
     return rows.length > 0;
   }
 

@@ -1,0 +1,183 @@
+// GET /metrics (DECISIONS.md, Metrics) on a real hub: the guard (loopback only, or the token),
+// Prometheus's own checker (`promtool check metrics`) finds nothing, counters move by exactly the
+// requests and runs the test made, and no label value comes from what a client sent.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, setUp } from './support/client.js';
+import { TestDaemon } from './support/daemon.js';
+import { hubOn } from './support/hub.js';
+
+const TOKEN = 'metrics-token-for-tests-0123456789';
+const CONFIGURATION = `
+environments:
+  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
+triggers:
+  - name: fix-tests
+    max_runtime: 1h
+    on: { manual.run: {} }
+    filters: { from_users: [dev-lead] }
+    steps:
+      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
+`;
+
+/** `name{labels} value` lines of the text format, as [name, labels, value]. */
+function samples(text: string): [string, Record<string, string>, number][] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (match === null) throw new Error(`not a sample: ${line}`);
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [
+          pair[1],
+          pair[2],
+        ]),
+      );
+      return [match[1] as string, labels as Record<string, string>, Number(match[3])];
+    });
+}
+
+describe('GET /metrics (external PostgreSQL)', () => {
+  let hub: Awaited<ReturnType<typeof hubOn>>;
+  let guarded: Awaited<ReturnType<typeof hubOn>>;
+  let behindProxy: Awaited<ReturnType<typeof hubOn>>;
+  let ctx: Awaited<ReturnType<typeof setUp>>;
+  let daemon: TestDaemon;
+
+  const scrape = async () => {
+    const answer = await call(hub, 'GET', '/metrics');
+    expect(answer.status, answer.text).toBe(200);
+    return answer.text;
+  };
+  const value = (text: string, name: string, labels: Record<string, string>) =>
+    samples(text)
+      .filter(([found, has]) => found === name && Object.entries(labels).every(([key, want]) => has[key] === want))
+      .reduce((sum, [, , count]) => sum + count, 0);
+
+  beforeAll(async () => {
+    [hub, guarded, behindProxy] = await Promise.all([
+      hubOn('external'),
+      hubOn('external', { HUB_METRICS_TOKEN: TOKEN }),
+      hubOn('external', { HUB_TRUST_PROXY: 'loopback' }),
+    ]);
+    ctx = await setUp(hub);
+    daemon = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(300);
+    await daemon.heartbeat();
+    const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+    });
+    expect(installed.status, installed.text).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    daemon?.stop();
+    await Promise.all([hub, guarded, behindProxy].map((each) => each?.close()));
+  });
+
+  it('answers loopback clients in the text format, which promtool finds nothing to report in', async () => {
+    const answer = await call(hub, 'GET', '/metrics');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    for (const name of [
+      'hub_http_requests_total',
+      'hub_http_request_duration_seconds',
+      'hub_runs_started_total',
+      'hub_runs_completed_total',
+      'hub_schedule_ticks_total',
+      'hub_daemons_online',
+      'hub_database_up',
+      'hub_process_cpu_seconds_total',
+    ])
+      expect(answer.text).toContain(`# TYPE ${name} `);
+    expect(value(answer.text, 'hub_database_up', {})).toBe(1);
+    expect(value(answer.text, 'hub_daemons_online', {})).toBe(1);
+    const checked = spawnSync('promtool', ['check', 'metrics'], { input: answer.text, encoding: 'utf8' });
+    expect(checked.error, 'promtool (apt-get install prometheus)').toBeUndefined();
+    expect(`${checked.stdout}${checked.stderr}`).toBe('');
+    expect(checked.status).toBe(0);
+  });
+
+  it('with HUB_METRICS_TOKEN, requires it as a bearer; without, refuses a client a trusted proxy names', async () => {
+    expect((await call(guarded, 'GET', '/metrics')).status).toBe(401);
+    expect((await call(guarded, 'GET', '/metrics', { token: `${TOKEN}x` })).status).toBe(401);
+    expect((await call(guarded, 'GET', '/metrics', { token: TOKEN })).status).toBe(200);
+    const proxied = await call(behindProxy, 'GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(proxied.status).toBe(403);
+    expect(proxied.text).toContain('HUB_METRICS_TOKEN');
+    expect((await call(behindProxy, 'GET', '/metrics')).status).toBe(200);
+  });
+
+  it('counts exactly the requests and runs made, by operation, status and source', async () => {
+    const before = await scrape();
+    for (let i = 0; i < 3; i++)
+      expect((await call(hub, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(200);
+    expect((await call(hub, 'GET', '/api/v1/projects', { token: 'hub_pk_nope' })).status).toBe(401);
+    const runs: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await call(hub, 'POST', '/api/v1/manual-runs', {
+        token: ctx.key,
+        body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: randomUUID() },
+      });
+      expect(answer.status, answer.text).toBe(200);
+      runs.push(answer.body.triggerRunId as string);
+    }
+    // Both runs end: the daemon takes each assignment and reports it succeeded.
+    for (let i = 0; i < 2; i++) {
+      const next = await daemon.next(5);
+      expect(next.status, next.text).toBe(200);
+      expect((await daemon.report(next.body.assignment.executionId, 'running')).status).toBeLessThan(300);
+      expect((await daemon.report(next.body.assignment.executionId, 'succeeded', { exitCode: 0 })).status).toBeLessThan(
+        300,
+      );
+    }
+    const after = await scrape();
+    const moved = (name: string, labels: Record<string, string>) =>
+      value(after, name, labels) - value(before, name, labels);
+    expect(moved('hub_http_requests_total', { operation: 'listProjects', status: '200' })).toBe(3);
+    expect(moved('hub_http_requests_total', { operation: 'listProjects', status: '401' })).toBe(1);
+    expect(moved('hub_http_request_duration_seconds_count', { operation: 'listProjects' })).toBe(4);
+    expect(moved('hub_runs_started_total', { source: 'manual' })).toBe(2);
+    expect(moved('hub_runs_completed_total', { status: 'succeeded' })).toBe(2);
+    // The scrape before this one was counted when its answer ended.
+    expect(moved('hub_http_requests_total', { operation: 'metrics', status: '200' })).toBe(1);
+  });
+
+  it('takes no label value from what a client sent', async () => {
+    const hostile = [
+      '/api/v1/projects/<script>alert(1)</script>',
+      '/api/v1/%22%7D%20evil',
+      '/x%0Aevil_total 1',
+      '/ünïcode',
+    ];
+    for (const path of hostile)
+      await call(hub, 'GET', path, { token: ctx.key, headers: { 'x-request-id': 'evil"label' } });
+    await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: 'evil"project', trigger: 'evil{trigger}', actor: 'evil\nactor', deliveryKey: 'evil' },
+    });
+    const text = await scrape();
+    const allowed: Record<string, RegExp> = {
+      operation: /^(?:[a-z][A-Za-z]+|page|unmatched|metrics)$/,
+      status: /^(?:\d{3}|succeeded|failed|cancelled|timed_out|other)$/,
+      source: /^(?:manual|schedule|github|other)$/,
+      result: /^(?:started|failed|skipped)$/,
+      le: /^(?:[\d.e+-]+|\+Inf)$/,
+      version: /^v?[\d.]+$/,
+      major: /^\d+$/,
+      minor: /^\d+$/,
+      patch: /^\d+$/,
+      kind: /^[a-z]+$/,
+      space: /^[a-z_]+$/,
+      // Node's own: the kinds of resources and handles its event loop holds (hub_nodejs_active_*).
+      type: /^[A-Za-z]+$/,
+    };
+    for (const [name, labels] of samples(text))
+      for (const [label, shown] of Object.entries(labels)) {
+        expect(allowed[label], `${name}: label ${label}`).toBeDefined();
+        expect(shown, `${name}{${label}}`).toMatch(allowed[label] as RegExp);
+      }
+    expect(text).not.toContain('evil');
+  });
+});
