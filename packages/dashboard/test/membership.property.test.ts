@@ -13,7 +13,7 @@ import { hubOn } from '../../server/test/support/hub.js';
 import { openStream, type Stream } from '../../server/test/support/sse.js';
 import { cookieOf, form, page, PASSWORD, setUpOwner, type Hub } from './support/hub-pages.js';
 
-const SEQUENCES = 200;
+const SEQUENCES = 120;
 /**
  * The sequences' seed: fixed, so that the cases the test must meet (below) are met on every run,
  * and a failure is reproduced by running again; HUB_PROPERTY_SEED explores others.
