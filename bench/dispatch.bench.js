@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { createDatabase, postgres } from './database.js';
 import { startProcess as startChild } from './process.js';
-import { cleanupOnExit } from './report.js';
+import { cleanupOnExit, printProcesses } from './report.js';
 
 /** The target: the hub's dispatches per second at least this share of the baseline's (issue 15). */
 const TARGET_RATIO = 0.7;
@@ -505,13 +505,7 @@ try {
 } catch (error) {
   if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
   console.error(error);
-  for (const [name, { child, output }] of processes) {
-    const exited =
-      child.exitCode === null && child.signalCode === null
-        ? 'running'
-        : `exited (${child.exitCode ?? child.signalCode})`;
-    console.error(`\n${name}, ${exited}, printed:\n${output().slice(-4000) || '(nothing)'}`);
-  }
+  printProcesses(processes);
   process.exitCode = 1;
 } finally {
   await cleanUp();

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { createDatabase, postgres } from './database.js';
 import { startGitHubSink } from './github-sink.js';
 import { startProcess } from './process.js';
-import { check, cleanupOnExit, quantile, table } from './report.js';
+import { check, cleanupOnExit, quantile, table, printProcesses } from './report.js';
 
 /** Sequential deliveries (and as many manual dispatches, interleaved) after LATENCY_WARMUP pairs unmeasured. */
 const LATENCY_N = Number(process.env.HUB_BENCH_GITHUB_LATENCY_N || 200);
@@ -1030,13 +1030,7 @@ async function main() {
   } catch (error) {
     if (interrupted()) await new Promise(() => {}); // the SIGINT handler cleans up and exits
     console.error(error);
-    for (const [name, { child, output }] of processes) {
-      const exited =
-        child.exitCode === null && child.signalCode === null
-          ? 'running'
-          : `exited (${child.exitCode ?? child.signalCode})`;
-      console.error(`\n${name}, ${exited}, printed:\n${output().slice(-4000) || '(nothing)'}`);
-    }
+    printProcesses(processes);
     process.exitCode = 1;
   } finally {
     await cleanUp();

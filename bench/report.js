@@ -65,3 +65,18 @@ export function cleanupOnExit(initial) {
   });
   return { cleanups, cleanUp, interrupted: () => interrupted };
 }
+
+/**
+ * What each process a bench started printed last, and whether it still runs: for the report of a
+ * bench that failed.
+ * @param {Iterable<[string, { child: import('node:child_process').ChildProcess, output: () => string }]>} processes
+ */
+export function printProcesses(processes) {
+  for (const [name, { child, output }] of processes) {
+    const exited =
+      child.exitCode === null && child.signalCode === null
+        ? 'running'
+        : `exited (${child.exitCode ?? child.signalCode})`;
+    console.error(`\n${name}, ${exited}, printed:\n${output().slice(-4000) || '(nothing)'}`);
+  }
+}
