@@ -26,6 +26,7 @@ import { countRequests, metricsRoute } from './metrics/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/index.js';
 import { githubWebhookHandlers } from './github/index.js';
+import { webhookHandlers } from './webhooks/index.js';
 
 export { Hub, type HubOptions } from './hub.js';
 
@@ -62,6 +63,7 @@ export function createApp(hub: Hub): Express {
     ...documentationHandlers(),
     ...schemaHandlers(hub),
     ...githubWebhookHandlers(hub),
+    ...webhookHandlers(hub),
   });
   // What the operations did not answer (pages, and the 404 and 405 after them): a body left unread
   // when the answer starts is not read to its end, as on the operations.

@@ -13,6 +13,7 @@ import { DEFAULT_DEVICE_LOGIN } from './logins/index.js';
 import { DEFAULT_CLI_CREDENTIAL_EXPIRY, type CliCredentialExpiry } from './auth/api-key.js';
 import { DEFAULT_STREAM_RECHECK_MS } from './runs/index.js';
 import { readGitHubConfig, type GitHubConfig } from './github/config.js';
+import { readWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 export interface Config {
   host: string;
@@ -48,6 +49,8 @@ export interface Config {
   github: GitHubConfig | undefined;
   /** HUB_METRICS_TOKEN (DECISIONS.md, Metrics). */
   metricsToken: string | undefined;
+  /** HUB_WEBHOOK_* (DECISIONS.md, Outbound webhooks). */
+  webhooks: WebhookSettings;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -149,6 +152,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     },
     github: readGitHubConfig(env),
     metricsToken: metricsToken(env.HUB_METRICS_TOKEN),
+    webhooks: readWebhookSettings(env),
   };
 }
 

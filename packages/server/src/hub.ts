@@ -8,6 +8,7 @@ import type { Logger } from './http/logger.js';
 import type { PlatformOptions } from './http/platform.js';
 import type { GitHubConfig } from './github/config.js';
 import type { StoredDelivery } from './github/deliveries/sql.js';
+import type { WebhookSettings } from './webhooks/settings.js';
 
 export interface HubOptions extends PlatformOptions {
   /** The daemon protocol's clocks; DECISIONS.md's 30 s unless tuned (tests shorten them). */
@@ -22,6 +23,8 @@ export interface HubOptions extends PlatformOptions {
   github?: GitHubConfig;
   /** HUB_METRICS_TOKEN: GET /metrics requires it as a bearer; unset, loopback clients only. */
   metricsToken?: string;
+  /** HUB_WEBHOOK_*: where webhooks may go, and their schedule; DEFAULT_WEBHOOKS unless tuned. */
+  webhooks?: WebhookSettings;
 }
 
 /** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */

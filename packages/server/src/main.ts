@@ -21,6 +21,7 @@ import { RetentionRepository, startSweeper } from './retention/index.js';
 import { AssignmentNotices, DEFAULT_TIMING, ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { clockOf, startScheduler } from './schedules/index.js';
 import { startGitHubWorker } from './github/index.js';
+import { startWebhookWorker } from './webhooks/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
 import { drainable } from './http/shutdown.js';
 import { startingGate } from './http/starting.js';
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
       trustProxy: config.trustProxy,
       ...(config.github === undefined ? {} : { github: config.github }),
       ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
+      webhooks: config.webhooks,
     },
     authSql,
     wakeups,
@@ -224,6 +226,14 @@ async function main(): Promise<void> {
     hub.github = github;
     started('github worker', () => github.close());
   }
+  const webhooks = await startWebhookWorker({
+    sql,
+    log,
+    settings: config.webhooks,
+    offlineAfterMs: (config.timing ?? DEFAULT_TIMING).offlineAfterMs,
+    health,
+  });
+  started('webhook deliverer', () => webhooks.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
 

@@ -336,6 +336,13 @@ describe('the OpenAPI document', () => {
       getExecutionOutput: 'runs:read',
       getRunExecutionOutput: 'runs:read',
       listAuditEvents: 'audit:read',
+      listWebhookEndpoints: 'webhooks:manage',
+      createWebhookEndpoint: 'webhooks:manage',
+      deleteWebhookEndpoint: 'webhooks:manage',
+      enableWebhookEndpoint: 'webhooks:manage',
+      listWebhookDeliveries: 'webhooks:manage',
+      getWebhookDelivery: 'webhooks:manage',
+      resendWebhookDelivery: 'webhooks:manage',
     });
     for (const [operationId, scope] of Object.entries(scopes))
       expect(byId(operationId).security).toEqual([{ bearerAuth: [scope] }]);
@@ -458,7 +465,7 @@ describe('the OpenAPI document', () => {
       }
     }
     // The GitHub links (issue 27): an installation to link, and a repository set and cleared.
-    expect(count).toBe(22);
+    expect(count).toBe(23);
   });
 
   it("lists every issue code (the request codes, the hub's content codes and the compiler's) and every problem code, as the hub has them", () => {
@@ -568,11 +575,13 @@ describe('a hub answers as its OpenAPI document says', () => {
 
   it('answers every bearer operation 401 without a valid key, and 403 naming the scope the document names', async () => {
     const bearer = checker.operations().filter(({ operation }) => operation['x-hub-scope'] !== undefined);
-    expect(bearer.length).toBe(15);
+    expect(bearer.length).toBe(22);
     for (const { method, path: template, operation } of bearer) {
       const path = template
         .replace('{triggerRunId}', '00000000-0000-4000-8000-000000000000')
-        .replace('{executionId}', '00000000-0000-4000-8000-000000000001');
+        .replace('{executionId}', '00000000-0000-4000-8000-000000000001')
+        .replace('{endpointId}', '00000000-0000-4000-8000-000000000002')
+        .replace('{deliveryId}', '00000000-0000-4000-8000-000000000003');
       const missing = await send(method, path, {}, 401);
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
       await send(method, path, { token: 'hub_pk_nonsense' }, 401);

@@ -7,6 +7,7 @@ const MEANINGS: Readonly<Record<string, string>> = {
   'runs:read': 'read runs and their results',
   'daemons:enroll': 'connect machines to the organization as daemons',
   'audit:read': "read the organization's audit events",
+  'webhooks:manage': "register and remove webhook endpoints, which receive the organization's runs and installs",
 };
 
 /** The meaning of a scope, or undefined for one this dashboard does not know (the hub may have added it). */

@@ -520,6 +520,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The organization's webhook endpoints, oldest first, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an endpoint that the hub POSTs the organization's events to, signed as Standard Webhooks say (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in the answer, which is shown this once. The URL must be `https://` and its host resolve to public addresses only: a private, loopback or link-local address is 422 `invalid_webhook_destination` naming why (unless the hub runs with `HUB_WEBHOOK_ALLOW_PRIVATE=true`, which also allows `http://`). The address is checked again on every delivery, on the address actually connected to. Events are queued for the endpoint from now on; a 2xx within 10 s delivers one, anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint receives nothing more; its pending deliveries are dropped, and its delivery log with it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint again
+         * @description An endpoint that the hub disabled (5 days of failed deliveries and none delivered) receives events again: its deliveries still pending are tried at once, and events are queued for it from now on. Enabling an enabled endpoint changes nothing.
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's delivery log, newest first, a page at a time (pass `nextCursor` as `cursor`): each event sent or to be sent to it, with its last attempt. Deliveries are kept 30 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+                /** @description A delivery's id (from the endpoint's deliveries): a UUID; any other value is not found. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Show a delivery
+         * @description A delivery with each of its attempts (status, response code, duration, the first KiB of the answer) and the payload every attempt sends.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+                /** @description A delivery's id (from the endpoint's deliveries): a UUID; any other value is not found. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery
+         * @description Sends the delivery's event to the endpoint again, at once, as a new delivery with the same `webhook-id` (a receiver that keeps the ids it handled sees a duplicate) and the same payload, retried on failure like any other. The endpoint must be enabled (409 otherwise).
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/github/webhook": {
         parameters: {
             query?: never;
@@ -1002,7 +1145,7 @@ export interface components {
             /** Format: date-time */
             at: string;
             /** @enum {unknown} */
-            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated" | "project.repository_changed" | "github_installation.linked" | "github_installation.unlinked";
+            kind: "api_key.created" | "api_key.revoked" | "configuration.installed" | "trigger.installed" | "run.dispatched" | "enrollment_token.issued" | "daemon.enrolled" | "daemon.retired" | "member.added" | "member.removed" | "member.left" | "member.role_changed" | "account.signed_in" | "cli_credential.created" | "cli_credential.revoked" | "run.cancelled" | "invitation.created" | "invitation.accepted" | "invitation.revoked" | "account.password_changed" | "project.created" | "project.deactivated" | "project.reactivated" | "project.repository_changed" | "github_installation.linked" | "github_installation.unlinked" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.enabled";
             /** @description Who: an API key (its id, name and prefix), an account (its id and name), the operator API, a daemon (named in the subject), or a GitHub login (its name: a run started by a mention or a label; the subject names the delivery). */
             actor: {
                 /** @enum {unknown} */
@@ -1069,6 +1212,10 @@ export interface components {
                 actor?: string;
                 /** @description A run GitHub started: the webhook delivery (`X-GitHub-Delivery`). */
                 deliveryId?: string;
+                /** Format: uuid */
+                endpointId?: string;
+                /** @description A webhook endpoint's URL (webhook_endpoint.*). */
+                url?: string;
             };
             /** @description The client's address, for sign-ins. */
             address?: string;
@@ -1165,6 +1312,25 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /** @description The key itself: shown this once, never again (the hub keeps only its SHA-256). */
+            secret: string;
+        };
+        CreatedWebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description The event types the endpoint receives, or `["*"]` for all of them (those added later included). */
+            events: ("run.started" | "run.completed" | "configuration.installed" | "trigger.installed" | "daemon.offline" | "*")[];
+            description: string | null;
+            /**
+             * @description `disabled`: after 5 days of failed deliveries and none delivered, the hub stopped sending to it (and queues nothing for it) until an owner enables it again.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /** @description The signing secret (Standard Webhooks): shown this once. Verify each delivery's `webhook-signature` with it. */
             secret: string;
         };
         /** @description The credential that made the request: an organization API key, or a person's CLI credential from `hub login`. */
@@ -1326,7 +1492,7 @@ export interface components {
              * @description A stable, dotted code.
              * @enum {string}
              */
-            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "repository.format" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "trigger.inputs_declared_twice" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "github.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
+            code: "request.json" | "request.required" | "request.type" | "request.unknown_field" | "request.shape" | "request.pattern" | "request.text" | "request.too_long" | "request.too_short" | "request.enum" | "request.format" | "request.range" | "repository.format" | "webhook.destination" | "input.invalid" | "text.malformed_unicode" | "text.nul_character" | "yaml.syntax" | "yaml.multiple_documents" | "yaml.duplicate_key" | "yaml.non_string_key" | "yaml.tag" | "yaml.merge_key" | "yaml.unknown_alias" | "limit.yaml_length" | "limit.depth" | "limit.alias_expansion" | "limit.partial_count" | "limit.partial_bytes" | "limit.partials_total_bytes" | "limit.file_count" | "limit.file_length" | "limit.path_length" | "path.unsafe" | "path.noncanonical" | "partial.missing" | "partial.extra" | "partial.duplicate" | "include.outside_partials" | "bundle.hub_file_missing" | "bundle.duplicate" | "bundle.workflow_extension" | "bundle.nested_workflow" | "bundle.extra" | "schema.type" | "schema.required" | "schema.unknown_key" | "schema.enum" | "schema.duration" | "schema.name" | "schema.pattern" | "schema.too_few" | "schema.too_many" | "schema.not_unique" | "environment.duplicate_name" | "trigger.duplicate_name" | "trigger.allowlist_required" | "trigger.inputs_declared_twice" | "step.duplicate_id" | "step.unknown_environment" | "step.unknown_agent" | "step.max_runtime_exceeds_trigger" | "step.idle_timeout_exceeds_max_runtime" | "duration.too_long" | "template.unknown_placeholder" | "input.default_not_in_enum" | "schedule.cron" | "schedule.timezone" | "schedule.input" | "schedule.organization_trigger" | "github.organization_trigger" | "input.required" | "input.not_in_enum" | "resource.unknown_daemon" | "resource.unknown_runtime" | "resource.unknown_mode" | "resource.unknown_model" | "environment.unused" | "issues.truncated";
             /** @description One sentence, without the position. */
             message: string;
             /** @description The bundle file or partial the issue is in, where there is one. */
@@ -1759,7 +1925,7 @@ export interface components {
              * @description A stable code, for programs; the last segment of `type`. `GET /problems/<code>` says what it means and what to do.
              * @enum {string}
              */
-            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "github_installation_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "github_installation_taken" | "repository_taken" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "invalid_repository" | "too_many_requests" | "internal_error" | "not_ready" | "database_unavailable" | "server_busy";
+            code: "invalid_request" | "unauthorized" | "enrollment_token_invalid" | "insufficient_scope" | "actor_forbidden" | "not_found" | "project_not_found" | "organization_not_found" | "api_key_not_found" | "github_installation_not_found" | "trigger_not_found" | "run_not_found" | "execution_not_found" | "method_not_allowed" | "organization_exists" | "project_exists" | "github_installation_taken" | "repository_taken" | "daemon_name_taken" | "trigger_disabled" | "version_not_current" | "daemon_offline" | "delivery_key_reused" | "execution_finished" | "run_finished" | "payload_too_large" | "unsupported_media_type" | "invalid_configuration" | "invalid_trigger" | "invalid_repository" | "invalid_webhook_destination" | "webhook_endpoint_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_disabled" | "too_many_requests" | "internal_error" | "not_ready" | "database_unavailable" | "server_busy";
             /**
              * Format: uuid
              * @description The X-Request-Id of the request.
@@ -1909,7 +2075,7 @@ export interface components {
          * @description A scope of an API key: what it may do.
          * @enum {string}
          */
-        Scope: "projects:read" | "configuration:validate" | "configuration:install" | "runs:dispatch" | "daemons:enroll" | "runs:read" | "audit:read";
+        Scope: "projects:read" | "configuration:validate" | "configuration:install" | "runs:dispatch" | "daemons:enroll" | "runs:read" | "audit:read" | "webhooks:manage";
         /** @description A new organization or project: its slug, which requests name it by, and its display name. */
         SlugAndName: {
             /** @description Unique: among organizations, or among the projects of the organization. */
@@ -1962,6 +2128,113 @@ export interface components {
             /** @constant */
             valid: true;
         };
+        WebhookAttempt: {
+            /** Format: int32 */
+            attempt: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: int32 */
+            durationMs: number;
+            /**
+             * Format: int32
+             * @description Absent when no answer came.
+             */
+            responseStatus?: number;
+            /** @description The first bytes of the receiver's answer (at most 1 KiB), when it sent one. */
+            responseBody?: string;
+            /** @description Why the attempt failed without an answer: it timed out (10 s), the address was refused, the connection failed. */
+            error?: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event's id: the `webhook-id` header of every attempt, resends included.
+             */
+            eventId: string;
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: int32
+             * @description Attempts made so far (0: not yet tried).
+             */
+            attempt: number;
+            /**
+             * @description `pending`: not yet delivered, tried again at `nextAttemptAt`; `delivered`: a 2xx came within 10 s; `failed`: the retries ran out.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * Format: int32
+             * @description The last attempt's response code, when the receiver answered.
+             */
+            responseStatus?: number;
+            /**
+             * Format: int32
+             * @description How long the last attempt took (0 before the first).
+             */
+            durationMs: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next; null once it is delivered or failed.
+             */
+            nextAttemptAt: string | null;
+        };
+        WebhookDeliveryDetail: {
+            delivery: components["schemas"]["WebhookDelivery"];
+            /** @description Each attempt, first first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** @description The body every attempt sends. */
+            payload: {
+                type: components["schemas"]["WebhookEventType"];
+                /** Format: date-time */
+                timestamp: string;
+                data: Record<string, never>;
+            };
+        };
+        WebhookDeliveryList: {
+            /** @description The endpoint's deliveries, newest first. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the older deliveries that follow; null on the last page. */
+            nextCursor: string | null;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            /** @description The event types the endpoint receives, or `["*"]` for all of them (those added later included). */
+            events: ("run.started" | "run.completed" | "configuration.installed" | "trigger.installed" | "daemon.offline" | "*")[];
+            description: string | null;
+            /**
+             * @description `disabled`: after 5 days of failed deliveries and none delivered, the hub stopped sending to it (and queues nothing for it) until an owner enables it again.
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            disabledAt: string | null;
+        };
+        WebhookEndpointList: {
+            /** @description The organization's endpoints, oldest first, without their secrets. */
+            webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description An endpoint to register. */
+        WebhookEndpointRequest: {
+            /** @description Where the hub POSTs each event: an `https://` URL whose host resolves to public addresses only (a private, loopback or link-local address is refused unless the hub runs with `HUB_WEBHOOK_ALLOW_PRIVATE=true`, which also allows `http://`). */
+            url: string;
+            /** @description The event types the endpoint receives, or `["*"]` for all of them (those added later included). */
+            events: ("run.started" | "run.completed" | "configuration.installed" | "trigger.installed" | "daemon.offline" | "*")[];
+            /** @description A note for people: what receives these events. */
+            description?: string;
+        };
+        /**
+         * @description What happened: a run started or completed (`data` is the run as `GET /api/v1/runs/{triggerRunId}` gives it), a configuration or organization trigger installed (`data` is what the install answered), a daemon gone offline (`data`: `daemonId`, `name`, `lastSeenAt`).
+         * @enum {string}
+         */
+        WebhookEventType: "run.started" | "run.completed" | "configuration.installed" | "trigger.installed" | "daemon.offline";
     };
     responses: {
         /** @description The body is not JSON, or not what the operation takes: `issues` has a `request.*` issue per field. */
@@ -2627,6 +2900,126 @@ export interface components {
                     status: 409;
                     /** @constant */
                     code: "execution_finished";
+                };
+            };
+        };
+        /** @description The URL is not one the hub sends to: not https://, or its host resolves to a private, loopback or link-local address. `issues` has one `webhook.destination` issue saying which. */
+        InvalidWebhookDestination: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/invalid_webhook_destination",
+                 *       "title": "Invalid webhook destination",
+                 *       "status": 422,
+                 *       "detail": "http://10.0.0.7/hooks is not a destination this hub sends to.",
+                 *       "code": "invalid_webhook_destination",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15",
+                 *       "issues": [
+                 *         {
+                 *           "pointer": "/url",
+                 *           "code": "webhook.destination",
+                 *           "message": "The host 10.0.0.7 is a private address (10.0.0.0/8); this hub sends to public addresses only (HUB_WEBHOOK_ALLOW_PRIVATE=true allows others)."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Invalid webhook destination";
+                    /** @constant */
+                    status: 422;
+                    /** @constant */
+                    code: "invalid_webhook_destination";
+                    issues: components["schemas"]["FieldIssue"][];
+                };
+            };
+        };
+        /** @description The organization has no webhook endpoint with that id. */
+        WebhookEndpointNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/webhook_endpoint_not_found",
+                 *       "title": "Webhook endpoint not found",
+                 *       "status": 404,
+                 *       "detail": "The organization has no webhook endpoint with that id.",
+                 *       "code": "webhook_endpoint_not_found",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Webhook endpoint not found";
+                    /** @constant */
+                    status: 404;
+                    /** @constant */
+                    code: "webhook_endpoint_not_found";
+                };
+            };
+        };
+        /** @description The endpoint has no delivery with that id, or the organization no such endpoint. */
+        WebhookDeliveryNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/webhook_delivery_not_found",
+                 *       "title": "Webhook delivery not found",
+                 *       "status": 404,
+                 *       "detail": "The endpoint has no delivery with that id.",
+                 *       "code": "webhook_delivery_not_found",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Webhook delivery not found";
+                    /** @constant */
+                    status: 404;
+                    /** @constant */
+                    code: "webhook_delivery_not_found";
+                };
+            };
+        };
+        /** @description The endpoint is disabled: enable it before resending. */
+        WebhookEndpointDisabled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "http://localhost:8080/problems/webhook_endpoint_disabled",
+                 *       "title": "Webhook endpoint disabled",
+                 *       "status": 409,
+                 *       "detail": "The endpoint is disabled; enable it, then resend.",
+                 *       "code": "webhook_endpoint_disabled",
+                 *       "requestId": "3f1c2a9e-5b7d-4e1f-9a2c-6d8e0b4f7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    type: unknown;
+                    /** @constant */
+                    title: "Webhook endpoint disabled";
+                    /** @constant */
+                    status: 409;
+                    /** @constant */
+                    code: "webhook_endpoint_disabled";
                 };
             };
         };
@@ -4337,6 +4730,345 @@ export interface operations {
             401: components["responses"]["DaemonUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoints": [
+                     *         {
+                     *           "id": "5a1f3c2e-7b9d-4e6f-8a0b-1c2d3e4f5a6b",
+                     *           "url": "https://hooks.example.com/hub",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "description": null,
+                     *           "status": "enabled",
+                     *           "createdAt": "2026-05-01T14:03:00.000Z",
+                     *           "disabledAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The body is at most 64 KiB: a larger one is 413 `payload_too_large`, refused before any of it is read when its Content-Length announces it. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered. `secret` is shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c2e-7b9d-4e6f-8a0b-1c2d3e4f5a6b",
+                     *       "url": "https://hooks.example.com/hub",
+                     *       "events": [
+                     *         "run.completed",
+                     *         "daemon.offline"
+                     *       ],
+                     *       "description": "Chat notifications",
+                     *       "status": "enabled",
+                     *       "createdAt": "2026-05-01T14:03:00.000Z",
+                     *       "disabledAt": null,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwhFEFGZ8Yx1A="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidWebhookDestination"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, enabled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5a1f3c2e-7b9d-4e6f-8a0b-1c2d3e4f5a6b",
+                     *       "url": "https://hooks.example.com/hub",
+                     *       "events": [
+                     *         "run.completed",
+                     *         "daemon.offline"
+                     *       ],
+                     *       "description": "Chat notifications",
+                     *       "status": "enabled",
+                     *       "createdAt": "2026-05-01T14:03:00.000Z",
+                     *       "disabledAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `nextCursor` from the previous page's answer. A cursor this hub did not give is refused (400). */
+                cursor?: string;
+                /** @description Deliveries per page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "eventId": "2f4e6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c",
+                     *           "type": "daemon.offline",
+                     *           "attempt": 2,
+                     *           "status": "delivered",
+                     *           "responseStatus": 200,
+                     *           "durationMs": 84,
+                     *           "createdAt": "2026-05-01T14:05:00.000Z",
+                     *           "nextAttemptAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["WebhookEndpointNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+                /** @description A delivery's id (from the endpoint's deliveries): a UUID; any other value is not found. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, its attempts and its payload. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "9c8b7a6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "eventId": "2f4e6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c",
+                     *         "type": "daemon.offline",
+                     *         "attempt": 2,
+                     *         "status": "delivered",
+                     *         "responseStatus": 200,
+                     *         "durationMs": 84,
+                     *         "createdAt": "2026-05-01T14:05:00.000Z",
+                     *         "nextAttemptAt": null
+                     *       },
+                     *       "attempts": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "startedAt": "2026-05-01T14:05:00.020Z",
+                     *           "durationMs": 10000,
+                     *           "error": "The receiver did not answer within 10 s."
+                     *         },
+                     *         {
+                     *           "attempt": 2,
+                     *           "startedAt": "2026-05-01T14:05:15.400Z",
+                     *           "durationMs": 84,
+                     *           "responseStatus": 200,
+                     *           "responseBody": "ok"
+                     *         }
+                     *       ],
+                     *       "payload": {
+                     *         "type": "daemon.offline",
+                     *         "timestamp": "2026-05-01T14:05:00.000Z",
+                     *         "data": {
+                     *           "daemonId": "7d6c5b4a-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                     *           "name": "dev-box",
+                     *           "lastSeenAt": "2026-05-01T14:03:30.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["WebhookDeliveryNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["DatabaseUnavailable"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id (from its creation or the list): a UUID; any other value is not found. */
+                endpointId: string;
+                /** @description A delivery's id (from the endpoint's deliveries): a UUID; any other value is not found. */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new delivery, queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "eventId": "2f4e6a8c-0b1d-4f3e-9a5c-7e9b1d3f5a7c",
+                     *       "type": "daemon.offline",
+                     *       "attempt": 0,
+                     *       "status": "pending",
+                     *       "durationMs": 0,
+                     *       "createdAt": "2026-05-01T15:00:00.000Z",
+                     *       "nextAttemptAt": "2026-05-01T15:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["WebhookDeliveryNotFound"];
+            409: components["responses"]["WebhookEndpointDisabled"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["DatabaseUnavailable"];

@@ -30,6 +30,9 @@ export const AUDIT_KINDS = [
   'project.repository_changed',
   'github_installation.linked',
   'github_installation.unlinked',
+  'webhook_endpoint.created',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.enabled',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

@@ -14,10 +14,11 @@ export const SCOPES = [
   'daemons:enroll',
   'runs:read',
   'audit:read',
+  'webhooks:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** The scopes of a CLI credential (`hub login`): those of the CLI's operations (all but audit:read). */
+/** The scopes of a CLI credential (`hub login`): those of the CLI's operations (all but audit:read and webhooks:manage). */
 export const CLI_SCOPES = [
   'projects:read',
   'configuration:validate',

@@ -24,7 +24,9 @@ const FAILURE_SLEEP_MS = 1_000;
  * database is known to be down, the second's wait comes first (such a loop once blocked a hub's
  * event loop, and its SIGTERM, when a NOTIFY came while its database was away).
  */
-export async function startWakeLoop(options: WakeLoopOptions): Promise<{ close(): Promise<void> }> {
+export async function startWakeLoop(
+  options: WakeLoopOptions,
+): Promise<{ /** Another turn at once, as a NOTIFY would. */ wake(): void; close(): Promise<void> }> {
   const { log, name } = options;
   let closed = false;
   let nudged = false;
@@ -73,6 +75,7 @@ export async function startWakeLoop(options: WakeLoopOptions): Promise<{ close()
   })();
 
   return {
+    wake: nudge,
     async close() {
       closed = true;
       wakeUp?.();

@@ -47,6 +47,7 @@ const BODY_LIMITS: Record<string, number | 'largest'> = {
   createApiKey: 64 * KiB,
   updateProject: 64 * KiB,
   linkGitHubInstallation: 64 * KiB,
+  createWebhookEndpoint: 64 * KiB,
 };
 
 /** The largest body `operation` reads; an operation with a body but no limit stops the hub. */

@@ -71,3 +71,19 @@ export const countStarted = (source: string, count = 1) =>
   runsStarted.inc({ source: SOURCES.has(source) ? source : 'other' }, count);
 export const countCompleted = (status: string, count = 1) =>
   runsCompleted.inc({ status: STATUSES.has(status) ? status : 'other' }, count);
+
+export const webhookDeliveries = new Counter({
+  name: 'hub_webhook_deliveries_total',
+  help: 'Webhook delivery attempts this instance made, by result (delivered; retrying: failed, tried again later; failed: the last retry failed).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+/** Set at each scrape by the caller (metrics/routes.ts), from PostgreSQL: across the hub. */
+export const webhooksPending = new Gauge({
+  name: 'hub_webhook_deliveries_pending',
+  help: 'Webhook deliveries not yet delivered nor failed, across the hub.',
+  registers: [registry],
+});
+
+export const countDelivery = (result: 'delivered' | 'retrying' | 'failed') => webhookDeliveries.inc({ result });

@@ -3,7 +3,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import type { DatabaseHealth } from '../db/health.js';
-import { daemonsOnline, databaseUp, httpDuration, httpRequests, registry } from './registry.js';
+import { daemonsOnline, databaseUp, httpDuration, httpRequests, registry, webhooksPending } from './registry.js';
 
 export interface MetricsOptions {
   sql: Sql;
@@ -42,10 +42,12 @@ export function metricsRoute(options: MetricsOptions): RequestHandler {
     }
     databaseUp.set(options.health?.down === true ? 0 : 1);
     try {
-      const [row] = await options.sql<{ online: number }[]>`
-        select count(*)::int as online from daemons
-        where retired_at is null and last_seen_at > now() - ${options.offlineAfterMs} * interval '1 millisecond'`;
+      const [row] = await options.sql<{ online: number; pending: number }[]>`
+        select (select count(*)::int from daemons
+            where retired_at is null and last_seen_at > now() - ${options.offlineAfterMs} * interval '1 millisecond') as online,
+          (select count(*)::int from webhook_deliveries where status = 'pending') as pending`;
       daemonsOnline.set(row?.online ?? 0);
+      webhooksPending.set(row?.pending ?? 0);
     } catch {
       databaseUp.set(0);
     }

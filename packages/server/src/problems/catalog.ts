@@ -222,6 +222,34 @@ export const problemCatalog = {
       "The `repository` is not a GitHub repository's `owner/name`: an owner of 1 to 39 letters, digits and hyphens, a `/`, and a name of 1 to 100 letters, digits, `.`, `_` and `-`. `issues` has one `repository.format` issue.",
     action: 'Send the repository as GitHub writes it in its address (`octo-org/hello-world`), or null for none.',
   },
+  invalid_webhook_destination: {
+    status: 422,
+    title: 'Invalid webhook destination',
+    meaning:
+      'The webhook URL is not one the hub sends to: it is not `https://`, or its host is (or resolves to) a private, loopback, link-local or otherwise non-public address, which would let a webhook reach inside the network the hub runs in. `issues` has one `webhook.destination` issue saying which.',
+    action:
+      "Use an `https://` URL of a host reachable on the internet. For a receiver on a private network, the hub's operator can start the hub with `HUB_WEBHOOK_ALLOW_PRIVATE=true`.",
+  },
+  webhook_endpoint_not_found: {
+    status: 404,
+    title: 'Webhook endpoint not found',
+    meaning: 'The organization has no webhook endpoint with the id in the path (it may have been deleted).',
+    action: 'List the endpoints (`GET /api/v1/webhook-endpoints`) for their ids.',
+  },
+  webhook_delivery_not_found: {
+    status: 404,
+    title: 'Webhook delivery not found',
+    meaning:
+      'The endpoint has no delivery with the id in the path: deliveries are kept 30 days, and deleting an endpoint deletes its deliveries.',
+    action: "List the endpoint's deliveries for their ids.",
+  },
+  webhook_endpoint_disabled: {
+    status: 409,
+    title: 'Webhook endpoint disabled',
+    meaning:
+      'The endpoint is disabled (after 5 days of failed deliveries and none delivered): the hub sends nothing to it, resends included.',
+    action: 'Fix the receiver, enable the endpoint again, then resend.',
+  },
   too_many_requests: {
     status: 429,
     title: 'Too many requests',

@@ -26,6 +26,7 @@ export type RequestIssueCode = keyof typeof requestIssueCodes;
  */
 export const contentIssueCodes = {
   'repository.format': "A repository is not GitHub's `owner/name`.",
+  'webhook.destination': 'A webhook URL is not `https://`, or its host is a private, loopback or link-local address.',
 } as const;
 
 export type ContentIssueCode = keyof typeof contentIssueCodes;

@@ -1,4 +1,5 @@
 import type { Sql, TransactionSql } from 'postgres';
+import { KEEP_DELIVERIES_DAYS, OutboxRepository } from '../webhooks/index.js';
 
 /**
  * How long history is kept (HUB_RETAIN_*; docs/decisions.md, Sweeps and retention). `undefined` days keep
@@ -24,10 +25,12 @@ export interface Pruned {
   outputChunks: number;
   configurationRevisions: number;
   triggerRevisions: number;
+  /** Webhook events past KEEP_DELIVERIES_DAYS, with their deliveries. */
+  webhookEvents: number;
 }
 
-/** Rows per statement: runs (with their executions), output chunks, revisions looked at. */
-export const RETENTION_BATCH = { runs: 200, outputChunks: 5_000, revisions: 200 };
+/** Rows per statement: runs (with their executions), output chunks, revisions looked at, webhook events. */
+export const RETENTION_BATCH = { runs: 200, outputChunks: 5_000, revisions: 200, webhookEvents: 500 };
 
 /**
  * Deletes what is past its retention, in short transactions of a bounded number of rows, each
@@ -42,13 +45,21 @@ export class RetentionRepository {
     private readonly policy: RetentionPolicy,
   ) {}
 
+  /** Always: webhook deliveries are kept 30 days whatever the policy (DECISIONS.md, Outbound webhooks). */
   get enabled(): boolean {
-    return this.policy.runsDays !== undefined || this.policy.revisionsDays !== undefined;
+    return true;
   }
 
   /** One pass: runs first (a run holds its revision), then revisions. `stop` ends it between batches. */
   async prune(stop: () => boolean = () => false): Promise<Pruned> {
-    const pruned: Pruned = { runs: 0, executions: 0, outputChunks: 0, configurationRevisions: 0, triggerRevisions: 0 };
+    const pruned: Pruned = {
+      runs: 0,
+      executions: 0,
+      outputChunks: 0,
+      configurationRevisions: 0,
+      triggerRevisions: 0,
+      webhookEvents: 0,
+    };
     if (this.policy.runsDays !== undefined) {
       for (;;) {
         if (stop()) return pruned;
@@ -62,6 +73,13 @@ export class RetentionRepository {
     if (this.policy.revisionsDays !== undefined) {
       pruned.configurationRevisions = await this.pruneRevisions('configuration', this.policy.revisionsDays, stop);
       pruned.triggerRevisions = await this.pruneRevisions('trigger', this.policy.revisionsDays, stop);
+    }
+    const outbox = new OutboxRepository(this.sql);
+    for (;;) {
+      if (stop()) return pruned;
+      const gone = await outbox.prune(KEEP_DELIVERIES_DAYS, RETENTION_BATCH.webhookEvents);
+      pruned.webhookEvents += gone;
+      if (gone < RETENTION_BATCH.webhookEvents) break;
     }
     return pruned;
   }
