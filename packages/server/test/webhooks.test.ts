@@ -9,6 +9,7 @@ import { TestDaemon } from './support/daemon.js';
 import { connect, freshDatabase, hubOn, startHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { RetentionRepository } from '../src/retention/policy.js';
 
 const CONFIGURATION = `
 environments:
@@ -37,6 +38,18 @@ const ENV = {
 };
 
 type Hub = Awaited<ReturnType<typeof hubOn>>;
+
+async function scrape(hub: Hub): Promise<string> {
+  const answer = await call(hub, 'GET', '/metrics');
+  expect(answer.status).toBe(200);
+  return answer.text;
+}
+
+/** A counter's value by its `result` label in the text format (0 when absent). */
+function metric(text: string, name: string, result: string): number {
+  const line = text.split('\n').find((each) => each.startsWith(`${name}{result="${result}"} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
 type Org = Awaited<ReturnType<typeof setUp>>;
 
 /** An organization whose key manages webhooks, with the daemon its configuration names enrolled. */
@@ -255,10 +268,11 @@ describe('outbound webhooks (external PostgreSQL)', () => {
     );
   });
 
-  it('gives up after the last retry, and marks the delivery failed', async () => {
+  it('gives up after the last retry, and marks the delivery failed; the metrics count each attempt', async () => {
     const org = await organization(hub);
     const target = await receiver(() => 503);
     const made = await endpoint(hub, org, target, ['configuration.installed']);
+    const before = await scrape(hub);
     await install(hub, org);
     const log = await eventually(
       () => call(hub, 'GET', `/api/v1/webhook-endpoints/${made.id}/deliveries`, { token: org.key }),
@@ -268,6 +282,49 @@ describe('outbound webhooks (external PostgreSQL)', () => {
     // The first attempt and the three retries of HUB_WEBHOOK_RETRY_DELAYS_MS.
     expect(log.body.deliveries[0]).toMatchObject({ attempt: 4, responseStatus: 503, nextAttemptAt: null });
     expect(target.received).toHaveLength(4);
+    const after = await scrape(hub);
+    const moved = (result: string) =>
+      metric(after, 'hub_webhook_deliveries_total', result) - metric(before, 'hub_webhook_deliveries_total', result);
+    expect(moved('retrying')).toBe(3);
+    expect(moved('failed')).toBe(1);
+    expect(after).toMatch(/^hub_webhook_deliveries_pending \d+$/m);
+  });
+
+  it('the retention pass deletes events older than 30 days with their deliveries, and keeps pending ones', async () => {
+    const org = await organization(hub);
+    const target = await receiver(() => 500);
+    await endpoint(hub, org, target, ['configuration.installed']);
+    await install(hub, org);
+    await install(hub, org);
+    const events = await eventually(
+      () => hub.sql<{ id: string }[]>`
+        select e.id from webhook_events e join organizations o on o.id = e.organization_id where o.slug = ${org.org}
+        order by e.created_at`,
+      (rows) => rows.length === 2,
+      'two events',
+    );
+    const [old, pending] = events.map((row) => row.id);
+    // Both failed first (4 attempts each): no deliverer touches them after.
+    await eventually(
+      () =>
+        hub.sql`select 1 from webhook_deliveries where event_id = any(${[old, pending]}::uuid[]) and status = 'failed'`,
+      (rows) => rows.length === 2,
+      'both deliveries failed',
+    );
+    await hub.sql`update webhook_events set created_at = now() - interval '31 days' where id = any(${[old, pending]}::uuid[])`;
+    // One pending again, not due for a day.
+    await hub.sql`
+      update webhook_deliveries set status = 'pending', next_attempt_at = now() + interval '1 day' where event_id = ${pending as string}`;
+    await new RetentionRepository(hub.sql, {
+      runsDays: undefined,
+      revisionsDays: undefined,
+      revisionsKept: 10,
+    }).prune();
+    const left = await hub.sql<
+      { id: string }[]
+    >`select id from webhook_events where id = any(${[old, pending]}::uuid[])`;
+    expect(left.map((row) => row.id)).toEqual([pending]);
+    expect((await hub.sql`select 1 from webhook_deliveries where event_id = ${old as string}`).length).toBe(0);
   });
 
   it('a receiver that never answers delays no delivery to another endpoint', async () => {

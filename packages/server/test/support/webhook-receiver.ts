@@ -69,7 +69,8 @@ export class WebhookReceiver {
       let event: Received['event'];
       try {
         if (this.verifier === undefined) throw new Error('no secret yet');
-        event = this.verifier.verify(body, headers) as Received['event'];
+        // As the README's receiver does it: the request's headers, as Node gives them.
+        event = this.verifier.verify(body, req.headers as Record<string, string>) as Received['event'];
       } catch (error) {
         this.refused.push(`${(error as Error).message}: ${body.slice(0, 200)}`);
         res.statusCode = 400;
