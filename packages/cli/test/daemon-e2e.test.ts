@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from '../../server/test/support/client.js';
 import { hubOn } from '../../server/test/support/hub.js';
+import { WebhookReceiver } from '../../server/test/support/webhook-receiver.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
 import { isRunning } from './support/processes.js';
 
@@ -132,8 +133,22 @@ describe('the reference daemon with a real hub', () => {
 
   beforeAll(async () => {
     // Offline after 3 s without a sign of life, so that a killed daemon's execution is lost soon.
-    hub = await hubOn('embedded', { HUB_DAEMON_OFFLINE_AFTER_MS: '3000', HUB_SWEEP_EVERY_MS: '200' });
-    ctx = await setUp(hub);
+    hub = await hubOn('embedded', {
+      HUB_DAEMON_OFFLINE_AFTER_MS: '3000',
+      HUB_SWEEP_EVERY_MS: '200',
+      HUB_WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
+    ctx = await setUp(hub, {
+      scopes: [
+        'projects:read',
+        'configuration:validate',
+        'configuration:install',
+        'daemons:enroll',
+        'runs:dispatch',
+        'runs:read',
+        'webhooks:manage',
+      ],
+    });
     dir = mkdtempSync(join(tmpdir(), 'hub-e2e-'));
     out = join(dir, 'out');
     const work = join(dir, 'work');
@@ -204,6 +219,39 @@ describe('the reference daemon with a real hub', () => {
       env: { HUB_STEP_ID: 'second', HUB_AGENT_PROVIDER: 'codex' },
     });
     expect(daemon?.output().stderr).toContain(`[${run.executions[0].executionId}] agent says hello\n`);
+  });
+
+  it('sends run.started and run.completed for the run, verified with standardwebhooks, as GET shows the run', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const made = await call(hub, 'POST', '/api/v1/webhook-endpoints', {
+        token: ctx.key,
+        body: { url: receiver.url, events: ['run.started', 'run.completed'] },
+      });
+      expect(made.status, made.text).toBe(201);
+      receiver.secret(made.body.secret as string);
+      const triggerRunId = await dispatch('fix', 'branch=hooks');
+      await eventually(triggerRunId, (r) => r.status !== 'running');
+      const deadline = Date.now() + 20_000;
+      while (receiver.of('run.completed').length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(receiver.refused).toEqual([]);
+      const [completed] = receiver.of('run.completed');
+      expect(completed?.event.data).toEqual(await runOf(triggerRunId));
+      expect(completed?.event.data).toMatchObject({
+        status: 'succeeded',
+        executions: [{ stepId: 'first' }, { stepId: 'second' }],
+      });
+      const [started] = receiver.of('run.started');
+      expect(started?.event.data).toMatchObject({ triggerRunId, status: 'running', finishedAt: null });
+      expect(receiver.received.map((each) => each.event.type).sort()).toEqual(['run.completed', 'run.started']);
+      const removed = await call(hub, 'DELETE', `/api/v1/webhook-endpoints/${made.body.id as string}`, {
+        token: ctx.key,
+      });
+      expect(removed.status).toBe(204);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("runs the organization's trigger (B) dispatched through shape A, with its own prompt and inputs", async () => {
