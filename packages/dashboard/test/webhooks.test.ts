@@ -159,20 +159,24 @@ describe('Webhooks in the dashboard', () => {
     90_000,
   );
 
-  it.skipIf(!browsable)('says by the URL field why the hub does not send to a destination', async () => {
-    const { context, tab } = await tabAs(owner);
-    await tab.goto(`${hub.url}/webhooks`);
-    await tab.fill('#webhook-url', 'ftp://hooks.example.com/hub');
-    await tab.fill('#webhook-description', 'kept');
-    expect(await submitAdd(tab)).toBe(422);
-    expect(await tab.textContent('#webhook-url-error')).toContain('The URL must start with https:// or http://');
-    expect(await tab.getAttribute('#webhook-url', 'aria-describedby')).toContain('webhook-url-error');
-    expect(await tab.inputValue('#webhook-url')).toBe('ftp://hooks.example.com/hub');
-    expect(await tab.inputValue('#webhook-description')).toBe('kept');
-    await shoot(tab, 'webhook-refused');
-    await context.close();
-    expect((await hub.sql`select 1 from webhook_endpoints where url like 'ftp:%'`).length).toBe(0);
-  });
+  it.skipIf(!browsable)(
+    'says by the URL field why the hub does not send to a destination',
+    async () => {
+      const { context, tab } = await tabAs(owner);
+      await tab.goto(`${hub.url}/webhooks`);
+      await tab.fill('#webhook-url', 'ftp://hooks.example.com/hub');
+      await tab.fill('#webhook-description', 'kept');
+      expect(await submitAdd(tab)).toBe(422);
+      expect(await tab.textContent('#webhook-url-error')).toContain('The URL must start with https:// or http://');
+      expect(await tab.getAttribute('#webhook-url', 'aria-describedby')).toContain('webhook-url-error');
+      expect(await tab.inputValue('#webhook-url')).toBe('ftp://hooks.example.com/hub');
+      expect(await tab.inputValue('#webhook-description')).toBe('kept');
+      await shoot(tab, 'webhook-refused');
+      await context.close();
+      expect((await hub.sql`select 1 from webhook_endpoints where url like 'ftp:%'`).length).toBe(0);
+    },
+    60_000,
+  );
 
   it('checks the form before the hub: no events, an over-long URL', async () => {
     const none = await form(hub, '/webhooks', { url: 'http://127.0.0.1:9/x' }, { cookie: owner });
@@ -266,5 +270,5 @@ describe('Webhooks in the dashboard', () => {
     const audit = await (await page(hub, '/audit', owner)).text();
     expect(audit).toContain('Webhook endpoint deleted');
     expect(audit).toContain(`<code>${target.url}</code>`);
-  });
+  }, 60_000);
 });
