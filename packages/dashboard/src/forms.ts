@@ -9,6 +9,7 @@ import {
   parseUserCode,
   PASSWORD_LENGTH,
   passwordIssue,
+  type components,
 } from '@hub/schemas';
 
 /** A refused sign-in's words, also those of an invitation's sign-up with an account's e-mail and another password. */
@@ -117,4 +118,32 @@ export function userCodeOf(typed: string): string | undefined {
 export function repositoryProblem(repository: string): string | undefined {
   if (repository === '' || isRepository(repository)) return undefined;
   return `Write the repository as GitHub does, owner/name (such as octo-org/hello-world): ${repository.length > 60 ? 'this' : `“${repository}”`} is not one.`;
+}
+
+/** The event types an endpoint can take (the API's WebhookEventType), in the order the form lists them. */
+export const WEBHOOK_EVENTS = [
+  'run.started',
+  'run.completed',
+  'configuration.installed',
+  'trigger.installed',
+  'daemon.offline',
+] as const satisfies readonly components['schemas']['WebhookEventType'][];
+/** As the API's WebhookEndpointRequest: a URL of at most 2048, a description of at most 200, neither with NUL nor a lone surrogate. */
+const WEBHOOK_URL_MAX = 2048;
+const WEBHOOK_DESCRIPTION_MAX = 200;
+const storable = (text: string) => text.isWellFormed() && !text.includes('\u0000');
+
+/** What is wrong with a new webhook endpoint's fields, by field; the destination itself is the hub's to judge. */
+export function webhookProblem(url: string, events: string[], description: string): { url?: string; other?: string } {
+  if (url === '') return { url: 'Enter the URL the hub sends events to, such as https://hooks.example.com/hub.' };
+  if ([...url].length > WEBHOOK_URL_MAX || !storable(url))
+    return { url: `The URL is longer than ${WEBHOOK_URL_MAX} characters, or has a character the hub cannot store.` };
+  if (events.length === 0) return { other: 'Choose the events to send, or all events.' };
+  if (!events.every((event) => event === '*' || (WEBHOOK_EVENTS as readonly string[]).includes(event)))
+    return { other: 'Choose events from the list.' };
+  if ([...description].length > WEBHOOK_DESCRIPTION_MAX || !storable(description))
+    return {
+      other: `The description is longer than ${WEBHOOK_DESCRIPTION_MAX} characters, or has a character the hub cannot store.`,
+    };
+  return {};
 }

@@ -22,3 +22,4 @@ export type * from './ports/audit.js';
 export type * from './ports/cli-logins.js';
 export type * from './ports/work.js';
 export type * from './ports/github.js';
+export type * from './ports/webhooks.js';

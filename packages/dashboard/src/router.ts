@@ -14,6 +14,7 @@ import { runRoutes } from './routes/runs.js';
 import { auditRoutes } from './routes/audit.js';
 import { deviceRoutes } from './routes/device.js';
 import { githubRoutes } from './routes/github.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 /**
  * The dashboard's pages, for the server to mount at `/` after its API routes and before its 404.
@@ -33,6 +34,7 @@ export function dashboardRouter(options: DashboardOptions): Router {
   auditRoutes(router, options);
   deviceRoutes(router, options);
   githubRoutes(router, options);
+  webhookRoutes(router, options);
   router.use(notFoundPage(options));
   router.use(unavailablePage(options));
   router.use(faultPage(options));

@@ -11,6 +11,7 @@ import type { AuditPort } from './ports/audit.js';
 import type { CliLoginsPort } from './ports/cli-logins.js';
 import type { WorkPort } from './ports/work.js';
 import type { GitHubPort } from './ports/github.js';
+import type { WebhooksPort } from './ports/webhooks.js';
 
 export interface Account {
   id: string;
@@ -63,7 +64,16 @@ export type SignInResult =
 export type CreatedKey = { ok: true; id: string; prefix: string; secret: string } | { ok: false; reason: 'forbidden' };
 
 export interface DashboardStore
-  extends MembersPort, ProjectsPort, DaemonsPort, RunsPort, AuditPort, CliLoginsPort, WorkPort, GitHubPort {
+  extends
+    MembersPort,
+    ProjectsPort,
+    DaemonsPort,
+    RunsPort,
+    AuditPort,
+    CliLoginsPort,
+    WorkPort,
+    GitHubPort,
+    WebhooksPort {
   setupPending(): Promise<boolean>;
   completeSetup(token: string, owner: SetupOwner, organization: SetupOrganization): Promise<SetupResult>;
   signIn(email: string, password: string, address: string): Promise<SignInResult>;

@@ -86,6 +86,7 @@ export function createApp(hub: Hub): Express {
         dispatcher: dispatcherOf(hub),
         github: hub.options.github,
         log: hub.log,
+        webhooks: hub.options.webhooks,
       }),
       publicUrl: hub.options.publicUrl ?? hub.options.problemBase,
       scopes: SCOPES,

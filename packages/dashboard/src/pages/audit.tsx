@@ -32,6 +32,9 @@ const WHAT: Record<string, string> = {
   'project.repository_changed': 'Repository changed',
   'github_installation.linked': 'GitHub installation linked',
   'github_installation.unlinked': 'GitHub installation unlinked',
+  'webhook_endpoint.created': 'Webhook endpoint added',
+  'webhook_endpoint.deleted': 'Webhook endpoint deleted',
+  'webhook_endpoint.enabled': 'Webhook endpoint enabled again',
 };
 
 /** Why an invitation ended with its inviter (invitation.revoked). */
@@ -137,6 +140,7 @@ function Subject({ event }: { event: AuditEventRow }) {
   add('run', subject.runId, (id) => `/runs/${encodeURIComponent(id)}`);
   add('installation', subject.installationId);
   add('account', subject.account);
+  add('url', subject.url);
   if (event.kind === 'project.repository_changed') {
     add('repository', subject.repository ?? 'none');
     add('was', subject.previousRepository ?? 'none');

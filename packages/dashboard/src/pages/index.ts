@@ -25,6 +25,7 @@ export * from './daemons-runs.js';
 export * from './audit-page.js';
 export * from './device-pages.js';
 export * from './github-pages.js';
+export * from './webhook-pages.js';
 
 export const keysPage = (props: KeysPageProps): string => renderPage(h(KeysPage, props));
 export const keyCreatedPage = (props: KeyCreatedPageProps): string => renderPage(h(KeyCreatedPage, props));

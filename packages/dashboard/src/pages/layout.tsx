@@ -51,6 +51,7 @@ const SECTIONS = [
   { href: '/runs', text: 'Runs' },
   { href: '/members', text: 'Members' },
   { href: '/audit', text: 'Audit' },
+  { href: '/webhooks', text: 'Webhooks' },
   { href: '/settings/github', text: 'GitHub' },
 ];
 

@@ -7,6 +7,7 @@ import { githubStore } from '../github/link/index.js';
 import { peopleStore } from '../people/index.js';
 import { projectStore } from '../projects/index.js';
 import { DEFAULT_TIMING, projectWorkStore, runStore } from '../runs/index.js';
+import { webhookStore } from '../webhooks/dashboard.js';
 import type { DashboardStore, DashboardStoreOptions } from './types.js';
 
 export type { Account, ApiKeyRow, DashboardStore, DashboardStoreOptions, Membership, SessionView } from './types.js';
@@ -31,5 +32,6 @@ export function dashboardStore(sql: Sql, options: DashboardStoreOptions = {}): D
     ...cliLoginStore(sql, undefined, options.cliCredentials),
     ...keyStore(sql),
     ...githubStore(sql, options.github, options.log),
+    ...webhookStore(sql, options.webhooks?.allowPrivate ?? false),
   };
 }

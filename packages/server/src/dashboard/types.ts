@@ -4,6 +4,7 @@ import type { CliCredentialExpiry } from '../auth/api-key.js';
 import type { Dispatcher, OutputServer } from '../runs/index.js';
 import type { GitHubConfig } from '../github/config.js';
 import type { Logger } from '../http/logger.js';
+import type { WebhookSettings } from '../webhooks/settings.js';
 
 export type { Account, ApiKeyRow, Membership, SessionView } from '@hub/dashboard';
 export type {
@@ -57,4 +58,6 @@ export interface DashboardStoreOptions {
   github?: GitHubConfig | undefined;
   /** Where failed calls to GitHub are logged. */
   log?: Logger;
+  /** Where webhooks may go (HUB_WEBHOOK_ALLOW_PRIVATE): the Webhooks page's new endpoints are checked as the API's are. */
+  webhooks?: Pick<WebhookSettings, 'allowPrivate'> | undefined;
 }

@@ -92,7 +92,8 @@ export function webhookHandlers(hub: Hub): Handlers {
         res.status(201).json({ ...endpointView(created.endpoint), secret: created.secret });
         return;
       }
-      if (created.reason === 'key_revoked') throw unauthorized();
+      // `forbidden` is an account's that is no owner: never a key's.
+      if (created.reason !== 'destination') throw unauthorized();
       throw new HttpProblem('invalid_webhook_destination', `${body.url} is not a destination this hub sends to.`, {
         issues: [{ pointer: '/url', code: 'webhook.destination', message: created.message }],
       });
@@ -103,7 +104,7 @@ export function webhookHandlers(hub: Hub): Handlers {
       const deleted = isUuid(endpointId)
         ? await deleteEndpoint(hub.sql, { kind: 'key', id: keyId }, organizationId, endpointId.toLowerCase())
         : undefined;
-      if (deleted === undefined) throw endpointNotFound(endpointId);
+      if (deleted === undefined || deleted === 'forbidden') throw endpointNotFound(endpointId);
       res.status(204).end();
     }),
     enableWebhookEndpoint: handle(async ({ req, res, params }) => {
@@ -112,7 +113,7 @@ export function webhookHandlers(hub: Hub): Handlers {
       const enabled = isUuid(endpointId)
         ? await enableEndpoint(hub.sql, { kind: 'key', id: keyId }, organizationId, endpointId.toLowerCase())
         : undefined;
-      if (enabled === undefined) throw endpointNotFound(endpointId);
+      if (enabled === undefined || enabled === 'forbidden') throw endpointNotFound(endpointId);
       res.json(endpointView(enabled));
     }),
     listWebhookDeliveries: handle(async ({ req, res, params, query }) => {

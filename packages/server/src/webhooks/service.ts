@@ -1,21 +1,34 @@
 import type { Sql } from 'postgres';
 import { AuditRepository, type AuditActor } from '../audit/index.js';
 import { atomically } from '../db/transaction.js';
+import type { Db } from '../db/connect.js';
 import { keyStillValid, unlessRevoked } from '../keys/index.js';
+import { OrganizationRepository } from '../projects/index.js';
 import { destinationRefusal } from './destination.js';
 import { newSecret } from './signing.js';
-import { EndpointRepository, type EndpointRow } from './sql.js';
+import { DeliveryLogRepository, EndpointRepository, type DeliveryRow, type EndpointRow } from './sql.js';
 
 // The use cases of webhook endpoints, shared by the API (routes.ts: keys with webhooks:manage) and
 // the dashboard (dashboard.ts: owners); each change is audited in its transaction.
 
-/** Who manages endpoints: a key with webhooks:manage, or an owner in the dashboard (checked by the caller). */
+/** Who manages endpoints: a key with webhooks:manage (its scope checked by the caller), or an owner in the dashboard. */
 export type Manager = Extract<AuditActor, { kind: 'key' } | { kind: 'account' }>;
+
+export type Forbidden = { ok: false; reason: 'forbidden' };
+
+/**
+ * An account manages only as an owner, one until the change commits (its membership held FOR
+ * SHARE, as projects' asOwner holds it): a demotion in flight commits first, or waits.
+ */
+export async function ownerStill(tx: Db, by: Manager, organizationId: string): Promise<boolean> {
+  return by.kind !== 'account' || (await new OrganizationRepository(tx).role(organizationId, by.id)) === 'owner';
+}
 
 export type Creation =
   | { ok: true; endpoint: EndpointRow; secret: string }
   | { ok: false; reason: 'destination'; message: string }
-  | { ok: false; reason: 'key_revoked' };
+  | { ok: false; reason: 'key_revoked' }
+  | Forbidden;
 
 export async function createEndpoint(
   sql: Sql,
@@ -31,6 +44,7 @@ export async function createEndpoint(
   const events = request.events.includes('*') ? ['*'] : [...new Set(request.events)];
   const made = await unlessRevoked(
     atomically(sql, async (tx) => {
+      if (!(await ownerStill(tx, by, organizationId))) return 'forbidden' as const;
       const endpoint = await new EndpointRepository(tx).create(organizationId, {
         url: request.url,
         events,
@@ -46,7 +60,8 @@ export async function createEndpoint(
       return endpoint;
     }),
   );
-  return made === 'key_revoked' ? { ok: false, reason: 'key_revoked' } : { ok: true, endpoint: made, secret };
+  if (made === 'key_revoked' || made === 'forbidden') return { ok: false, reason: made };
+  return { ok: true, endpoint: made, secret };
 }
 
 export async function deleteEndpoint(
@@ -54,8 +69,9 @@ export async function deleteEndpoint(
   by: Manager,
   organizationId: string,
   endpointId: string,
-): Promise<EndpointRow | undefined> {
+): Promise<EndpointRow | undefined | 'forbidden'> {
   return atomically(sql, async (tx) => {
+    if (!(await ownerStill(tx, by, organizationId))) return 'forbidden';
     const endpoint = await new EndpointRepository(tx).delete(organizationId, endpointId);
     if (endpoint !== undefined)
       await new AuditRepository(tx).record(organizationId, 'webhook_endpoint.deleted', by, {
@@ -71,8 +87,9 @@ export async function enableEndpoint(
   by: Manager,
   organizationId: string,
   endpointId: string,
-): Promise<EndpointRow | undefined> {
+): Promise<EndpointRow | undefined | 'forbidden'> {
   return atomically(sql, async (tx) => {
+    if (!(await ownerStill(tx, by, organizationId))) return 'forbidden';
     const enabled = await new EndpointRepository(tx).enable(organizationId, endpointId);
     if (enabled?.changed === true)
       await new AuditRepository(tx).record(organizationId, 'webhook_endpoint.enabled', by, {
@@ -80,5 +97,26 @@ export async function enableEndpoint(
         url: enabled.endpoint.url,
       });
     return enabled?.endpoint;
+  });
+}
+
+export type Resending =
+  { ok: true; delivery: DeliveryRow } | { ok: false; reason: 'not_found' | 'disabled' } | Forbidden;
+
+/** A new delivery of a delivery's event to its endpoint (the same webhook-id), due now; not to a disabled endpoint. */
+export async function resendDelivery(
+  sql: Db,
+  by: Manager,
+  organizationId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<Resending> {
+  return atomically(sql, async (tx): Promise<Resending> => {
+    if (!(await ownerStill(tx, by, organizationId))) return { ok: false, reason: 'forbidden' };
+    const endpoint = await new EndpointRepository(tx).find(organizationId, endpointId);
+    if (endpoint === undefined) return { ok: false, reason: 'not_found' };
+    if (endpoint.status === 'disabled') return { ok: false, reason: 'disabled' };
+    const delivery = await new DeliveryLogRepository(tx).resend(endpointId, deliveryId);
+    return delivery === undefined ? { ok: false, reason: 'not_found' } : { ok: true, delivery };
   });
 }

@@ -1,4 +1,3 @@
-import type { Sql } from 'postgres';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 
@@ -107,7 +106,7 @@ const LAST_ATTEMPT = (sql: Db) => sql`
     where delivery_id = d.id order by attempt desc limit 1) a on true`;
 
 export class DeliveryLogRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly sql: Db) {}
 
   /**
    * Up to `limit + 1` deliveries of the endpoint, newest first, older than the delivery `before`
