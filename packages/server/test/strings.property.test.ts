@@ -100,6 +100,8 @@ describe('hostile strings in every string of every operation', () => {
     code: () => 'daemon_offline',
     file: () => 'favicon-32x32.png',
     installationId: () => '12345',
+    endpointId: () => randomUUID(),
+    deliveryId: () => randomUUID(),
   };
 
   const send = (

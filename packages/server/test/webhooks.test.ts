@@ -303,28 +303,26 @@ describe('outbound webhooks (external PostgreSQL)', () => {
       (rows) => rows.length === 2,
       'two events',
     );
-    const [old, pending] = events.map((row) => row.id);
+    const [old, pending] = events.map((row) => row.id) as [string, string];
+    const both = [old, pending];
     // Both failed first (4 attempts each): no deliverer touches them after.
     await eventually(
-      () =>
-        hub.sql`select 1 from webhook_deliveries where event_id = any(${[old, pending]}::uuid[]) and status = 'failed'`,
+      () => hub.sql`select 1 from webhook_deliveries where event_id = any(${both}::uuid[]) and status = 'failed'`,
       (rows) => rows.length === 2,
       'both deliveries failed',
     );
-    await hub.sql`update webhook_events set created_at = now() - interval '31 days' where id = any(${[old, pending]}::uuid[])`;
+    await hub.sql`update webhook_events set created_at = now() - interval '31 days' where id = any(${both}::uuid[])`;
     // One pending again, not due for a day.
     await hub.sql`
-      update webhook_deliveries set status = 'pending', next_attempt_at = now() + interval '1 day' where event_id = ${pending as string}`;
+      update webhook_deliveries set status = 'pending', next_attempt_at = now() + interval '1 day' where event_id = ${pending}`;
     await new RetentionRepository(hub.sql, {
       runsDays: undefined,
       revisionsDays: undefined,
       revisionsKept: 10,
     }).prune();
-    const left = await hub.sql<
-      { id: string }[]
-    >`select id from webhook_events where id = any(${[old, pending]}::uuid[])`;
+    const left = await hub.sql<{ id: string }[]>`select id from webhook_events where id = any(${both}::uuid[])`;
     expect(left.map((row) => row.id)).toEqual([pending]);
-    expect((await hub.sql`select 1 from webhook_deliveries where event_id = ${old as string}`).length).toBe(0);
+    expect((await hub.sql`select 1 from webhook_deliveries where event_id = ${old}`).length).toBe(0);
   });
 
   it('a receiver that never answers delays no delivery to another endpoint', async () => {
