@@ -100,6 +100,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
       'hub_runs_started_total',
       'hub_runs_completed_total',
       'hub_schedule_ticks_total',
+      'hub_dispatch_to_assignment_seconds',
       'hub_daemons_online',
       'hub_database_up',
       'hub_process_cpu_seconds_total',
@@ -154,8 +155,35 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(moved('hub_http_request_duration_seconds_count', { operation: 'listProjects' })).toBe(4);
     expect(moved('hub_runs_started_total', { source: 'manual' })).toBe(2);
     expect(moved('hub_runs_completed_total', { status: 'succeeded' })).toBe(2);
+    // Each run's one execution was taken once: two times, each counted in every bucket that holds it.
+    expect(moved('hub_dispatch_to_assignment_seconds_count', {})).toBe(2);
+    expect(moved('hub_dispatch_to_assignment_seconds_bucket', { le: '+Inf' })).toBe(2);
+    expect(moved('hub_dispatch_to_assignment_seconds_sum', {})).toBeGreaterThan(0);
     // The scrape before this one was counted when its answer ended.
     expect(moved('hub_http_requests_total', { operation: 'metrics', status: '200' })).toBe(1);
+  });
+
+  it('times an assignment once, when first taken: a redelivery of it is not counted again', async () => {
+    const before = await scrape();
+    const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: randomUUID() },
+    });
+    expect(dispatched.status, dispatched.text).toBe(200);
+    const first = await daemon.next(5);
+    expect(first.status, first.text).toBe(200);
+    const { executionId } = first.body.assignment as { executionId: string };
+    // Offered long ago as far as the hub can tell: the next poll offers it again (offers = 2).
+    await hub.sql`update executions set offered_at = offered_at - interval '1 hour' where id = ${executionId}`;
+    const again = await daemon.next(5);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.assignment.executionId).toBe(executionId);
+    const [row] = await hub.sql<{ offers: number }[]>`select offers from executions where id = ${executionId}`;
+    expect(row?.offers).toBe(2);
+    expect((await daemon.report(executionId, 'succeeded', { exitCode: 0 })).status).toBeLessThan(300);
+    const after = await scrape();
+    const moved = value(after, 'hub_dispatch_to_assignment_seconds_count', {});
+    expect(moved - value(before, 'hub_dispatch_to_assignment_seconds_count', {})).toBe(1);
   });
 
   it('a real Prometheus scrapes it: the hub is up, and its runs are there', async () => {

@@ -1,3 +1,3 @@
 // Metrics (DECISIONS.md, Metrics): the registry, what counts into it, and GET /metrics.
-export { countCompleted, countStarted, scheduleTicks, registry } from './registry.js';
+export { countCompleted, countStarted, dispatchToAssignment, scheduleTicks, registry } from './registry.js';
 export { countRequests, metricsRoute, type MetricsOptions } from './routes.js';

@@ -51,6 +51,13 @@ export const scheduleTicks = new Counter({
   registers: [registry],
 });
 
+export const dispatchToAssignment = new Histogram({
+  name: 'hub_dispatch_to_assignment_seconds',
+  help: "Time from an execution's creation to the first time a daemon took its assignment (database clock).",
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
 /** Set at each scrape by the caller (metrics/routes.ts): values read from PostgreSQL or the health monitor. */
 export const databaseUp = new Gauge({
   name: 'hub_database_up',
