@@ -22,6 +22,8 @@ export interface HubOptions extends PlatformOptions {
   github?: GitHubConfig;
   /** HUB_METRICS_TOKEN: GET /metrics requires it as a bearer; unset, loopback clients only. */
   metricsToken?: string;
+  /** HUB_METRICS=off: false; GET /metrics answers 404 and requests are not counted. On unless false. */
+  metrics?: boolean;
 }
 
 /** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */

@@ -190,6 +190,7 @@ async function main(): Promise<void> {
       trustProxy: config.trustProxy,
       ...(config.github === undefined ? {} : { github: config.github }),
       ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
+      metrics: config.metrics,
     },
     authSql,
     wakeups,

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
@@ -57,6 +58,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let guarded: Awaited<ReturnType<typeof hubOn>>;
   let behindProxy: Awaited<ReturnType<typeof hubOn>>;
+  let off: Awaited<ReturnType<typeof hubOn>>;
   let ctx: Awaited<ReturnType<typeof setUp>>;
   let daemon: TestDaemon;
 
@@ -71,10 +73,11 @@ describe('GET /metrics (external PostgreSQL)', () => {
       .reduce((sum, [, , count]) => sum + count, 0);
 
   beforeAll(async () => {
-    [hub, guarded, behindProxy] = await Promise.all([
+    [hub, guarded, behindProxy, off] = await Promise.all([
       hubOn('external'),
       hubOn('external', { HUB_METRICS_TOKEN: TOKEN }),
       hubOn('external', { HUB_TRUST_PROXY: 'loopback' }),
+      hubOn('external', { HUB_METRICS: 'off', HUB_METRICS_TOKEN: TOKEN }),
     ]);
     ctx = await setUp(hub);
     daemon = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(300);
@@ -87,7 +90,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
   }, 120_000);
   afterAll(async () => {
     daemon?.stop();
-    await Promise.all([hub, guarded, behindProxy].map((each) => each?.close()));
+    await Promise.all([hub, guarded, behindProxy, off].map((each) => each?.close()));
   });
 
   it('answers loopback clients in the text format, which promtool finds nothing to report in', async () => {
@@ -122,6 +125,31 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(proxied.status).toBe(403);
     expect(proxied.text).toContain('HUB_METRICS_TOKEN');
     expect((await call(behindProxy, 'GET', '/metrics')).status).toBe(200);
+  });
+
+  it('with HUB_METRICS=off, answers GET /metrics as any unknown page: 404, with or without the token', async () => {
+    const unknown = await call(off, 'GET', '/metrics-not-a-page');
+    expect(unknown.status).toBe(404);
+    for (const token of [undefined, TOKEN]) {
+      const answer = await call(off, 'GET', '/metrics', token === undefined ? {} : { token });
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toBe(unknown.headers.get('content-type'));
+      expect(answer.text).not.toContain('# TYPE');
+    }
+    expect((await call(off, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  it.each([
+    [undefined, true],
+    ['on', true],
+    ['off', false],
+    ['OFF', false],
+  ])('HUB_METRICS=%s: metrics %s', (raw, on) => {
+    expect(readConfig(raw === undefined ? {} : { HUB_METRICS: raw }).metrics).toBe(on);
+  });
+
+  it('refuses a HUB_METRICS that is neither on nor off', () => {
+    expect(() => readConfig({ HUB_METRICS: 'no' })).toThrow('HUB_METRICS must be on or off, not "no"');
   });
 
   it('counts exactly the requests and runs made, by operation, status and source', async () => {

@@ -5,15 +5,24 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 export const registry = new Registry();
 
-// Node's process metrics, without the gauges whose names end in `_total` (promtool reads those as
-// counters and flags them; DECISIONS.md): they are left out, not renamed.
-collectDefaultMetrics({ register: registry, prefix: 'hub_' });
-for (const name of [
-  'hub_nodejs_active_resources_total',
-  'hub_nodejs_active_handles_total',
-  'hub_nodejs_active_requests_total',
-])
-  registry.removeSingleMetric(name);
+let collecting = false;
+
+/**
+ * Node's process metrics, from the first call on (metrics/routes.ts, when /metrics is mounted: with
+ * HUB_METRICS=off nothing watches the event loop or the GC), without the gauges whose names end in
+ * `_total` (promtool reads those as counters and flags them; DECISIONS.md): left out, not renamed.
+ */
+export function collectProcessMetrics(): void {
+  if (collecting) return;
+  collecting = true;
+  collectDefaultMetrics({ register: registry, prefix: 'hub_' });
+  for (const name of [
+    'hub_nodejs_active_resources_total',
+    'hub_nodejs_active_handles_total',
+    'hub_nodejs_active_requests_total',
+  ])
+    registry.removeSingleMetric(name);
+}
 
 export const httpRequests = new Counter({
   name: 'hub_http_requests_total',
