@@ -1,27 +1,15 @@
 // GET /metrics (DECISIONS.md, Metrics) on a real hub: the guard (loopback only, or the token),
 // Prometheus's own checker (`promtool check metrics`) finds nothing, counters move by exactly the
 // requests and runs the test made, and no label value comes from what a client sent.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
 import { eventually } from './support/poll.js';
-
-/** A port free a moment ago, for a process that takes no port 0. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { sampleValue as value, samples, startPrometheus } from './support/prometheus.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 const CONFIGURATION = `
@@ -36,24 +24,6 @@ triggers:
       - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
 `;
 
-/** `name{labels} value` lines of the text format, as [name, labels, value]. */
-function samples(text: string): [string, Record<string, string>, number][] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (match === null) throw new Error(`not a sample: ${line}`);
-      const labels = Object.fromEntries(
-        [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [
-          pair[1],
-          pair[2],
-        ]),
-      );
-      return [match[1] as string, labels as Record<string, string>, Number(match[3])];
-    });
-}
-
 describe('GET /metrics (external PostgreSQL)', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let guarded: Awaited<ReturnType<typeof hubOn>>;
@@ -67,10 +37,6 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(answer.status, answer.text).toBe(200);
     return answer.text;
   };
-  const value = (text: string, name: string, labels: Record<string, string>) =>
-    samples(text)
-      .filter(([found, has]) => found === name && Object.entries(labels).every(([key, want]) => has[key] === want))
-      .reduce((sum, [, , count]) => sum + count, 0);
 
   beforeAll(async () => {
     [hub, guarded, behindProxy, off] = await Promise.all([
@@ -215,47 +181,24 @@ describe('GET /metrics (external PostgreSQL)', () => {
   });
 
   it('a real Prometheus scrapes it: the hub is up, and its runs are there', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-prometheus-'));
-    const port = await freePort();
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s }\nscrape_configs:\n  - job_name: hub\n    static_configs: [{ targets: ["${new URL(hub.url).host}"] }]\n`,
-    );
-    const prometheus = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    const prometheus = await startPrometheus({
+      'prometheus.yml': `global: { scrape_interval: 1s }\nscrape_configs:\n  - job_name: hub\n    static_configs: [{ targets: ["${new URL(hub.url).host}"] }]\n`,
+    });
     try {
-      const query = async (promql: string) => {
-        const answer = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`).catch(
-          () => undefined,
-        );
-        if (answer?.status !== 200) return [];
-        return (
-          (await answer.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }
-        ).data.result;
-      };
       const up = await eventually(
-        () => query('up{job="hub"}'),
+        () => prometheus.query('up{job="hub"}'),
         (found) => found[0]?.value[1] === '1',
         'the hub scraped',
       );
       expect(up).toHaveLength(1);
       const started = await eventually(
-        () => query('hub_runs_started_total{job="hub",source="manual"}'),
+        () => prometheus.query('hub_runs_started_total{job="hub",source="manual"}'),
         (found) => Number(found[0]?.value[1]) >= 2,
         'the runs in Prometheus',
       );
       expect(started[0]?.metric).toMatchObject({ source: 'manual' });
     } finally {
-      prometheus.kill('SIGTERM');
-      await new Promise((resolve) => prometheus.on('close', resolve));
-      rmSync(dir, { recursive: true, force: true });
+      await prometheus.stop();
     }
   }, 60_000);
 
