@@ -1,8 +1,10 @@
 // @ts-check
 // What GET /metrics and the counting of each request cost (bench:http's last part): two hubs alike
 // but for HUB_METRICS (on and off), each on its own embedded PostgreSQL, loaded in turns: the
-// projects list, then dispatches (distinct delivery keys) to a daemon kept online. The turns
-// alternate (on, off, off, on, …) so that a slow spell of a shared machine hits both alike.
+// projects list, then dispatches (distinct delivery keys) to a daemon kept online. Each turn loads
+// one hub then the other (on, off, then off, on, …); its ratio compares two neighbouring runs, and
+// the median of the turns' ratios is the figure: a slow spell of a shared machine spoils a turn or
+// two, not the figure.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +12,10 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { HubClient } from '../packages/daemon/dist/index.js';
 import { startProcess } from './process.js';
+import { quantile } from './report.js';
 
-/** Measured turns per hub and endpoint, each TURN_S long, after WARMUP_S of unmeasured load. */
-const TURNS = 4;
+/** Measured turns per endpoint, each TURN_S of load on either hub, after WARMUP_S of unmeasured load. */
+const TURNS = 6;
 const TURN_S = 5;
 const WARMUP_S = 2;
 const HEARTBEAT_MS = 5_000;
@@ -113,8 +116,8 @@ function run(url, connections, duration, endpoint) {
 }
 
 /**
- * Requests per second with metrics on and off, for the projects list and for dispatch, each the
- * total of TURNS alternating turns; non-2xx answers and errors counted apart.
+ * Requests per second with metrics on and off, for the projects list and for dispatch, over all
+ * TURNS turns, and the median of the turns' on / off ratios; non-2xx answers and errors apart.
  * @param {{ root: string, connections: number, cleanups: (() => Promise<unknown> | unknown)[] }} options
  */
 export async function metricsOverhead({ root, connections, cleanups }) {
@@ -143,21 +146,27 @@ export async function metricsOverhead({ root, connections, cleanups }) {
       [off, { requests: 0, seconds: 0, failed: 0 }],
     ]);
     for (const hub of [on, off]) await run(hub.url, connections, WARMUP_S, endpoints(hub)[name]);
+    const ratios = [];
     for (let turn = 0; turn < TURNS; turn++) {
+      const rps = new Map();
       for (const hub of turn % 2 === 0 ? [on, off] : [off, on]) {
         const result = await run(hub.url, connections, TURN_S, endpoints(hub)[name]);
         const total = /** @type {{ requests: number, seconds: number, failed: number }} */ (totals.get(hub));
         total.requests += result.requests.total;
         total.seconds += result.duration;
         total.failed += result.non2xx + result.errors + result.timeouts;
+        rps.set(hub, result.requests.total / result.duration);
       }
+      ratios.push(rps.get(on) / rps.get(off));
     }
+    ratios.sort((a, b) => a - b);
     const rps = (/** @type {typeof on} */ hub) => {
       const total = /** @type {{ requests: number, seconds: number }} */ (totals.get(hub));
       return total.requests / total.seconds;
     };
     const failed = (/** @type {typeof on} */ hub) => totals.get(hub)?.failed ?? 0;
-    rows.push({ name, on: rps(on), off: rps(off), failed: { on: failed(on), off: failed(off) } });
+    const median = quantile(ratios, 0.5);
+    rows.push({ name, on: rps(on), off: rps(off), median, ratios, failed: { on: failed(on), off: failed(off) } });
   }
   return { rows, turns: TURNS, turnS: TURN_S, warmupS: WARMUP_S };
 }
