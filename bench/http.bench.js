@@ -219,6 +219,17 @@ try {
       `${row.name.padEnd(28)} ${row.on.toFixed(0).padStart(8)} ${row.off.toFixed(0).padStart(10)} ${row.median.toFixed(3).padStart(9)}   >= 0.97  ${verdict(row.median >= 0.97).padEnd(6)}  ${`${row.failed.on}, ${row.failed.off}`.padEnd(17)}  ${row.ratios.map((/** @type {number} */ r) => r.toFixed(2)).join(' ')}`,
     );
   }
+  console.log('');
+  console.log(
+    "hub CPU per request (all turns; other work on the machine does not change it), off / on as the hub's own cost",
+  );
+  console.log('endpoint                     on ms/req  off ms/req  off / on   target');
+  for (const row of overhead.rows) {
+    const ratio = row.cpuMs.off / row.cpuMs.on;
+    console.log(
+      `${row.name.padEnd(28)} ${row.cpuMs.on.toFixed(3).padStart(9)} ${row.cpuMs.off.toFixed(3).padStart(11)} ${ratio.toFixed(3).padStart(9)}   >= 0.97  ${verdict(ratio >= 0.97)}`,
+    );
+  }
 } finally {
   await cleanUp();
 }

@@ -4,9 +4,10 @@
 // projects list, then dispatches (distinct delivery keys) to a daemon kept online. Each turn loads
 // one hub then the other (on, off, then off, on, …); its ratio compares two neighbouring runs, and
 // the median of the turns' ratios is the figure: a slow spell of a shared machine spoils a turn or
-// two, not the figure.
+// two, not the figure. Beside it, each hub's CPU time per request (from /proc), which other work on
+// the machine does not change: off ÷ on is what throughput would be where the hub has the CPU.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -96,7 +97,18 @@ async function startHub(root, metrics, cleanups) {
     token,
     body: { projectSlug: 'app', yaml: CONFIGURATION },
   });
-  return { url: hub.url, token };
+  return { url: hub.url, token, pid: hub.child.pid };
+}
+
+/** CPU time (user and system) of process `pid` so far, in ms, from /proc (Linux); NaN elsewhere. @param {number | undefined} pid */
+function cpuMsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime, in ticks of USER_HZ (100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
@@ -142,16 +154,20 @@ export async function metricsOverhead({ root, connections, cleanups }) {
   const rows = [];
   for (const name of /** @type {const} */ (['GET /api/v1/projects', 'POST /api/v1/manual-runs'])) {
     const totals = new Map([
-      [on, { requests: 0, seconds: 0, failed: 0 }],
-      [off, { requests: 0, seconds: 0, failed: 0 }],
+      [on, { requests: 0, seconds: 0, failed: 0, cpuMs: 0 }],
+      [off, { requests: 0, seconds: 0, failed: 0, cpuMs: 0 }],
     ]);
     for (const hub of [on, off]) await run(hub.url, connections, WARMUP_S, endpoints(hub)[name]);
     const ratios = [];
     for (let turn = 0; turn < TURNS; turn++) {
       const rps = new Map();
       for (const hub of turn % 2 === 0 ? [on, off] : [off, on]) {
+        const cpuBefore = cpuMsOf(hub.pid);
         const result = await run(hub.url, connections, TURN_S, endpoints(hub)[name]);
-        const total = /** @type {{ requests: number, seconds: number, failed: number }} */ (totals.get(hub));
+        const total = /** @type {{ requests: number, seconds: number, failed: number, cpuMs: number }} */ (
+          totals.get(hub)
+        );
+        total.cpuMs += cpuMsOf(hub.pid) - cpuBefore;
         total.requests += result.requests.total;
         total.seconds += result.duration;
         total.failed += result.non2xx + result.errors + result.timeouts;
@@ -165,8 +181,20 @@ export async function metricsOverhead({ root, connections, cleanups }) {
       return total.requests / total.seconds;
     };
     const failed = (/** @type {typeof on} */ hub) => totals.get(hub)?.failed ?? 0;
+    const cpu = (/** @type {typeof on} */ hub) => {
+      const total = /** @type {{ requests: number, cpuMs: number }} */ (totals.get(hub));
+      return total.cpuMs / total.requests;
+    };
     const median = quantile(ratios, 0.5);
-    rows.push({ name, on: rps(on), off: rps(off), median, ratios, failed: { on: failed(on), off: failed(off) } });
+    rows.push({
+      name,
+      on: rps(on),
+      off: rps(off),
+      median,
+      ratios,
+      cpuMs: { on: cpu(on), off: cpu(off) },
+      failed: { on: failed(on), off: failed(off) },
+    });
   }
   return { rows, turns: TURNS, turnS: TURN_S, warmupS: WARMUP_S };
 }
