@@ -1,9 +1,11 @@
 // @ts-check
 /**
  * `pnpm bench:http`: the hub under load on loopback, against a bare Express app returning the
- * same JSON (the baseline) measured in the same run, and the hub's memory idle after start and
- * after a burst of large installs. Bounded: five 10-second runs, each after 2 s of unmeasured
- * warm-up. Prints; never fails on a missed target. See bench/README.md.
+ * same JSON (the baseline) measured in the same run, the hub's memory idle after start and after a
+ * burst of large installs, and then what metrics cost (two more hubs, HUB_METRICS on and off, in
+ * alternating turns: bench/metrics-overhead.js). Bounded: five 10-second runs, each after 2 s of
+ * unmeasured warm-up, then 24 turns of 5 s on each of two more hubs. Prints; never fails on a missed target. See
+ * bench/README.md.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { generateConfiguration } from './generate.js';
+import { metricsOverhead } from './metrics-overhead.js';
 import { startProcess } from './process.js';
 import { cleanupOnExit } from './report.js';
 
@@ -201,6 +204,32 @@ try {
     rss <= 150,
   );
   line('  the same, over idle after start', `+${(rss - rssIdle).toFixed(0)} MB`, '<= +40 MB', rss - rssIdle <= 40);
+
+  // Metrics on / off, with the hub and the baseline above stopped: only the two compared run.
+  await hub.stop();
+  await baseline.stop();
+  const overhead = await metricsOverhead({ root, connections: CONNECTIONS, cleanups });
+  console.log('');
+  console.log(
+    `metrics on / off: two more hubs (HUB_METRICS=on, off), ${overhead.turns} turns of ${overhead.turnS} s on each, alternating, after ${overhead.warmupS} s of warm-up; on / off is the median of the turns' ratios`,
+  );
+  console.log('endpoint                     on req/s  off req/s  on / off   target   non-2xx (on, off)  turns');
+  for (const row of overhead.rows) {
+    console.log(
+      `${row.name.padEnd(28)} ${row.on.toFixed(0).padStart(8)} ${row.off.toFixed(0).padStart(10)} ${row.median.toFixed(3).padStart(9)}   >= 0.97  ${verdict(row.median >= 0.97).padEnd(6)}  ${`${row.failed.on}, ${row.failed.off}`.padEnd(17)}  ${row.ratios.map((/** @type {number} */ r) => r.toFixed(2)).join(' ')}`,
+    );
+  }
+  console.log('');
+  console.log(
+    "hub CPU per request (all turns; other work on the machine does not change it), off / on as the hub's own cost",
+  );
+  console.log('endpoint                     on ms/req  off ms/req  off / on   target');
+  for (const row of overhead.rows) {
+    const ratio = row.cpuMs.off / row.cpuMs.on;
+    console.log(
+      `${row.name.padEnd(28)} ${row.cpuMs.on.toFixed(3).padStart(9)} ${row.cpuMs.off.toFixed(3).padStart(11)} ${ratio.toFixed(3).padStart(9)}   >= 0.97  ${verdict(ratio >= 0.97)}`,
+    );
+  }
 } finally {
   await cleanUp();
 }

@@ -95,7 +95,9 @@ describe('hub', () => {
     [
       ['daemon', 'run', '-h'],
       [
-        /^Usage: hub daemon run \[origin\] \[--config FILE\]$/m,
+        /^Usage: hub daemon run \[origin\] \[--config FILE\] \[--metrics-port PORT \[--metrics-host HOST\]\]$/m,
+        /^ {2}--metrics-host HOST +The address they are served on \(default: 127\.0\.0\.1\)/m,
+        /hub_daemon_hub_request_duration_seconds\{kind\}/,
         /HUB_INPUT_<NAME>/,
         /SIGTERM/,
         /timed_out/,

@@ -3,6 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Assignment, FieldIssue, Problem, StatusReport, WireSchema } from '@hub/schemas';
 import { readAssignment } from './assignment.js';
 import type { Runtime } from './config.js';
+import type { DaemonMetrics, RequestKind } from './metrics.js';
 import { signRequest } from './signing.js';
 
 /** A request that has no answer by then is given up as if the hub were unreachable. */
@@ -83,6 +84,8 @@ export class HubClient {
     readonly origin: string,
     /** Needed for everything but enrollment. */
     private readonly identity?: { daemonId: string; privateKey: KeyObject },
+    /** Counts round trips and the output the hub took, when the daemon serves metrics. */
+    private readonly metrics?: DaemonMetrics,
   ) {}
 
   async enroll(enrollment: Enrollment): Promise<WireSchema<'EnrolledDaemon'>> {
@@ -92,7 +95,7 @@ export class HubClient {
 
   async heartbeat(runtimes: Runtime[], signal?: AbortSignal): Promise<void> {
     const heartbeat: WireSchema<'Heartbeat'> = { runtimes };
-    await this.request('POST', '/api/v1/daemon/heartbeat', { body: heartbeat, signal });
+    await this.request('POST', '/api/v1/daemon/heartbeat', { body: heartbeat, signal, kind: 'heartbeat' });
   }
 
   /**
@@ -104,10 +107,7 @@ export class HubClient {
     const { status, body } = await this.request(
       'GET',
       `/api/v1/daemon/assignments/next?wait=${waitSeconds}&capacity=${capacity}`,
-      {
-        signal,
-        timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS,
-      },
+      { signal, timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS, kind: 'next_assignment' },
     );
     if (status === 204) return {};
     const answer = (body ?? {}) as Unread<WireSchema<'AssignmentAnswer'> & WireSchema<'CancelAnswer'>>;
@@ -121,22 +121,25 @@ export class HubClient {
     const { body } = await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/output`, {
       body: request,
       signal,
+      kind: 'output',
     });
     const nextSeq = (body as Unread<WireSchema<'OutputAnswer'>> | undefined)?.nextSeq;
     if (!Number.isSafeInteger(nextSeq))
       throw new HubUnreachable(`the hub at ${this.origin} answered the output of ${executionId} without nextSeq`);
+    this.metrics?.sent(chunks.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.text), 0));
     return nextSeq as number;
   }
 
   /** Tells the hub that this daemon stops: it is offline at once, until its next signed request. */
   async offline(timeoutMs: number): Promise<void> {
-    await this.request('POST', '/api/v1/daemon/offline', { body: {}, timeoutMs });
+    await this.request('POST', '/api/v1/daemon/offline', { body: {}, timeoutMs, kind: 'offline' });
   }
 
   async reportStatus(executionId: string, report: StatusReport, signal?: AbortSignal): Promise<void> {
     await this.request('POST', `/api/v1/daemon/executions/${encodeURIComponent(executionId)}/status`, {
       body: report,
       signal,
+      kind: 'status',
     });
   }
 
@@ -144,7 +147,7 @@ export class HubClient {
   private async request(
     method: string,
     pathWithQuery: string,
-    options: { body?: unknown; signed?: boolean; signal?: AbortSignal; timeoutMs?: number },
+    options: { body?: unknown; signed?: boolean; signal?: AbortSignal; timeoutMs?: number; kind?: RequestKind },
   ): Promise<{ status: number; body: unknown }> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
@@ -157,9 +160,11 @@ export class HubClient {
     const signal = options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]);
     let response: Response;
     let text: string;
+    const sent = performance.now();
     try {
       response = await fetch(`${this.origin}${pathWithQuery}`, { method, headers, body, signal });
       text = await response.text();
+      if (options.kind !== undefined) this.metrics?.roundTrip(options.kind, (performance.now() - sent) / 1_000);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (timeout.aborted) throw new HubUnreachable(`no answer from ${this.origin} within ${timeoutMs / 1_000} s`);

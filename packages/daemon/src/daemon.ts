@@ -6,6 +6,7 @@ import { MalformedAssignment } from './assignment.js';
 import { Backoff, Outage, sleep } from './backoff.js';
 import { HubError, retryAfterMs, type HubClient, type PollAnswer } from './client.js';
 import { runtimesOf, type DaemonConfig } from './config.js';
+import type { DaemonMetrics } from './metrics.js';
 import { OutputShipper, type OutputLimits } from './output.js';
 import { StatusReporter } from './reporter.js';
 import { runExecution } from './supervisor.js';
@@ -35,6 +36,8 @@ export interface DaemonOptions {
   output?: Writable;
   /** How the agents' output is batched and bounded on its way to the hub; DEFAULT_OUTPUT_LIMITS by default. */
   outputLimits?: OutputLimits;
+  /** Counts the assignments taken and the executions finished (the client counts its own requests). */
+  metrics?: DaemonMetrics;
 }
 
 /** Runs until `signal` aborts (`refused` undefined) or the hub refuses this daemon's identity with 401. */
@@ -142,7 +145,8 @@ class Daemon {
         if (this.stopping.signal.aborted) break;
         if (freed.signal.aborted) continue;
         if (error instanceof MalformedAssignment) {
-          // Reported, so that the hub does not offer it again and again.
+          // Taken, and reported, so that the hub does not offer it again and again.
+          this.options.metrics?.taken();
           void this.settle(error.executionId, {
             status: 'failed',
             message: `The daemon could not read the assignment: ${error.message}.`,
@@ -187,6 +191,7 @@ class Daemon {
       );
       return;
     }
+    this.options.metrics?.taken();
     const provider = this.options.config.providers.get(agent.provider);
     if (provider === undefined) {
       const known = [...this.options.config.providers.keys()].join(', ');
@@ -229,6 +234,7 @@ class Daemon {
   /** Logs a final status and reports it once `before` is done; remembers the execution, so that a redelivery is not run again. */
   private async settle(executionId: string, report: StatusReport, before?: Promise<void>): Promise<void> {
     this.finished.add(executionId);
+    this.options.metrics?.finished(report.status);
     if (this.finished.size > REMEMBERED) this.finished.delete(this.finished.values().next().value as string);
     const detail = report.message === undefined ? '' : `: ${report.message}`;
     this.options.log(`Execution ${executionId}: ${report.status.replace('_', ' ')}${detail}`);

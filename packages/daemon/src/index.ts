@@ -14,3 +14,4 @@ export { runExecution, type ExecutionOptions, type ExecutionStatus } from './sup
 export { runDaemon, type DaemonOptions } from './daemon.js';
 export { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './output.js';
 export { sleep } from './backoff.js';
+export { DaemonMetrics, type Outcome, type RequestKind } from './metrics.js';

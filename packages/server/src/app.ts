@@ -42,7 +42,9 @@ export function createApp(hub: Hub): Express {
   // Unset, req.ip is the socket's peer: throttling counts what the hub itself sees.
   if (hub.options.trustProxy !== undefined) app.set('trust proxy', hub.options.trustProxy);
   app.use(requestContext(hub.log));
-  app.use(countRequests());
+  // HUB_METRICS=off: nothing counts requests, and GET /metrics is the 404 of any unknown page.
+  const metrics = hub.options.metrics !== false;
+  if (metrics) app.use(countRequests());
   app.use(securityHeaders());
   // While the database is known to be away, the API answers 503 at once instead of trying it.
   if (hub.health !== undefined) app.use(databaseGate(hub.health, apiNeedsDatabase));
@@ -68,14 +70,15 @@ export function createApp(hub: Hub): Express {
   // What the operations did not answer (pages, and the 404 and 405 after them): a body left unread
   // when the answer starts is not read to its end, as on the operations.
   app.use(closeUnreadBody());
-  app.use(
-    metricsRoute({
-      sql: hub.sql,
-      offlineAfterMs: hub.options.timing?.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs,
-      ...(hub.options.metricsToken === undefined ? {} : { token: hub.options.metricsToken }),
-      ...(hub.health === undefined ? {} : { health: hub.health }),
-    }),
-  );
+  if (metrics)
+    app.use(
+      metricsRoute({
+        sql: hub.sql,
+        offlineAfterMs: hub.options.timing?.offlineAfterMs ?? DEFAULT_TIMING.offlineAfterMs,
+        ...(hub.options.metricsToken === undefined ? {} : { token: hub.options.metricsToken }),
+        ...(hub.health === undefined ? {} : { health: hub.health }),
+      }),
+    );
   // The human side: pages, not API operations, so not in the document.
   app.use(
     dashboardRouter({

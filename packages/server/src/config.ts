@@ -51,6 +51,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** HUB_WEBHOOK_* (DECISIONS.md, Outbound webhooks). */
   webhooks: WebhookSettings;
+  /** HUB_METRICS: `off` takes GET /metrics (404) and the counting of requests away (docs/decisions.md, Metrics). */
+  metrics: boolean;
 }
 
 /** The environment variables of DECISIONS.md, Operating the hub. */
@@ -153,7 +155,16 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     github: readGitHubConfig(env),
     metricsToken: metricsToken(env.HUB_METRICS_TOKEN),
     webhooks: readWebhookSettings(env),
+    metrics: metricsSwitch(env.HUB_METRICS),
   };
+}
+
+/** HUB_METRICS: `on` (the default) or `off`. */
+function metricsSwitch(raw: string | undefined): boolean {
+  const value = raw?.trim().toLowerCase() ?? '';
+  if (value === '' || value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error(`HUB_METRICS must be on or off, not "${raw}"`);
 }
 
 /** HUB_METRICS_TOKEN: at least 16 characters (a scrape's only credential), printable, no spaces. */

@@ -25,6 +25,8 @@ export interface HubOptions extends PlatformOptions {
   metricsToken?: string;
   /** HUB_WEBHOOK_*: where webhooks may go, and their schedule; DEFAULT_WEBHOOKS unless tuned. */
   webhooks?: WebhookSettings;
+  /** HUB_METRICS=off: false; GET /metrics answers 404 and requests are not counted. On unless false. */
+  metrics?: boolean;
 }
 
 /** What a hub instance holds: its connections, the compiler, the log, the options and its wake-ups (repositories are built where used, from the connection at hand). */

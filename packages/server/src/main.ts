@@ -192,6 +192,7 @@ async function main(): Promise<void> {
       ...(config.github === undefined ? {} : { github: config.github }),
       ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
       webhooks: config.webhooks,
+      metrics: config.metrics,
     },
     authSql,
     wakeups,

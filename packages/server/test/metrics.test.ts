@@ -1,26 +1,15 @@
 // GET /metrics (DECISIONS.md, Metrics) on a real hub: the guard (loopback only, or the token),
 // Prometheus's own checker (`promtool check metrics`) finds nothing, counters move by exactly the
 // requests and runs the test made, and no label value comes from what a client sent.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
 import { eventually } from './support/poll.js';
-
-/** A port free a moment ago, for a process that takes no port 0. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { sampleValue as value, samples, startPrometheus } from './support/prometheus.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 const CONFIGURATION = `
@@ -35,28 +24,11 @@ triggers:
       - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
 `;
 
-/** `name{labels} value` lines of the text format, as [name, labels, value]. */
-function samples(text: string): [string, Record<string, string>, number][] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (match === null) throw new Error(`not a sample: ${line}`);
-      const labels = Object.fromEntries(
-        [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [
-          pair[1],
-          pair[2],
-        ]),
-      );
-      return [match[1] as string, labels as Record<string, string>, Number(match[3])];
-    });
-}
-
 describe('GET /metrics (external PostgreSQL)', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
   let guarded: Awaited<ReturnType<typeof hubOn>>;
   let behindProxy: Awaited<ReturnType<typeof hubOn>>;
+  let off: Awaited<ReturnType<typeof hubOn>>;
   let ctx: Awaited<ReturnType<typeof setUp>>;
   let daemon: TestDaemon;
 
@@ -65,16 +37,13 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(answer.status, answer.text).toBe(200);
     return answer.text;
   };
-  const value = (text: string, name: string, labels: Record<string, string>) =>
-    samples(text)
-      .filter(([found, has]) => found === name && Object.entries(labels).every(([key, want]) => has[key] === want))
-      .reduce((sum, [, , count]) => sum + count, 0);
 
   beforeAll(async () => {
-    [hub, guarded, behindProxy] = await Promise.all([
+    [hub, guarded, behindProxy, off] = await Promise.all([
       hubOn('external'),
       hubOn('external', { HUB_METRICS_TOKEN: TOKEN }),
       hubOn('external', { HUB_TRUST_PROXY: 'loopback' }),
+      hubOn('external', { HUB_METRICS: 'off', HUB_METRICS_TOKEN: TOKEN }),
     ]);
     ctx = await setUp(hub);
     daemon = (await TestDaemon.enroll(hub, ctx.key, 'dev-box')).keepAlive(300);
@@ -87,7 +56,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
   }, 120_000);
   afterAll(async () => {
     daemon?.stop();
-    await Promise.all([hub, guarded, behindProxy].map((each) => each?.close()));
+    await Promise.all([hub, guarded, behindProxy, off].map((each) => each?.close()));
   });
 
   it('answers loopback clients in the text format, which promtool finds nothing to report in', async () => {
@@ -100,6 +69,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
       'hub_runs_started_total',
       'hub_runs_completed_total',
       'hub_schedule_ticks_total',
+      'hub_dispatch_to_assignment_seconds',
       'hub_daemons_online',
       'hub_database_up',
       'hub_process_cpu_seconds_total',
@@ -121,6 +91,31 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(proxied.status).toBe(403);
     expect(proxied.text).toContain('HUB_METRICS_TOKEN');
     expect((await call(behindProxy, 'GET', '/metrics')).status).toBe(200);
+  });
+
+  it('with HUB_METRICS=off, answers GET /metrics as any unknown page: 404, with or without the token', async () => {
+    const unknown = await call(off, 'GET', '/metrics-not-a-page');
+    expect(unknown.status).toBe(404);
+    for (const token of [undefined, TOKEN]) {
+      const answer = await call(off, 'GET', '/metrics', token === undefined ? {} : { token });
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toBe(unknown.headers.get('content-type'));
+      expect(answer.text).not.toContain('# TYPE');
+    }
+    expect((await call(off, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  it.each([
+    [undefined, true],
+    ['on', true],
+    ['off', false],
+    ['OFF', false],
+  ])('HUB_METRICS=%s: metrics %s', (raw, on) => {
+    expect(readConfig(raw === undefined ? {} : { HUB_METRICS: raw }).metrics).toBe(on);
+  });
+
+  it('refuses a HUB_METRICS that is neither on nor off', () => {
+    expect(() => readConfig({ HUB_METRICS: 'no' })).toThrow('HUB_METRICS must be on or off, not "no"');
   });
 
   it('counts exactly the requests and runs made, by operation, status and source', async () => {
@@ -154,52 +149,56 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(moved('hub_http_request_duration_seconds_count', { operation: 'listProjects' })).toBe(4);
     expect(moved('hub_runs_started_total', { source: 'manual' })).toBe(2);
     expect(moved('hub_runs_completed_total', { status: 'succeeded' })).toBe(2);
+    // Each run's one execution was taken once: two times, each counted in every bucket that holds it.
+    expect(moved('hub_dispatch_to_assignment_seconds_count', {})).toBe(2);
+    expect(moved('hub_dispatch_to_assignment_seconds_bucket', { le: '+Inf' })).toBe(2);
+    expect(moved('hub_dispatch_to_assignment_seconds_sum', {})).toBeGreaterThan(0);
     // The scrape before this one was counted when its answer ended.
     expect(moved('hub_http_requests_total', { operation: 'metrics', status: '200' })).toBe(1);
   });
 
+  it('times an assignment once, when first taken: a redelivery of it is not counted again', async () => {
+    const before = await scrape();
+    const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', {
+      token: ctx.key,
+      body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: randomUUID() },
+    });
+    expect(dispatched.status, dispatched.text).toBe(200);
+    const first = await daemon.next(5);
+    expect(first.status, first.text).toBe(200);
+    const { executionId } = first.body.assignment as { executionId: string };
+    // Offered long ago as far as the hub can tell: the next poll offers it again (offers = 2).
+    await hub.sql`update executions set offered_at = offered_at - interval '1 hour' where id = ${executionId}`;
+    const again = await daemon.next(5);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.assignment.executionId).toBe(executionId);
+    const [row] = await hub.sql<{ offers: number }[]>`select offers from executions where id = ${executionId}`;
+    expect(row?.offers).toBe(2);
+    expect((await daemon.report(executionId, 'succeeded', { exitCode: 0 })).status).toBeLessThan(300);
+    const after = await scrape();
+    const moved = value(after, 'hub_dispatch_to_assignment_seconds_count', {});
+    expect(moved - value(before, 'hub_dispatch_to_assignment_seconds_count', {})).toBe(1);
+  });
+
   it('a real Prometheus scrapes it: the hub is up, and its runs are there', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hub-prometheus-'));
-    const port = await freePort();
-    writeFileSync(
-      join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s }\nscrape_configs:\n  - job_name: hub\n    static_configs: [{ targets: ["${new URL(hub.url).host}"] }]\n`,
-    );
-    const prometheus = spawn(
-      'prometheus',
-      [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
-        `--storage.tsdb.path=${join(dir, 'data')}`,
-        `--web.listen-address=127.0.0.1:${port}`,
-      ],
-      { stdio: 'ignore' },
-    );
+    const prometheus = await startPrometheus({
+      'prometheus.yml': `global: { scrape_interval: 1s }\nscrape_configs:\n  - job_name: hub\n    static_configs: [{ targets: ["${new URL(hub.url).host}"] }]\n`,
+    });
     try {
-      const query = async (promql: string) => {
-        const answer = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`).catch(
-          () => undefined,
-        );
-        if (answer?.status !== 200) return [];
-        return (
-          (await answer.json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }
-        ).data.result;
-      };
       const up = await eventually(
-        () => query('up{job="hub"}'),
+        () => prometheus.query('up{job="hub"}'),
         (found) => found[0]?.value[1] === '1',
         'the hub scraped',
       );
       expect(up).toHaveLength(1);
       const started = await eventually(
-        () => query('hub_runs_started_total{job="hub",source="manual"}'),
+        () => prometheus.query('hub_runs_started_total{job="hub",source="manual"}'),
         (found) => Number(found[0]?.value[1]) >= 2,
         'the runs in Prometheus',
       );
       expect(started[0]?.metric).toMatchObject({ source: 'manual' });
     } finally {
-      prometheus.kill('SIGTERM');
-      await new Promise((resolve) => prometheus.on('close', resolve));
-      rmSync(dir, { recursive: true, force: true });
+      await prometheus.stop();
     }
   }, 60_000);
 

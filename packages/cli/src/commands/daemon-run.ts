@@ -1,10 +1,11 @@
 // `hub daemon run`: the daemon itself, until SIGINT or SIGTERM.
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { HubClient, runDaemon, type HubError } from '@hub/daemon';
+import { DaemonMetrics, HubClient, runDaemon, type HubError } from '@hub/daemon';
 import { parseOptions, type Command } from '../command.js';
 import { configDir } from '../config-dir.js';
 import { configFilePath, loadDaemonConfig } from '../daemon/config.js';
 import { identityPath, readIdentities, selectIdentity, type DaemonIdentity } from '../daemon/identity.js';
+import { DEFAULT_METRICS_HOST, metricsAddress, serveMetrics } from '../daemon/metrics-server.js';
 import { CliError } from '../errors.js';
 import { CONFIG_HELP, exitCodes, FILES_HELP } from '../help.js';
 import { explicitOrigin } from '../origin.js';
@@ -15,7 +16,7 @@ const CLOCK_SUSPECT_MS = 30_000;
 
 const help = `${COMMAND}: run agents for a hub, until stopped.
 
-Usage: ${COMMAND} [origin] [--config FILE]
+Usage: ${COMMAND} [origin] [--config FILE] [--metrics-port PORT [--metrics-host HOST]]
 
 Uses the identity that "hub daemon enroll" stored for the hub. The daemon sends a heartbeat
 every 10 s and waits for assignments (long polls). It runs each assignment with the command that
@@ -49,13 +50,29 @@ delivers the output and statuses it still owes once the hub is back. SIGINT or S
 it: it takes no more work, stops the running agents, reports them cancelled, tells the hub that
 it is offline (so that dispatches to it are refused at once), and exits 0.
 
+With --metrics-port, the daemon serves its own Prometheus metrics at GET /metrics on that port
+(0: any free one; the log says which), on --metrics-host (default ${DEFAULT_METRICS_HOST}, this
+machine only; no credential is asked, so choose the host with care):
+  hub_daemon_assignments_taken_total          assignments taken from the hub
+  hub_daemon_executions_total{outcome}        executions finished: succeeded, failed,
+                                              timed_out, cancelled
+  hub_daemon_output_bytes_sent_total          bytes of the agents' output the hub took
+  hub_daemon_hub_request_duration_seconds{kind}
+                                              round trips to the hub, by kind: heartbeat,
+                                              next_assignment (a long poll, with its wait),
+                                              status, output, offline
+  hub_daemon_process_*, hub_daemon_nodejs_*   Node's process metrics (CPU, memory, event loop)
+
 Arguments:
   origin          The hub (default: $HUB_URL; without either, the one hub this machine has an
                   identity for)
 
 Options:
-  --config FILE   The daemon config (default: daemon.yml in the config dir)
-  -h, --help      Show this help
+  --config FILE        The daemon config (default: daemon.yml in the config dir)
+  --metrics-port PORT  Serve the daemon's Prometheus metrics at http://HOST:PORT/metrics
+  --metrics-host HOST  The address they are served on (default: ${DEFAULT_METRICS_HOST}); an IP address
+                       or localhost; 0.0.0.0 for every interface
+  -h, --help           Show this help
 
 ${FILES_HELP}
 ${CONFIG_HELP}
@@ -67,41 +84,58 @@ ${exitCodes(
   'stopped by SIGINT or SIGTERM',
   `the hub refused the daemon's identity: it was retired (by an enrollment of its name with
      --replace), or this machine's clock is off by more than 60 s`,
-  ',\n     no identity stored for the hub',
+  ',\n     no identity stored for the hub, the metrics port in use',
 )}`;
 
 export const run: Command = {
   name: 'run',
   summary: 'Run agents for a hub until stopped',
   async run(args, io) {
-    const { values, positionals } = parseOptions(COMMAND, args, { config: { type: 'string' } }, 1);
+    const { values, positionals } = parseOptions(
+      COMMAND,
+      args,
+      { config: { type: 'string' }, 'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' } },
+      1,
+    );
     if (values.help) {
       io.stdout.write(help);
       return 0;
     }
+    const metricsAt = metricsAddress(COMMAND, values['metrics-port'], values['metrics-host']);
     const dir = configDir(io.env);
     const configFile = configFilePath(values.config, dir);
     const config = await loadDaemonConfig(configFile);
     const identity = selectIdentity(await readIdentities(dir), explicitOrigin(positionals[0], io.env), dir);
-    const client = new HubClient(identity.origin, {
-      daemonId: identity.daemonId,
-      privateKey: privateKeyOf(identity, dir),
-    });
+    const metrics = metricsAt === undefined ? undefined : new DaemonMetrics();
+    const client = new HubClient(
+      identity.origin,
+      { daemonId: identity.daemonId, privateKey: privateKeyOf(identity, dir) },
+      metrics,
+    );
 
     const log = (message: string) => io.stderr.write(`${new Date().toISOString()} ${message}\n`);
     const providers = [...config.providers.keys()].join(', ');
     log(
       `Daemon ${identity.name} (id ${identity.daemonId}) for ${identity.origin}: providers ${providers}; up to ${config.concurrency} at once.`,
     );
-    const { refused } = await runDaemon({
-      client,
-      config,
-      configFile,
-      signal: io.stopSignal(),
-      log,
-      env: io.env,
-      output: io.stderr,
-    });
+    const server =
+      metrics === undefined || metricsAt === undefined ? undefined : await serveMetrics(metrics, metricsAt);
+    if (server !== undefined) log(`Metrics at ${server.url}.`);
+    let refused: HubError | undefined;
+    try {
+      ({ refused } = await runDaemon({
+        client,
+        config,
+        configFile,
+        signal: io.stopSignal(),
+        log,
+        env: io.env,
+        output: io.stderr,
+        ...(metrics === undefined ? {} : { metrics }),
+      }));
+    } finally {
+      await server?.close();
+    }
     if (refused !== undefined) throw new CliError(refusal(refused, identity));
     log('Stopped.');
     return 0;

@@ -1,3 +1,10 @@
 // Metrics (DECISIONS.md, Metrics): the registry, what counts into it, and GET /metrics.
-export { countCompleted, countDelivery, countStarted, scheduleTicks, registry } from './registry.js';
+export {
+  countCompleted,
+  countDelivery,
+  countStarted,
+  dispatchToAssignment,
+  scheduleTicks,
+  registry,
+} from './registry.js';
 export { countRequests, metricsRoute, type MetricsOptions } from './routes.js';

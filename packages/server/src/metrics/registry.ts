@@ -5,15 +5,24 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 export const registry = new Registry();
 
-// Node's process metrics, without the gauges whose names end in `_total` (promtool reads those as
-// counters and flags them; DECISIONS.md): they are left out, not renamed.
-collectDefaultMetrics({ register: registry, prefix: 'hub_' });
-for (const name of [
-  'hub_nodejs_active_resources_total',
-  'hub_nodejs_active_handles_total',
-  'hub_nodejs_active_requests_total',
-])
-  registry.removeSingleMetric(name);
+let collecting = false;
+
+/**
+ * Node's process metrics, from the first call on (metrics/routes.ts, when /metrics is mounted: with
+ * HUB_METRICS=off nothing watches the event loop or the GC), without the gauges whose names end in
+ * `_total` (promtool reads those as counters and flags them; DECISIONS.md): left out, not renamed.
+ */
+export function collectProcessMetrics(): void {
+  if (collecting) return;
+  collecting = true;
+  collectDefaultMetrics({ register: registry, prefix: 'hub_' });
+  for (const name of [
+    'hub_nodejs_active_resources_total',
+    'hub_nodejs_active_handles_total',
+    'hub_nodejs_active_requests_total',
+  ])
+    registry.removeSingleMetric(name);
+}
 
 export const httpRequests = new Counter({
   name: 'hub_http_requests_total',
@@ -48,6 +57,13 @@ export const scheduleTicks = new Counter({
   name: 'hub_schedule_ticks_total',
   help: 'Schedule ticks this instance handled, by result (started, failed: recorded as a failed run, skipped: missed while no hub ran).',
   labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+export const dispatchToAssignment = new Histogram({
+  name: 'hub_dispatch_to_assignment_seconds',
+  help: "Time from an execution's creation to the first time a daemon took its assignment (database clock).",
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   registers: [registry],
 });
 

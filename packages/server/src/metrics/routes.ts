@@ -3,7 +3,15 @@ import type { Request, RequestHandler } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import type { DatabaseHealth } from '../db/health.js';
-import { daemonsOnline, databaseUp, httpDuration, httpRequests, registry, webhooksPending } from './registry.js';
+import {
+  collectProcessMetrics,
+  daemonsOnline,
+  databaseUp,
+  httpDuration,
+  httpRequests,
+  registry,
+  webhooksPending,
+} from './registry.js';
 
 export interface MetricsOptions {
   sql: Sql;
@@ -20,6 +28,7 @@ export interface MetricsOptions {
  * it is mounted beside the dashboard, outside the OpenAPI document.
  */
 export function metricsRoute(options: MetricsOptions): RequestHandler {
+  collectProcessMetrics();
   return async (req, res, next) => {
     if (req.path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       next();

@@ -1,5 +1,5 @@
 import type { TransactionSql } from 'postgres';
-import { countCompleted } from '../metrics/index.js';
+import { countCompleted, dispatchToAssignment } from '../metrics/index.js';
 import type { Db } from '../db/connect.js';
 import { atomically } from '../db/transaction.js';
 import { ASSIGNMENT_CHANNEL } from './protocol/channels.js';
@@ -24,7 +24,7 @@ export class ExecutionRepository {
    * one (SKIP LOCKED).
    */
   async claim(daemonId: string): Promise<Assignment | undefined> {
-    const [row] = await this.sql<{ assignment: Assignment }[]>`
+    const [row] = await this.sql<{ assignment: Assignment; offers: number; waitedS: number }[]>`
       update executions set offered_at = now(), offers = offers + 1
       where id = (
         select id from executions
@@ -32,7 +32,9 @@ export class ExecutionRepository {
           and (offered_at is null or offered_at <= now() - ${this.timing.redeliverAfterMs} * interval '1 millisecond')
         order by created_at limit 1
         for update skip locked)
-      returning assignment`;
+      returning assignment, offers, extract(epoch from clock_timestamp() - created_at)::float8 as "waitedS"`;
+    // Timed once, at the first offer; a redelivery is the same dispatch, not a new one.
+    if (row?.offers === 1) dispatchToAssignment.observe(Math.max(0, row.waitedS));
     return row?.assignment;
   }
 
