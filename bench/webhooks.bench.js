@@ -39,6 +39,11 @@ const DRAIN_WAIT_S = Number(process.env.HUB_BENCH_WEBHOOKS_DRAIN_WAIT_S || 300);
 const DRAIN_TARGET = 0.8;
 /** Events for the hanging endpoint alone, queued before each (b) round's: 0 unless given (see bench/README.md). */
 const BACKLOG = Number(process.env.HUB_BENCH_WEBHOOKS_BACKLOG || 0);
+/**
+ * Pending deliveries of a disabled endpoint (another organization's, as the hub leaves one it
+ * disabled after 5 days of failures), made before the rounds: 0 unless given (see bench/README.md).
+ */
+const DISABLED_BACKLOG = Number(process.env.HUB_BENCH_WEBHOOKS_DISABLED_BACKLOG || 0);
 /** HUB_WEBHOOK_TIMEOUT_MS for the hub: unset (the default 10 s) unless given. */
 const TIMEOUT_MS = process.env.HUB_BENCH_WEBHOOKS_TIMEOUT_MS;
 const HEARTBEAT_MS = 5_000;
@@ -577,6 +582,14 @@ try {
   /** @type {Awaited<ReturnType<typeof drain>>[]} */
   const drains = [];
   await drain(-1, 'a', WARMUP_EVENTS); // unmeasured: the hub's connections to the receivers, plans and code warmed
+  if (DISABLED_BACKLOG > 0) {
+    const gone = await organization('disabled');
+    const { id } = await endpoint(gone.token, hanging.url, '/disabled');
+    await sql.begin(async (tx) => {
+      await tx`select webhook_emit(${gone.id}, 'run.completed', ${payload}::jsonb) from generate_series(1, ${DISABLED_BACKLOG})`;
+      await tx`update webhook_endpoints set status = 'disabled', disabled_at = now() where id = ${id}`;
+    });
+  }
   for (let pair = 0; pair < ROUNDS; pair++)
     for (const kind of /** @type {const} */ (['a', 'b', 'b', 'a'])) drains.push(await drain(drains.length, kind));
 
@@ -622,6 +635,10 @@ try {
   console.log(
     '(baseline: a client that asks GET /api/v1/runs/{id} the moment the report is answered, concurrently with the delivery: one round trip)\n',
   );
+  if (DISABLED_BACKLOG > 0)
+    console.log(
+      `(HUB_BENCH_WEBHOOKS_DISABLED_BACKLOG: ${DISABLED_BACKLOG} pending deliveries of a disabled endpoint, older than the rounds')`,
+    );
   console.log(
     `2. Drains: ${EVENTS} run.completed events x ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} pending deliveries, released at once; receivers answer 204 at once, the hanging one never\n`,
   );
