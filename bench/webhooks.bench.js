@@ -721,7 +721,12 @@ try {
         ],
         ['drain (a): 10 healthy, deliveries/s', rateOf('a').toFixed(0), '(none)', ''],
         ['drain (b): the nine healthy, deliveries/s', rateOf('b').toFixed(0), '(none)', ''],
-        ['b / a', `${ratio.toFixed(2)}x`, `>= ${DRAIN_TARGET}x`, verdict(ratio >= DRAIN_TARGET)],
+        [
+          'b / a',
+          Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-',
+          `>= ${DRAIN_TARGET}x`,
+          verdict(ratio >= DRAIN_TARGET),
+        ],
       ],
       ['l', 'l', 'l', 'l'],
     ),
