@@ -43,7 +43,9 @@ create table webhook_deliveries (
   created_at timestamptz not null default clock_timestamp(),
   finished_at timestamptz
 );
-create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'pending';
+-- What is due, per endpoint: the deliverers pick up to an endpoint's free slots from each enabled
+-- endpoint, so that no endpoint's backlog (one that hangs, one disabled) stands before another's.
+create index webhook_deliveries_due on webhook_deliveries (endpoint_id, next_attempt_at, id) where status = 'pending';
 create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, created_at desc, id desc);
 create index webhook_deliveries_event on webhook_deliveries (event_id);
 

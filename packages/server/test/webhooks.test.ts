@@ -347,6 +347,33 @@ describe('outbound webhooks (external PostgreSQL)', () => {
     await call(hub, 'DELETE', `/api/v1/webhook-endpoints/${stuckEndpoint.id}`, { token: org.key });
   });
 
+  it("no endpoint's backlog, hanging or disabled, stands before another endpoint's deliveries", async () => {
+    const org = await organization(hub);
+    const stuck = await receiver(() => 'hang');
+    const healthy = await receiver();
+    const stuckEndpoint = await endpoint(hub, org, stuck, ['configuration.installed']);
+    const other = await organization(hub);
+    const disabled = await endpoint(hub, other, await receiver(), ['configuration.installed']);
+    await hub.sql`update webhook_endpoints set status = 'disabled', disabled_at = now() where id = ${disabled.id}`;
+    // 2,500 deliveries due an hour ago for each: older than anything the healthy endpoint will get.
+    for (const id of [stuckEndpoint.id, disabled.id])
+      await hub.sql`
+        with event as (
+          insert into webhook_events (organization_id, type, data)
+          select organization_id, 'configuration.installed', '{}' from webhook_endpoints where id = ${id} returning id)
+        insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
+        select ${id}, event.id, now() - interval '1 hour' from event, generate_series(1, 2500)`;
+    await endpoint(hub, org, healthy, ['configuration.installed']);
+    await install(hub, org);
+    await eventually(
+      async () => healthy.received.length,
+      (count) => count === 1,
+      'the healthy endpoint served',
+    );
+    expect(stuck.received.length).toBeLessThanOrEqual(4);
+    await call(hub, 'DELETE', `/api/v1/webhook-endpoints/${stuckEndpoint.id}`, { token: org.key });
+  });
+
   it('a rolled-back install emits nothing; the committed one emits once', async () => {
     const org = await organization(hub);
     const target = await receiver();

@@ -33,9 +33,10 @@ export class OutboxRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Up to `room` due deliveries of enabled endpoints, each leased for `leaseMs` (an instance that
-   * dies frees them then) and counted as an attempt; no endpoint gets more than `perEndpoint`
-   * minus what `busy` says this instance already sends to it. Oldest due first.
+   * Up to `room` due deliveries, oldest due first, each leased for `leaseMs` (an instance that dies
+   * frees them then) and counted as an attempt. They are picked per enabled endpoint, at most
+   * `perEndpoint` minus what `busy` says this instance already sends to it: an endpoint's backlog
+   * (one that hangs, or one disabled) never stands before another endpoint's deliveries.
    */
   async lease(
     room: number,
@@ -48,17 +49,18 @@ export class OutboxRepository {
     return sql<LeasedDelivery[]>`
       with busy as (select * from unnest(${[...busy.keys()]}::uuid[], ${[...busy.values()]}::int[]) as b(endpoint_id, sending)),
       due as (
-        select d.id, d.endpoint_id, d.next_attempt_at,
-          row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as place
-        from (select id, endpoint_id, next_attempt_at from webhook_deliveries
-              where status = 'pending' and next_attempt_at <= now() order by next_attempt_at limit 2000) d
-          join webhook_endpoints e on e.id = d.endpoint_id and e.status = 'enabled'),
-      chosen as (
-        select due.id from due left join busy b on b.endpoint_id = due.endpoint_id
-        where due.place <= ${perEndpoint} - coalesce(b.sending, 0)
-        order by due.next_attempt_at limit ${room}),
+        select d.id, d.next_attempt_at
+        from webhook_endpoints e
+          left join busy b on b.endpoint_id = e.id
+          cross join lateral (
+            select w.id, w.next_attempt_at from webhook_deliveries w
+            where w.endpoint_id = e.id and w.status = 'pending' and w.next_attempt_at <= now()
+            order by w.next_attempt_at, w.id
+            limit greatest(${perEndpoint} - coalesce(b.sending, 0), 0)) d
+        where e.status = 'enabled'
+        order by d.next_attempt_at limit ${room}),
       locked as (
-        select w.id from webhook_deliveries w where w.id in (select id from chosen)
+        select w.id from webhook_deliveries w where w.id in (select id from due)
           and w.status = 'pending' and w.next_attempt_at <= now()
         for update skip locked)
       update webhook_deliveries d
@@ -71,9 +73,10 @@ export class OutboxRepository {
   }
 
   /**
-   * Records an attempt: delivered, or due again after `retryInMs`, or failed for good when that is
-   * undefined. The endpoint's run of failures starts or ends here; one that has failed, and only
-   * failed, for `disableAfterMs` is disabled. True when this attempt disabled it.
+   * Records an attempt, in one statement: delivered, or due again after `retryInMs`, or failed for
+   * good when that is undefined. The endpoint's run of failures starts or ends here (its row is
+   * written only then, not on every delivery); one that has failed, and only failed, for
+   * `disableAfterMs` is disabled. True when this attempt disabled it.
    */
   async record(
     delivery: LeasedDelivery,
@@ -81,43 +84,43 @@ export class OutboxRepository {
     retryInMs: number | undefined,
     disableAfterMs: number,
   ): Promise<{ disabled: boolean }> {
-    return this.sql.begin(async (tx) => {
-      await tx`
+    const sql = this.sql;
+    const status = outcome.ok ? 'delivered' : retryInMs === undefined ? 'failed' : 'pending';
+    const [row] = await sql<{ disabled: boolean }[]>`
+      with attempt as (
+        -- Not for a delivery deleted meanwhile (its endpoint deleted): nothing is left to record.
         insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, response_excerpt, error)
-        values (${delivery.id}, ${delivery.attempt}, ${outcome.startedAt}, ${outcome.durationMs},
-          ${outcome.responseStatus ?? null}, ${outcome.responseExcerpt ?? null}, ${outcome.error ?? null})
-        on conflict do nothing`;
-      if (outcome.ok) {
-        await tx`
-          update webhook_deliveries set status = 'delivered', finished_at = now(), next_attempt_at = now()
-          where id = ${delivery.id} and status = 'pending'`;
-        await tx`update webhook_endpoints set failing_since = null where id = ${delivery.endpointId} and failing_since is not null`;
-        return { disabled: false };
-      }
-      if (retryInMs === undefined)
-        await tx`
-          update webhook_deliveries set status = 'failed', finished_at = now(), next_attempt_at = now()
-          where id = ${delivery.id} and status = 'pending'`;
-      else
-        await tx`
-          update webhook_deliveries set next_attempt_at = now() + ${retryInMs} * interval '1 millisecond'
-          where id = ${delivery.id} and status = 'pending'`;
-      const [endpoint] = await tx<{ disabled: boolean }[]>`
-        update webhook_endpoints set failing_since = coalesce(failing_since, ${outcome.startedAt}),
-          status = case when failing_since < now() - ${disableAfterMs} * interval '1 millisecond' then 'disabled' else status end,
-          disabled_at = case when failing_since < now() - ${disableAfterMs} * interval '1 millisecond' and status = 'enabled'
+        select ${delivery.id}, ${delivery.attempt}, ${outcome.startedAt}, ${outcome.durationMs},
+          ${outcome.responseStatus ?? null}::integer, ${outcome.responseExcerpt ?? null}::text, ${outcome.error ?? null}::text
+        where exists (select 1 from webhook_deliveries where id = ${delivery.id})
+        on conflict do nothing),
+      delivery as (
+        update webhook_deliveries
+        set status = ${status}, finished_at = case when ${status} = 'pending' then null else now() end,
+          next_attempt_at = now() + ${retryInMs ?? 0} * interval '1 millisecond'
+        where id = ${delivery.id} and status = 'pending'),
+      endpoint as (
+        update webhook_endpoints
+        set failing_since = case when ${outcome.ok} then null else coalesce(failing_since, ${outcome.startedAt}) end,
+          status = case when not ${outcome.ok} and failing_since < now() - ${disableAfterMs} * interval '1 millisecond'
+            then 'disabled' else status end,
+          disabled_at = case when not ${outcome.ok} and failing_since < now() - ${disableAfterMs} * interval '1 millisecond'
             then now() else disabled_at end
-        where id = ${delivery.endpointId}
-        returning status = 'disabled' and disabled_at = now() as disabled`;
-      return { disabled: endpoint?.disabled === true };
-    });
+        where id = ${delivery.endpointId} and case when ${outcome.ok} then failing_since is not null
+          else failing_since is null or (status = 'enabled' and failing_since < now() - ${disableAfterMs} * interval '1 millisecond') end
+        returning status = 'disabled' as disabled)
+      select coalesce((select disabled from endpoint), false) as disabled`;
+    return { disabled: row?.disabled === true };
   }
 
   /** When the next pending delivery of an enabled endpoint is due, if any is. */
   async nextDue(): Promise<Date | undefined> {
     const [row] = await this.sql<{ at: Date | null }[]>`
-      select min(d.next_attempt_at) as at from webhook_deliveries d
-      where d.status = 'pending' and exists (select 1 from webhook_endpoints e where e.id = d.endpoint_id and e.status = 'enabled')`;
+      select min(d.next_attempt_at) as at
+      from webhook_endpoints e cross join lateral (
+        select w.next_attempt_at from webhook_deliveries w
+        where w.endpoint_id = e.id and w.status = 'pending' order by w.next_attempt_at limit 1) d
+      where e.status = 'enabled'`;
     return row?.at ?? undefined;
   }
 
