@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { configurationPartials, configurationYaml } from './support/documents.js';
 import { hubOn, startHub } from './support/hub.js';
+import { eventually } from './support/poll.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -68,20 +69,24 @@ describe('the hub process', () => {
     try {
       const ctx = await setUp(hub);
       const answer = await call(hub, 'GET', '/api/v1/projects', { token: ctx.key });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const lines = hub
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'));
-      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(parsed).toContainEqual(
-        expect.objectContaining({
-          message: 'request',
-          requestId: answer.headers.get('x-request-id'),
-          status: 200,
-          path: '/api/v1/projects',
-        }),
+      const requestLine = expect.objectContaining({
+        message: 'request',
+        requestId: answer.headers.get('x-request-id'),
+        status: 200,
+        path: '/api/v1/projects',
+      });
+      // The hub's log reaches the test through a pipe: read until the request's line has come.
+      const parsed = await eventually(
+        async () =>
+          hub
+            .output()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        (lines) => lines.some((line) => requestLine.asymmetricMatch(line)),
+        'the request logged',
       );
+      expect(parsed).toContainEqual(requestLine);
       expect(hub.output()).not.toContain(ctx.key);
       expect(hub.output()).not.toContain(hub.adminToken);
     } finally {
