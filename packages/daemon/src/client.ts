@@ -75,6 +75,8 @@ export type Enrollment = Omit<WireSchema<'EnrollRequest'>, 'replace'> &
 export interface PollAnswer {
   cancel?: string[];
   assignment?: Assignment;
+  /** With nothing: the hub's Retry-After (a stopping instance answers at once with it), in ms. */
+  retryAfterMs?: number;
 }
 
 export type OutputChunk = WireSchema<'OutputChunk'>;
@@ -104,12 +106,12 @@ export class HubClient {
    * polls with `capacity` 0, to hear cancellations.
    */
   async nextAssignment(waitSeconds: number, capacity: 0 | 1, signal?: AbortSignal): Promise<PollAnswer> {
-    const { status, body } = await this.request(
+    const { status, body, retryAfterMs } = await this.request(
       'GET',
       `/api/v1/daemon/assignments/next?wait=${waitSeconds}&capacity=${capacity}`,
       { signal, timeoutMs: waitSeconds * 1_000 + LONG_POLL_SLACK_MS, kind: 'next_assignment' },
     );
-    if (status === 204) return {};
+    if (status === 204) return retryAfterMs === undefined ? {} : { retryAfterMs };
     const answer = (body ?? {}) as Unread<WireSchema<'AssignmentAnswer'> & WireSchema<'CancelAnswer'>>;
     if (answer.cancel !== undefined) return { cancel: readCancel(answer.cancel) };
     return { assignment: readAssignment(answer.assignment) };
@@ -148,7 +150,7 @@ export class HubClient {
     method: string,
     pathWithQuery: string,
     options: { body?: unknown; signed?: boolean; signal?: AbortSignal; timeoutMs?: number; kind?: RequestKind },
-  ): Promise<{ status: number; body: unknown }> {
+  ): Promise<{ status: number; body: unknown; retryAfterMs?: number | undefined }> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     if (options.signed !== false) {
@@ -180,7 +182,11 @@ export class HubClient {
         parseRetryAfter(response.headers.get('retry-after')),
       );
     }
-    return { status: response.status, body: parsed };
+    return {
+      status: response.status,
+      body: parsed,
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    };
   }
 }
 

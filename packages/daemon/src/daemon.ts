@@ -165,8 +165,9 @@ class Daemon {
         backoff.reset();
         this.start(answer.assignment);
       } else if (Date.now() - asked < EMPTY_AT_ONCE_MS) {
-        // Nothing, at once: a stopping hub, or a proxy that cuts the wait. Asking again at once would spin.
-        await sleep(backoff.next(), this.stopping.signal);
+        // Nothing, at once: a stopping hub (its Retry-After: the next poll goes, through a load
+        // balancer, to another instance), or a proxy that cuts the wait. Asking again at once would spin.
+        await sleep(backoff.next(answer.retryAfterMs ?? 0), this.stopping.signal);
       } else {
         backoff.reset();
       }

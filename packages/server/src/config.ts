@@ -49,6 +49,8 @@ export interface Config {
   github: GitHubConfig | undefined;
   /** HUB_METRICS_TOKEN (DECISIONS.md, Metrics). */
   metricsToken: string | undefined;
+  /** HUB_DRAIN_SECONDS: on SIGTERM, how long the instance goes on serving, /readyz answering 503, before it stops. */
+  drainSeconds: number;
   /** HUB_WEBHOOK_* (DECISIONS.md, Outbound webhooks). */
   webhooks: WebhookSettings;
   /** HUB_METRICS: `off` takes GET /metrics (404) and the counting of requests away (docs/decisions.md, Metrics). */
@@ -154,6 +156,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     },
     github: readGitHubConfig(env),
     metricsToken: metricsToken(env.HUB_METRICS_TOKEN),
+    drainSeconds: whole(env, 'HUB_DRAIN_SECONDS', DEFAULT_DRAIN_SECONDS, 0, 300, 'a whole number of seconds'),
     webhooks: readWebhookSettings(env),
     metrics: metricsSwitch(env.HUB_METRICS),
   };
@@ -221,6 +224,8 @@ function trustProxy(raw: string | undefined): number | string | undefined {
 
 /** Retention passes: every 10 minutes (each deletes in batches until nothing is left past its time). */
 const DEFAULT_RETAIN_EVERY_MS = 600_000;
+/** Long enough for a load balancer checking /readyz every second or two to see it fail twice. */
+const DEFAULT_DRAIN_SECONDS = 5;
 
 /** Days to keep (at least 1); `0` or `forever` keeps forever (undefined). */
 function days(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined): number | undefined {

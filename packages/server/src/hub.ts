@@ -34,6 +34,9 @@ export class Hub {
   /** Failures counted in PostgreSQL (with `authSql`), across instances. */
   readonly throttle: Throttle;
 
+  /** Set by main.ts when the instance drains before it stops (HUB_DRAIN_SECONDS): /readyz answers 503. */
+  draining = false;
+
   /** This instance's GitHub worker, once started (main.ts): the webhook hands it what it received. */
   github?: { received(delivery: StoredDelivery): void };
 

@@ -47,6 +47,8 @@ let stopRequested: string | undefined;
 let stopRequestedAt = 0;
 let stopping = false;
 let stoppingNow = false;
+/** Seconds the instance drains before it stops (stop() sets it from the signal). */
+let drainFor = 0;
 
 class StopDuringStartup extends Error {}
 
@@ -67,6 +69,8 @@ function onSignal(signal: NodeJS.Signals): void {
 async function stop(reason: string, code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // A process manager's or orchestrator's stop drains first; Ctrl-C (SIGINT) does not wait.
+  drainFor = reason === 'SIGTERM' ? config.drainSeconds : 0;
   const began = performance.now();
   log.info('stopping', { reason });
   for (const { name, stop: stopOne } of running.reverse()) {
@@ -237,6 +241,18 @@ async function main(): Promise<void> {
   started('webhook deliverer', () => webhooks.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
+  // Before that, on SIGTERM, the drain: /readyz answers 503 so that a load balancer moves traffic
+  // away, while everything else is still served; long-polls answer at once (Retry-After) and
+  // streams end, so that their clients come back through the balancer to another instance.
+  started('drain', async () => {
+    if (drainFor === 0) return;
+    hub.draining = true;
+    drain.closeEach();
+    wakeups.drain();
+    outputWakeups.drain();
+    log.info('draining: /readyz answers 503; serving until the drain ends', { seconds: drainFor });
+    await new Promise((resolve) => setTimeout(resolve, drainFor * 1000));
+  });
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created

@@ -712,7 +712,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description The process answers and its database answers. Needs no credential.
+         * @description The process answers and its database answers. Needs no credential. From the moment an instance is asked to stop (SIGTERM) it answers 503 while it goes on serving for `HUB_DRAIN_SECONDS`, so that a load balancer checking it moves traffic to the other instances before it stops.
          */
         get: operations["readiness"];
         put?: never;
@@ -3079,7 +3079,7 @@ export interface components {
                 };
             };
         };
-        /** @description The hub is still starting, or its database does not answer. */
+        /** @description The hub is still starting, it is stopping (a load balancer should send nothing more to it), or its database does not answer. */
         NotReady: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4602,10 +4602,11 @@ export interface operations {
                     "application/json": components["schemas"]["AssignmentAnswer"] | components["schemas"]["CancelAnswer"];
                 };
             };
-            /** @description Nothing within `wait` seconds. */
+            /** @description Nothing within `wait` seconds. An instance that is stopping (draining, HUB_DRAIN_SECONDS) answers at once with `Retry-After`: poll again after it, and the load balancer sends the poll to another instance. */
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -34,4 +34,6 @@ export interface Platform {
   readonly throttle: Throttle;
   readonly health?: DatabaseHealth | undefined;
   readonly options: PlatformOptions;
+  /** True once the instance was asked to stop and drains (HUB_DRAIN_SECONDS): /readyz answers 503. */
+  readonly draining?: boolean;
 }

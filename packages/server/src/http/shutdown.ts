@@ -4,6 +4,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export interface Drain {
+  /** From now on each answer closes its connection (clients reconnect, through a load balancer, elsewhere); still accepting. */
+  closeEach(): void;
   /** Stops accepting connections; from now on each answer closes its connection, and idle ones close. */
   stopAccepting(): void;
   /** Resolves once every connection has closed: requests in flight answered, or cut after `graceMs`. */
@@ -14,9 +16,10 @@ export interface Drain {
 export function drainable(server: Server): Drain {
   const inFlight = new Set<ServerResponse>();
   let closed: Promise<unknown> | undefined;
+  let closing = false;
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     // Answers given while stopping close their connection, so clients do not reuse it.
-    if (closed !== undefined) res.setHeader('connection', 'close');
+    if (closed !== undefined || closing) res.setHeader('connection', 'close');
     inFlight.add(res);
     res.on('close', () => {
       inFlight.delete(res);
@@ -32,6 +35,11 @@ export function drainable(server: Server): Drain {
     return closed;
   };
   return {
+    closeEach: () => {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      server.closeIdleConnections();
+    },
     stopAccepting: () => void stopAccepting(),
     drained: async (graceMs, onCut) => {
       const timer = setTimeout(() => {

@@ -8,6 +8,8 @@ export function operationHandlers(hub: Platform): Handlers {
   return {
     health: handle(({ res }) => void res.json({ status: 'ok' })),
     readiness: handle(async ({ res }) => {
+      // Stopping: a load balancer's check moves traffic away while the instance still serves it.
+      if (hub.draining === true) throw new HttpProblem('not_ready', 'The hub is stopping.');
       // Known down: say so at once (the health checks again every quarter second meanwhile).
       if (hub.health?.down === true) throw new HttpProblem('not_ready', 'The database does not answer.');
       try {

@@ -77,6 +77,8 @@ export async function startHub(
       HUB_VALIDATE_RESPONSES: '1',
       // Tests send many failures from one address and key on purpose; those about throttling set their own limits.
       ...UNTHROTTLED,
+      // Stopped at once on SIGTERM; the drain's own tests set HUB_DRAIN_SECONDS.
+      HUB_DRAIN_SECONDS: '0',
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
       ...options.env,
     },

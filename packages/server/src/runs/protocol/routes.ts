@@ -26,8 +26,12 @@ export function daemonProtocolHandlers(hub: Hub): Handlers {
         { waitS: query.wait ?? 0, capacity: query.capacity ?? 1 },
         closed.signal,
       );
-      if (answer === undefined) res.status(204).end();
-      else res.json(answer);
+      if (answer !== undefined) res.json(answer);
+      else {
+        // A stopping instance answers at once: the daemon comes back in a second, to another instance.
+        if (hub.wakeups?.stopping === true) res.setHeader('Retry-After', '1');
+        res.status(204).end();
+      }
     }),
     appendExecutionOutput: handle(async ({ req, res, params, body }) => {
       const { executionId } = params;

@@ -91,6 +91,16 @@ export class Wakeups {
     for (const states of this.watching.values()) for (const state of states) fire(state);
   }
 
+  /**
+   * The instance drains (it stops soon): every wait ends at once and no new one waits (their
+   * long-polls answer, their streams end, and clients come back through the load balancer to
+   * another instance); it goes on listening until `close`.
+   */
+  drain(): void {
+    this.closed = true;
+    for (const states of this.watching.values()) for (const state of states) fire(state);
+  }
+
   /** Ends every wait at once (their long-polls answer), and stops listening. */
   async close(): Promise<void> {
     this.closed = true;
