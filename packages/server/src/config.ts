@@ -49,6 +49,8 @@ export interface Config {
   github: GitHubConfig | undefined;
   /** HUB_METRICS_TOKEN (DECISIONS.md, Metrics). */
   metricsToken: string | undefined;
+  /** HUB_MIGRATE_ON_START: false leaves migrations to `hub-server migrate` (the hub refuses to start while one is missing). */
+  migrateOnStart: boolean;
   /** HUB_DRAIN_SECONDS: on SIGTERM, how long the instance goes on serving, /readyz answering 503, before it stops. */
   drainSeconds: number;
   /** HUB_WEBHOOK_* (DECISIONS.md, Outbound webhooks). */
@@ -156,6 +158,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     },
     github: readGitHubConfig(env),
     metricsToken: metricsToken(env.HUB_METRICS_TOKEN),
+    migrateOnStart: migrateOnStart(env.HUB_MIGRATE_ON_START),
     drainSeconds: whole(env, 'HUB_DRAIN_SECONDS', DEFAULT_DRAIN_SECONDS, 0, 300, 'a whole number of seconds'),
     webhooks: readWebhookSettings(env),
     metrics: metricsSwitch(env.HUB_METRICS),
@@ -171,6 +174,12 @@ function metricsSwitch(raw: string | undefined): boolean {
 }
 
 /** HUB_METRICS_TOKEN: at least 16 characters (a scrape's only credential), printable, no spaces. */
+function migrateOnStart(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`HUB_MIGRATE_ON_START must be true or false, not "${raw}"`);
+}
+
 function metricsToken(raw: string | undefined): string | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   if (!/^[\x21-\x7e]{16,512}$/.test(raw))

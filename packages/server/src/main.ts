@@ -3,20 +3,22 @@
 // the HTTP server; stops them in reverse order on SIGINT and SIGTERM, even mid-start.
 import { started as youngGenerationMayGrow } from './young-generation.js';
 import { once } from 'node:events';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { dashboardStore } from './dashboard/store.js';
-import type { DashboardStore } from './dashboard/types.js';
 import { createApp, Hub } from './app.js';
 import { createCompilePool } from './compile/pool.js';
 import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from './config.js';
 import { connectDatabase } from './db/connect.js';
 import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { DatabaseHealth } from './db/health.js';
-import { migrate } from './db/migrate.js';
+import { migrate, pendingMigrations } from './db/migrate.js';
+import { migrateCommand, USAGE } from './migrate-command.js';
+import { setupLink } from './setup-link.js';
+import { RELEASE } from './release.js';
 import { RetentionRepository, startSweeper } from './retention/index.js';
 import { AssignmentNotices, DEFAULT_TIMING, ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
 import { clockOf, startScheduler } from './schedules/index.js';
@@ -150,8 +152,17 @@ async function main(): Promise<void> {
   // Watches the database from here on: while it is away, requests that need it answer 503 at once.
   const health = await DatabaseHealth.start(url, config.database, log);
   started('database health', () => health.close());
-  const applied = await migrate(sql);
-  if (applied.length > 0) log.info('migrations applied', { applied });
+  if (config.migrateOnStart) {
+    const applied = await migrate(sql, RELEASE);
+    if (applied.length > 0) log.info('migrations applied', { applied, release: RELEASE });
+  } else {
+    // The operator migrates as a step of its own (hub-server migrate): never start on a schema this release does not know.
+    const pending = await pendingMigrations(sql);
+    if (pending.length > 0)
+      throw new Error(
+        `the database lacks ${pending.length} migration(s) of release ${RELEASE} (${pending.join(', ')}), and HUB_MIGRATE_ON_START=false: run hub-server migrate first`,
+      );
+  }
 
   const pool = createCompilePool({
     memoryMb: config.compile.memoryMb,
@@ -263,33 +274,26 @@ async function main(): Promise<void> {
   process.stdout.write(`${tokenLine}${setupLine}Hub listening on ${origin}\n`);
 }
 
-/**
- * While the hub has no owner, a one-time link to the setup page: printed, and kept in the data
- * directory (0600) until an owner exists. Each start issues a fresh one.
- */
-async function setupLink(store: DashboardStore, dataDir: string, origin: string): Promise<string> {
-  const file = join(dataDir, 'setup-url');
-  const token = (await store.setupPending()) ? await store.issueSetupToken() : undefined;
-  if (token === undefined) {
-    await rm(file, { force: true });
-    return '';
-  }
-  const url = `${origin}/setup?token=${token}`;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await writeFile(file, `${url}\n`, { mode: 0o600 });
-  return `Set up the hub (one time; also in ${file}): ${url}\n`;
-}
+const [command, ...args] = process.argv.slice(2);
+if (command === 'migrate') void migrateCommand(args, process.env).then((code) => process.exit(code));
+else if (command === '--help' || command === '-h') process.stdout.write(USAGE);
+else if (command !== undefined) {
+  process.stderr.write(`hub-server: unknown command ${command}\n\n${USAGE}`);
+  process.exitCode = 2;
+} else start();
 
-main().then(
-  () => {
-    ready = true;
-    // A signal in start-up's last moments (after its last phase) was left for now.
-    if (stopRequested !== undefined) return stop(`${stopRequested} while starting`, 0);
-    youngGenerationMayGrow();
-  },
-  (error: unknown) => {
-    if (error instanceof StopDuringStartup) return stop(`${stopRequested} while starting`, 0);
-    process.stderr.write(`hub: ${error instanceof Error ? error.message : String(error)}\n`);
-    return stop('failed to start', 1);
-  },
-);
+function start(): void {
+  main().then(
+    () => {
+      ready = true;
+      // A signal in start-up's last moments (after its last phase) was left for now.
+      if (stopRequested !== undefined) return stop(`${stopRequested} while starting`, 0);
+      youngGenerationMayGrow();
+    },
+    (error: unknown) => {
+      if (error instanceof StopDuringStartup) return stop(`${stopRequested} while starting`, 0);
+      process.stderr.write(`hub: ${error instanceof Error ? error.message : String(error)}\n`);
+      return stop('failed to start', 1);
+    },
+  );
+}
