@@ -21,6 +21,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** HUB_DB_CONNECT_TIMEOUT_MS, HUB_DB_STATEMENT_TIMEOUT_MS, HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS (docs/decisions.md, Database faults). */
   database: DatabaseTimeouts;
+  /** HUB_LISTEN_DATABASE_URL: a direct connection (not through a pooler) for LISTEN; unset, DATABASE_URL's. */
+  listenDatabaseUrl: string | undefined;
   dataDir: string;
   /** HUB_PUBLIC_URL; unset means http://HOST:PORT with the port actually bound. */
   publicUrl: string | undefined;
@@ -81,7 +83,9 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
         'HUB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS',
         DEFAULT_DATABASE_TIMEOUTS.idleInTransactionTimeoutMs,
       ),
+      transactionPooling: pooling(env.HUB_DATABASE_POOLING),
     },
+    listenDatabaseUrl: env.HUB_LISTEN_DATABASE_URL || undefined,
     dataDir: resolve(env.HUB_DATA_DIR || '.hub-data'),
     publicUrl: env.HUB_PUBLIC_URL ? env.HUB_PUBLIC_URL.replace(/\/+$/, '') : undefined,
     problemBase: env.HUB_PROBLEM_BASE ? env.HUB_PROBLEM_BASE.replace(/\/+$/, '') : undefined,
@@ -174,6 +178,12 @@ function metricsSwitch(raw: string | undefined): boolean {
 }
 
 /** HUB_METRICS_TOKEN: at least 16 characters (a scrape's only credential), printable, no spaces. */
+function pooling(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'session') return false;
+  if (raw === 'transaction') return true;
+  throw new Error(`HUB_DATABASE_POOLING must be session or transaction, not "${raw}"`);
+}
+
 function migrateOnStart(raw: string | undefined): boolean {
   if (raw === undefined || raw === '' || raw === 'true') return true;
   if (raw === 'false') return false;

@@ -15,6 +15,7 @@ import { dataDirSecret, makeAdminToken, makeDatabasePassword, readConfig } from 
 import { connectDatabase } from './db/connect.js';
 import { startEmbedded, stopEmbeddedNow } from './db/embedded.js';
 import { DatabaseHealth } from './db/health.js';
+import { chooseListener } from './db/listener.js';
 import { migrate, pendingMigrations } from './db/migrate.js';
 import { migrateCommand, USAGE } from './migrate-command.js';
 import { setupLink } from './setup-link.js';
@@ -25,7 +26,7 @@ import { clockOf, startScheduler } from './schedules/index.js';
 import { startGitHubWorker } from './github/index.js';
 import { startWebhookWorker } from './webhooks/index.js';
 import { createLogger, parseLevel } from './http/logger.js';
-import { drainable } from './http/shutdown.js';
+import { drainable, drainBeforeStop } from './http/shutdown.js';
 import { startingGate } from './http/starting.js';
 
 /** Large enough for the largest legal request as clients send it (see docs/decisions.md). */
@@ -179,10 +180,13 @@ async function main(): Promise<void> {
   );
   // Registered after the server, so stopped before it: waiting long-polls answer at once, and
   // the server's close is not held up by them.
-  const wakeups = await Wakeups.listen(sql);
+  // Where NOTIFY is heard: DATABASE_URL's connections, HUB_LISTEN_DATABASE_URL's, or none (polling).
+  const listener = await chooseListener(sql, { listenUrl: config.listenDatabaseUrl, timeouts: config.database, log });
+  started('notifications', () => listener.close());
+  const wakeups = await Wakeups.listen(listener);
   started('assignment wake-ups', () => wakeups.close());
   // Likewise for output streams: each ends (with its client to reconnect elsewhere) as the hub stops.
-  const outputWakeups = await Wakeups.listen(sql, OUTPUT_CHANNEL);
+  const outputWakeups = await Wakeups.listen(listener, OUTPUT_CHANNEL);
   started('output wake-ups', () => outputWakeups.close());
   // A database that goes away ends the long-polls and streams waiting on it (503; streams end).
   health.onChange((down) => {
@@ -227,6 +231,7 @@ async function main(): Promise<void> {
     timing: config.timing ?? DEFAULT_TIMING,
     wake: (daemonId) => notices.wake(daemonId),
     health,
+    listener,
   });
   started('scheduler', () => scheduler.close());
   if (config.github !== undefined) {
@@ -238,6 +243,7 @@ async function main(): Promise<void> {
       publicUrl: origin,
       wake: (daemonId) => notices.wake(daemonId),
       health,
+      listener,
     });
     hub.github = github;
     started('github worker', () => github.close());
@@ -248,22 +254,13 @@ async function main(): Promise<void> {
     settings: config.webhooks,
     offlineAfterMs: (config.timing ?? DEFAULT_TIMING).offlineAfterMs,
     health,
+    listener,
   });
   started('webhook deliverer', () => webhooks.close());
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
-  // Before that, on SIGTERM, the drain: /readyz answers 503 so that a load balancer moves traffic
-  // away, while everything else is still served; long-polls answer at once (Retry-After) and
-  // streams end, so that their clients come back through the balancer to another instance.
-  started('drain', async () => {
-    if (drainFor === 0) return;
-    hub.draining = true;
-    drain.closeEach();
-    wakeups.drain();
-    outputWakeups.drain();
-    log.info('draining: /readyz answers 503; serving until the drain ends', { seconds: drainFor });
-    await new Promise((resolve) => setTimeout(resolve, drainFor * 1000));
-  });
+  // Before that, on SIGTERM, the drain (http/shutdown.ts, drainBeforeStop).
+  started('drain', () => drainBeforeStop(drainFor, { hub, drain, waits: [wakeups, outputWakeups], log }));
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created

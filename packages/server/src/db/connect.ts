@@ -14,6 +14,12 @@ export interface DatabaseTimeouts {
   statementTimeoutMs: number;
   /** PostgreSQL ends a session idle inside a transaction this long (`idle_in_transaction_session_timeout`, 25P03). */
   idleInTransactionTimeoutMs: number;
+  /**
+   * HUB_DATABASE_POOLING=transaction: DATABASE_URL is a pooler in transaction mode (PgBouncer),
+   * which keeps no session between transactions: no named prepared statements, and no startup
+   * parameters beyond application_name (the two timeouts are then the role's, see the README).
+   */
+  transactionPooling?: boolean;
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
@@ -66,11 +72,15 @@ export function connectDatabase(url: string, options: ClientOptions): Sql {
     backoff: options.backoff ?? reconnectDelay,
     ...(options.keepOpen === true ? { idle_timeout: 0, max_lifetime: null } : {}),
     ...(options.onclose === undefined ? {} : { onclose: options.onclose }),
-    connection: {
-      application_name: options.name,
-      statement_timeout: timeouts.statementTimeoutMs,
-      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
-      ...options.parameters,
-    },
+    ...(timeouts.transactionPooling === true
+      ? { prepare: false, connection: { application_name: options.name } }
+      : {
+          connection: {
+            application_name: options.name,
+            statement_timeout: timeouts.statementTimeoutMs,
+            idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs,
+            ...options.parameters,
+          },
+        }),
   });
 }

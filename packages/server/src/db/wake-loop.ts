@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Logger } from '../http/logger.js';
+import type { Listening } from './listener.js';
 import { databaseUnavailable, type DatabaseHealth } from './health.js';
 
 export interface WakeLoopOptions {
@@ -8,6 +9,8 @@ export interface WakeLoopOptions {
   name: string;
   /** The NOTIFY channel that wakes it at once; without one, it wakes when its turn said. */
   channel?: string;
+  /** Where it LISTENs (db/listener.ts); `sql` unless given. Polling: no sleep lasts longer than its `pollMs`. */
+  listener?: Listening | undefined;
   log: Logger;
   health?: DatabaseHealth;
   /** One look; returns how long to sleep before the next, unless a NOTIFY comes first. */
@@ -35,8 +38,11 @@ export async function startWakeLoop(
     nudged = true;
     wakeUp?.();
   };
+  const listener: Listening = options.listener ?? options.sql;
   const unlisten =
-    options.channel === undefined ? async () => {} : (await options.sql.listen(options.channel, nudge, nudge)).unlisten;
+    options.channel === undefined ? async () => {} : (await listener.listen(options.channel, nudge, nudge)).unlisten;
+  // Polling: what a NOTIFY would have woken is looked for at least this often.
+  const longestSleepMs = options.channel === undefined ? Infinity : (listener.pollMs ?? Infinity);
 
   let waiting = false;
   const loop = (async () => {
@@ -64,7 +70,7 @@ export async function startWakeLoop(
       if (closed || (nudged && looked)) continue;
       nudged = false;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, sleepMs);
+        const timer = setTimeout(resolve, Math.min(sleepMs, longestSleepMs));
         wakeUp = () => {
           clearTimeout(timer);
           resolve();

@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import { databaseUnavailable, type DatabaseHealth } from '../db/health.js';
+import type { Listening } from '../db/listener.js';
 import { startWakeLoop } from '../db/wake-loop.js';
 import type { Logger } from '../http/logger.js';
 import { GitHubClient } from './client.js';
@@ -29,6 +30,8 @@ export interface GitHubWorkerOptions {
   publicUrl: string;
   wake: (daemonId: string) => void;
   health?: DatabaseHealth;
+  /** Where the loop LISTENs (db/listener.ts); `sql` unless given. */
+  listener?: Listening;
 }
 
 export interface GitHubWorker {
@@ -103,6 +106,7 @@ export async function startGitHubWorker(options: GitHubWorkerOptions): Promise<G
       sql,
       name: 'github reports',
       channel: GITHUB_CHANNEL,
+      listener: options.listener,
       log,
       health: options.health,
       turn: reportTurn,

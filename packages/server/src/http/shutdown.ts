@@ -2,6 +2,7 @@
 // waits for every connection to close, and a client's idle keep-alive socket stays open for
 // seconds after its last answer.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from './logger.js';
 
 export interface Drain {
   /** From now on each answer closes its connection (clients reconnect, through a load balancer, elsewhere); still accepting. */
@@ -50,4 +51,22 @@ export function drainable(server: Server): Drain {
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * On SIGTERM, before the hub stops: for `seconds`, /readyz answers 503 so that a load balancer
+ * moves traffic away, while everything else is still served (each answer closing its
+ * connection); long-polls answer at once (Retry-After) and streams end, so that their clients
+ * come back through the balancer to another instance. Nothing when `seconds` is 0.
+ */
+export async function drainBeforeStop(
+  seconds: number,
+  parts: { hub: { draining: boolean }; drain: Drain; waits: { drain(): void }[]; log: Logger },
+): Promise<void> {
+  if (seconds === 0) return;
+  parts.hub.draining = true;
+  parts.drain.closeEach();
+  for (const waits of parts.waits) waits.drain();
+  parts.log.info('draining: /readyz answers 503; serving until the drain ends', { seconds });
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }

@@ -1,6 +1,7 @@
 import { nextFireTimes, type CompiledConfiguration } from '@hub/compiler';
 import type { Sql, TransactionSql } from 'postgres';
 import type { DatabaseHealth } from '../db/health.js';
+import type { Listening } from '../db/listener.js';
 import { startWakeLoop } from '../db/wake-loop.js';
 import { scheduleTicks } from '../metrics/index.js';
 import type { Logger } from '../http/logger.js';
@@ -23,6 +24,8 @@ export interface SchedulerOptions {
   /** Wakes a daemon's long-polls once its assignment has committed. */
   wake: (daemonId: string) => void;
   health?: DatabaseHealth;
+  /** Where the loop LISTENs (db/listener.ts); `sql` unless given. */
+  listener?: Listening;
 }
 
 /**
@@ -143,6 +146,7 @@ export async function startScheduler(options: SchedulerOptions): Promise<{ close
     sql,
     name: 'scheduler',
     channel: SCHEDULE_CHANNEL,
+    listener: options.listener,
     log,
     health: options.health,
     turn,

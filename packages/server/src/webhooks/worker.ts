@@ -1,5 +1,6 @@
 import type { Sql } from 'postgres';
 import type { DatabaseHealth } from '../db/health.js';
+import type { Listening } from '../db/listener.js';
 import { startWakeLoop } from '../db/wake-loop.js';
 import type { Logger } from '../http/logger.js';
 import { countDelivery } from '../metrics/index.js';
@@ -23,6 +24,8 @@ export interface WebhookWorkerOptions {
   settings: WebhookSettings;
   offlineAfterMs: number;
   health?: DatabaseHealth;
+  /** Where the loop LISTENs (db/listener.ts); `sql` unless given. */
+  listener?: Listening;
 }
 
 /**
@@ -105,6 +108,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     sql: options.sql,
     name: 'webhook deliverer',
     channel: WEBHOOK_CHANNEL,
+    listener: options.listener,
     log,
     ...(options.health === undefined ? {} : { health: options.health }),
     turn,

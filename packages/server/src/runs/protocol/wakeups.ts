@@ -1,4 +1,4 @@
-import type { Sql } from 'postgres';
+import type { Listening } from '../../db/listener.js';
 import { ASSIGNMENT_CHANNEL } from './channels.js';
 
 /** A long-poll's interest in its daemon's assignments, registered before it looks for one. */
@@ -22,16 +22,19 @@ export class Wakeups {
   private readonly watching = new Map<string, Set<WatchState>>();
   private closed = false;
   private unlisten: (() => Promise<void>) | undefined;
+  private pollMs: number | undefined;
 
   /**
    * Listens on `channel`, whose payloads name what to wake (a daemon's id; an execution's id on
    * OUTPUT_CHANNEL). When the LISTEN connection is lost, postgres.js listens again once it can
    * reconnect; a NOTIFY sent in between reached nobody, so every waiter then looks again.
    */
-  static async listen(sql: Sql, channel: string = ASSIGNMENT_CHANNEL): Promise<Wakeups> {
+  static async listen(listener: Listening, channel: string = ASSIGNMENT_CHANNEL): Promise<Wakeups> {
     const wakeups = new Wakeups();
+    // Without notifications (a pooler in transaction mode), every wait is bounded instead.
+    wakeups.pollMs = listener.pollMs;
     let first = true;
-    const { unlisten } = await sql.listen(
+    const { unlisten } = await listener.listen(
       channel,
       (id) => wakeups.wake(id),
       () => {
@@ -65,7 +68,7 @@ export class Wakeups {
               state.resolve = undefined;
               resolve(false);
             },
-            Math.max(0, ms),
+            Math.max(0, Math.min(ms, this.pollMs ?? ms)),
           );
           state.resolve = () => {
             clearTimeout(timer);
