@@ -36,10 +36,11 @@ export function drainable(server: Server): Drain {
     return closed;
   };
   return {
+    // Idle connections are left open: closing one races a request a proxy is sending on it (it
+    // would see the connection close with its request unanswered); each closes after its next answer.
     closeEach: () => {
       closing = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
-      server.closeIdleConnections();
     },
     stopAccepting: () => void stopAccepting(),
     drained: async (graceMs, onCut) => {

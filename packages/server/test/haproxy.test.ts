@@ -1,0 +1,167 @@
+// Three hubs behind HAProxy (deploy/haproxy.cfg, as it is), each restarted in turn under a steady
+// load of validates, installs and dispatches (issue 29's first drill): SIGTERM drains the
+// instance (/readyz 503 while it serves on), HAProxy's checks take it out of rotation, it stops,
+// starts again on its port and comes back. No request fails at the client, and every write the
+// hub acknowledged is in the database: versions without gaps, every dispatched run.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, setUp } from './support/client.js';
+import { TestDaemon } from './support/daemon.js';
+import { connect, freshDatabase, startHub, type RunningHub } from './support/hub.js';
+import { eventually } from './support/poll.js';
+
+const CONFIG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
+const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy';
+const CONFIGURATION = `
+environments:
+  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
+triggers:
+  - name: fix-tests
+    max_runtime: 1h
+    on: { manual.run: {} }
+    filters: { from_users: [dev-lead] }
+    steps:
+      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
+`;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('three hubs behind HAProxy, restarted one at a time under load', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  const hubs: RunningHub[] = [];
+  const ports: number[] = [];
+  let haproxy: ChildProcess | undefined;
+  let front: { url: string; adminToken: string };
+  const adminToken = `hub_admin_test_${randomBytes(16).toString('hex')}`;
+  const env = (port: number) => ({
+    PORT: String(port),
+    HUB_ADMIN_TOKEN: adminToken,
+    HUB_DRAIN_SECONDS: '4',
+    HUB_TRUST_PROXY: 'loopback',
+    HUB_LOG_LEVEL: 'info',
+  });
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    for (let i = 0; i < 3; i++) {
+      ports.push(await freePort());
+      // One at a time: the first migrates.
+      hubs.push(await startHub({ databaseUrl: database.url, env: env(ports[i] as number) }));
+    }
+    const bind = await freePort();
+    haproxy = spawn(HAPROXY, ['-db', '-f', CONFIG], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HUB_BIND: `127.0.0.1:${bind}`,
+        HUB_1: `127.0.0.1:${ports[0]}`,
+        HUB_2: `127.0.0.1:${ports[1]}`,
+        HUB_3: `127.0.0.1:${ports[2]}`,
+      },
+      stdio: 'ignore',
+    });
+    front = { url: `http://127.0.0.1:${bind}`, adminToken };
+    await eventually(
+      () => call(front, 'GET', '/readyz').catch(() => ({ status: 0 })),
+      (answer) => answer.status === 200,
+      'HAProxy in front of the hubs',
+    );
+  }, 120_000);
+  afterAll(async () => {
+    haproxy?.kill('SIGTERM');
+    await Promise.all(hubs.map((hub) => hub.stop()));
+    await database?.drop();
+  });
+
+  it('fails no request, and keeps every acknowledged install and dispatch', async () => {
+    const ctx = await setUp(front);
+    const daemon = (await TestDaemon.enroll(front, ctx.key, 'dev-box')).keepAlive(300);
+    try {
+      expect((await daemon.heartbeat()).status).toBe(200);
+      const failures: string[] = [];
+      const versions: number[] = [];
+      const runs: string[] = [];
+      let validates = 0;
+      let loading = true;
+      const record = (what: string, status: number, text: string) =>
+        failures.push(`${what}: ${status} ${text.slice(0, 200)}`);
+      const loop = async (work: () => Promise<void>) => {
+        while (loading)
+          await work().catch((error: Error) =>
+            failures.push(`network: ${error.message} (${String((error.cause as Error | undefined)?.message)})`),
+          );
+      };
+      const load = Promise.all([
+        loop(async () => {
+          const answer = await call(front, 'POST', '/api/v1/configurations/validate', {
+            token: ctx.key,
+            body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+          });
+          if (answer.status === 200) validates++;
+          else record('validate', answer.status, answer.text);
+        }),
+        loop(async () => {
+          const answer = await call(front, 'POST', '/api/v1/configurations/install', {
+            token: ctx.key,
+            body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+          });
+          if (answer.status === 201) versions.push(answer.body.version as number);
+          else record('install', answer.status, answer.text);
+        }),
+        loop(async () => {
+          if (versions.length === 0) return new Promise((resolve) => setTimeout(resolve, 50));
+          const answer = await call(front, 'POST', '/api/v1/manual-runs', {
+            token: ctx.key,
+            body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: randomUUID() },
+          });
+          if (answer.status === 200) runs.push(answer.body.triggerRunId as string);
+          else record('dispatch', answer.status, answer.text);
+        }),
+      ]);
+      for (let i = 0; i < 3; i++) {
+        const hub = hubs[i] as RunningHub;
+        hub.process.kill('SIGTERM');
+        expect(await hub.stop()).toBe(0);
+        expect(hub.output()).toContain('draining');
+        hubs[i] = await startHub({ databaseUrl: database.url, env: env(ports[i] as number) });
+        // Back in rotation (HAProxy checks it every second) before the next one goes.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+      }
+      loading = false;
+      await load;
+      expect(failures).toEqual([]);
+      expect(validates).toBeGreaterThan(0);
+      expect(runs.length).toBeGreaterThan(0);
+      const sql = connect(database.url);
+      try {
+        const stored = await sql<{ version: number }[]>`
+          select r.version from configuration_revisions r join projects p on p.id = r.project_id
+          join organizations o on o.id = p.organization_id where o.slug = ${ctx.org} order by r.version`;
+        // Versions without gaps, and every acknowledged one among them.
+        expect(stored.map((row) => row.version)).toEqual(stored.map((_, index) => index + 1));
+        expect(new Set(stored.map((row) => row.version))).toEqual(
+          new Set([...versions, ...stored.map((row) => row.version)]),
+        );
+        expect(stored.length).toBe(versions.length);
+        const found = await sql<{ id: string }[]>`select id from trigger_runs where id = any(${runs}::uuid[])`;
+        expect(found.length).toBe(runs.length);
+      } finally {
+        await sql.end();
+      }
+      process.stdout.write(
+        `haproxy.test: ${validates} validates, ${versions.length} installs, ${runs.length} dispatches, ${failures.length} failed, across 3 restarts\n`,
+      );
+    } finally {
+      daemon.stop();
+    }
+  }, 180_000);
+});
