@@ -13,6 +13,7 @@ import { DEFAULT_DEVICE_LOGIN } from './logins/index.js';
 import { DEFAULT_CLI_CREDENTIAL_EXPIRY, type CliCredentialExpiry } from './auth/api-key.js';
 import { DEFAULT_STREAM_RECHECK_MS } from './runs/index.js';
 import { readGitHubConfig, type GitHubConfig } from './github/config.js';
+import { days, milliseconds, seconds, whole } from './config-values.js';
 import { readWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 export interface Config {
@@ -245,46 +246,6 @@ function trustProxy(raw: string | undefined): number | string | undefined {
 const DEFAULT_RETAIN_EVERY_MS = 600_000;
 /** Long enough for a load balancer checking /readyz every second or two to see it fail twice. */
 const DEFAULT_DRAIN_SECONDS = 5;
-
-/** Days to keep (at least 1); `0` or `forever` keeps forever (undefined). */
-function days(env: NodeJS.ProcessEnv, name: string, fallback: number | undefined): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = raw.trim().toLowerCase();
-  if (value === 'forever') return undefined;
-  if (!/^\d{1,6}$/.test(value) || Number(value) > 36_500)
-    throw new Error(
-      `${name} must be a whole number of days up to 36500, or 0 or "forever" to keep forever, not "${raw}"`,
-    );
-  return Number(value) === 0 ? undefined : Number(value);
-}
-
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, what: string): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max)
-    throw new Error(`${name} must be ${what} from ${min} to ${max}, not "${raw}"`);
-  return value;
-}
-
-function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > max)
-    throw new Error(`${name} must be a whole number of seconds from 1 to ${max}, not "${raw}"`);
-  return value;
-}
-
-function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 86_400_000)
-    throw new Error(`${name} must be a whole number of milliseconds, not "${raw}"`);
-  return value;
-}
 
 /**
  * A secret kept in the data directory (mode 0600), made on first use. `created` tells the

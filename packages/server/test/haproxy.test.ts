@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { connect, freshDatabase, startHub, type RunningHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
+import { freePort } from './support/prometheus.js';
 
 const CONFIG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy';
@@ -27,14 +27,6 @@ triggers:
     steps:
       - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
 `;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('three hubs behind HAProxy, restarted one at a time under load', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
