@@ -2,9 +2,9 @@
 /**
  * `pnpm bench:http`: the hub under load on loopback, against a bare Express app returning the
  * same JSON (the baseline) measured in the same run, the hub's memory idle after start and after a
- * burst of large installs, and then what metrics cost (two more hubs, HUB_METRICS on and off, in
- * alternating turns: bench/metrics-overhead.js). Bounded: five 10-second runs, each after 2 s of
- * unmeasured warm-up, then 24 turns of 5 s on each of two more hubs. Prints; never fails on a missed target. See
+ * burst of large installs, and then what metrics cost (fresh pairs of hubs, HUB_METRICS on and off,
+ * in alternating turns: bench/metrics-overhead.js). Bounded: five 10-second runs, each after 2 s of
+ * unmeasured warm-up, then 16 turns of 5 s on each side. Prints; never fails on a missed target. See
  * bench/README.md.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -211,7 +211,7 @@ try {
   const overhead = await metricsOverhead({ root, connections: CONNECTIONS, cleanups });
   console.log('');
   console.log(
-    `metrics on / off: two more hubs (HUB_METRICS=on, off), ${overhead.turns} turns of ${overhead.turnS} s on each, alternating, after ${overhead.warmupS} s of warm-up; on / off is the median of the turns' ratios`,
+    `metrics on / off: ${overhead.rounds} rounds, each with a fresh pair of hubs (HUB_METRICS=on, off; started on first, then off first), ${overhead.turns} turns of ${overhead.turnS} s on each per endpoint, alternating, after ${overhead.warmupS} s of warm-up; on / off is the median of the turns' ratios`,
   );
   console.log('endpoint                     on req/s  off req/s  on / off   target   non-2xx (on, off)  turns');
   for (const row of overhead.rows) {

@@ -1,6 +1,7 @@
 // @ts-check
-// What GET /metrics and the counting of each request cost (bench:http's last part): two hubs alike
-// but for HUB_METRICS (on and off), each on its own embedded PostgreSQL, loaded in turns: the
+// What GET /metrics and the counting of each request cost (bench:http's last part): pairs of hubs
+// alike but for HUB_METRICS (on and off), each on its own database (a fresh one on the machine's
+// PostgreSQL, or its embedded one when that is away), loaded in turns: the
 // projects list, then dispatches (distinct delivery keys) to a daemon kept online. Each turn loads
 // one hub then the other (on, off, then off, on, …); its ratio compares two neighbouring runs, and
 // the median of the turns' ratios is the figure: a slow spell of a shared machine spoils a turn or
@@ -12,11 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { HubClient } from '../packages/daemon/dist/index.js';
+import { createDatabase } from './database.js';
 import { startProcess } from './process.js';
 import { quantile } from './report.js';
 
-/** Measured turns per endpoint, each TURN_S of load on either hub, after WARMUP_S of unmeasured load. */
-const TURNS = 6;
+/** Rounds, each with a fresh pair of hubs; per round and endpoint, TURNS measured turns, each TURN_S of load on either hub, after WARMUP_S of unmeasured load. */
+const ROUNDS = 4;
+const TURNS = 2;
 const TURN_S = 5;
 const WARMUP_S = 2;
 const HEARTBEAT_MS = 5_000;
@@ -62,10 +65,18 @@ async function request(url, method, path, options = {}) {
 async function startHub(root, metrics, cleanups) {
   const dataDir = mkdtempSync(join(tmpdir(), `hub-bench-metrics-${metrics}-`));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const database = await createDatabase(cleanups);
   const adminToken = `hub_admin_bench_${randomBytes(16).toString('hex')}`;
   const hub = await startProcess(
     ['packages/server/dist/main.js'],
-    { PORT: '0', HUB_DATA_DIR: dataDir, HUB_ADMIN_TOKEN: adminToken, HUB_LOG_LEVEL: 'warn', HUB_METRICS: metrics },
+    {
+      PORT: '0',
+      HUB_DATA_DIR: dataDir,
+      ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
+      HUB_ADMIN_TOKEN: adminToken,
+      HUB_LOG_LEVEL: 'warn',
+      HUB_METRICS: metrics,
+    },
     { cwd: root },
   );
   cleanups.push(hub.stop);
@@ -127,14 +138,20 @@ function run(url, connections, duration, endpoint) {
   });
 }
 
+/** Runs and empties `list` (last added first): a round's hubs, stopped when the round ends. @param {(() => Promise<unknown> | unknown)[]} list */
+async function drain(list) {
+  while (list.length > 0) await /** @type {() => Promise<unknown> | unknown} */ (list.pop())();
+}
+
 /**
  * Requests per second with metrics on and off, for the projects list and for dispatch, over all
- * TURNS turns, and the median of the turns' on / off ratios; non-2xx answers and errors apart.
+ * turns of all rounds, and the median of the turns' on / off ratios; non-2xx answers and errors
+ * apart. Each round starts a fresh pair of hubs, in turn on first and off first: a process's own
+ * luck (where its code and heap landed, its database's) moves its req/s by a few per cent, as much
+ * as the thing measured, and fresh pairs in both orders spread that luck over both sides.
  * @param {{ root: string, connections: number, cleanups: (() => Promise<unknown> | unknown)[] }} options
  */
 export async function metricsOverhead({ root, connections, cleanups }) {
-  const on = await startHub(root, 'on', cleanups);
-  const off = await startHub(root, 'off', cleanups);
   const tag = randomBytes(4).toString('hex');
   let sent = 0;
   /** @param {{ token: string }} hub */
@@ -151,50 +168,50 @@ export async function metricsOverhead({ root, connections, cleanups }) {
       },
     };
   };
-  const rows = [];
-  for (const name of /** @type {const} */ (['GET /api/v1/projects', 'POST /api/v1/manual-runs'])) {
-    const totals = new Map([
-      [on, { requests: 0, seconds: 0, failed: 0, cpuMs: 0 }],
-      [off, { requests: 0, seconds: 0, failed: 0, cpuMs: 0 }],
-    ]);
-    for (const hub of [on, off]) await run(hub.url, connections, WARMUP_S, endpoints(hub)[name]);
-    const ratios = [];
-    for (let turn = 0; turn < TURNS; turn++) {
-      const rps = new Map();
-      for (const hub of turn % 2 === 0 ? [on, off] : [off, on]) {
-        const cpuBefore = cpuMsOf(hub.pid);
-        const result = await run(hub.url, connections, TURN_S, endpoints(hub)[name]);
-        const total = /** @type {{ requests: number, seconds: number, failed: number, cpuMs: number }} */ (
-          totals.get(hub)
-        );
-        total.cpuMs += cpuMsOf(hub.pid) - cpuBefore;
-        total.requests += result.requests.total;
-        total.seconds += result.duration;
-        total.failed += result.non2xx + result.errors + result.timeouts;
-        rps.set(hub, result.requests.total / result.duration);
+  const names = /** @type {const} */ (['GET /api/v1/projects', 'POST /api/v1/manual-runs']);
+  const empty = () => ({ requests: 0, seconds: 0, failed: 0, cpuMs: 0 });
+  const totals = new Map(
+    names.map((name) => [name, { on: empty(), off: empty(), ratios: /** @type {number[]} */ ([]) }]),
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    /** @type {(() => Promise<unknown> | unknown)[]} */
+    const local = [];
+    cleanups.push(() => drain(local));
+    const first = await startHub(root, round % 2 === 0 ? 'on' : 'off', local);
+    const second = await startHub(root, round % 2 === 0 ? 'off' : 'on', local);
+    const hubs = round % 2 === 0 ? { on: first, off: second } : { on: second, off: first };
+    for (const name of names) {
+      const total = /** @type {NonNullable<ReturnType<typeof totals.get>>} */ (totals.get(name));
+      for (const hub of [first, second]) await run(hub.url, connections, WARMUP_S, endpoints(hub)[name]);
+      for (let turn = 0; turn < TURNS; turn++) {
+        const rps = { on: 0, off: 0 };
+        for (const side of /** @type {const} */ (turn % 2 === 0 ? ['on', 'off'] : ['off', 'on'])) {
+          const hub = hubs[side];
+          const cpuBefore = cpuMsOf(hub.pid);
+          const result = await run(hub.url, connections, TURN_S, endpoints(hub)[name]);
+          total[side].cpuMs += cpuMsOf(hub.pid) - cpuBefore;
+          total[side].requests += result.requests.total;
+          total[side].seconds += result.duration;
+          total[side].failed += result.non2xx + result.errors + result.timeouts;
+          rps[side] = result.requests.total / result.duration;
+        }
+        total.ratios.push(rps.on / rps.off);
       }
-      ratios.push(rps.get(on) / rps.get(off));
     }
-    ratios.sort((a, b) => a - b);
-    const rps = (/** @type {typeof on} */ hub) => {
-      const total = /** @type {{ requests: number, seconds: number }} */ (totals.get(hub));
-      return total.requests / total.seconds;
-    };
-    const failed = (/** @type {typeof on} */ hub) => totals.get(hub)?.failed ?? 0;
-    const cpu = (/** @type {typeof on} */ hub) => {
-      const total = /** @type {{ requests: number, cpuMs: number }} */ (totals.get(hub));
-      return total.cpuMs / total.requests;
-    };
-    const median = quantile(ratios, 0.5);
-    rows.push({
-      name,
-      on: rps(on),
-      off: rps(off),
-      median,
-      ratios,
-      cpuMs: { on: cpu(on), off: cpu(off) },
-      failed: { on: failed(on), off: failed(off) },
-    });
+    await drain(local);
   }
-  return { rows, turns: TURNS, turnS: TURN_S, warmupS: WARMUP_S };
+  const rows = names.map((name) => {
+    const { on, off, ratios } = /** @type {NonNullable<ReturnType<typeof totals.get>>} */ (totals.get(name));
+    ratios.sort((a, b) => a - b);
+    return {
+      name,
+      on: on.requests / on.seconds,
+      off: off.requests / off.seconds,
+      median: quantile(ratios, 0.5),
+      ratios,
+      cpuMs: { on: on.cpuMs / on.requests, off: off.cpuMs / off.requests },
+      failed: { on: on.failed, off: off.failed },
+    };
+  });
+  return { rows, rounds: ROUNDS, turns: TURNS, turnS: TURN_S, warmupS: WARMUP_S };
 }
