@@ -1,8 +1,10 @@
 // Three hubs behind HAProxy (deploy/haproxy.cfg, as it is), each restarted in turn under a steady
-// load of validates, installs and dispatches (issue 29's first drill): SIGTERM drains the
-// instance (/readyz 503 while it serves on), HAProxy's checks take it out of rotation, it stops,
-// starts again on its port and comes back. No request fails at the client, and every write the
-// hub acknowledged is in the database: versions without gaps, every dispatched run.
+// load of validates, installs, dispatches and a run's output (issue 29's first drill): SIGTERM
+// drains the instance (/readyz 503 while it serves on, its streams end), HAProxy's checks take it
+// out of rotation, it stops, starts again on its port and comes back. No request fails at the
+// client, every write the hub acknowledged is in the database (versions without gaps, every
+// dispatched run), and a reader of the output stream, resuming with Last-Event-ID each time a
+// stream ends, gets every line the daemon sent exactly once, in order.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,6 +15,7 @@ import { TestDaemon } from './support/daemon.js';
 import { connect, freshDatabase, startHub, type RunningHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { freePort } from './support/prometheus.js';
+import { openStream } from './support/sse.js';
 
 const CONFIG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy';
@@ -74,14 +77,28 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
     await database?.drop();
   });
 
-  it('fails no request, and keeps every acknowledged install and dispatch', async () => {
+  it('fails no request, keeps every acknowledged install and dispatch, and resumes streams without a lost or repeated line', async () => {
     const ctx = await setUp(front);
     const daemon = (await TestDaemon.enroll(front, ctx.key, 'dev-box')).keepAlive(300);
     try {
       expect((await daemon.heartbeat()).status).toBe(200);
+      // The run whose output is written and read throughout, taken before the load queues others.
+      const installed = await call(front, 'POST', '/api/v1/configurations/install', {
+        token: ctx.key,
+        body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+      });
+      expect(installed.status, installed.text).toBe(201);
+      const dispatched = await call(front, 'POST', '/api/v1/manual-runs', {
+        token: ctx.key,
+        body: { projectSlug: ctx.project, trigger: 'fix-tests', actor: 'dev-lead', deliveryKey: randomUUID() },
+      });
+      expect(dispatched.status, dispatched.text).toBe(200);
+      const offered = await daemon.next(5);
+      const executionId = offered.body.assignment.executionId as string;
+      expect((await daemon.report(executionId, 'running')).status).toBe(200);
       const failures: string[] = [];
-      const versions: number[] = [];
-      const runs: string[] = [];
+      const versions: number[] = [installed.body.version as number];
+      const runs: string[] = [dispatched.body.triggerRunId as string];
       let validates = 0;
       let loading = true;
       const record = (what: string, status: number, text: string) =>
@@ -92,7 +109,16 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
             failures.push(`network: ${error.message} (${String((error.cause as Error | undefined)?.message)})`),
           );
       };
+      let written = 0;
+      const reading = follow(`/api/v1/executions/${executionId}/output`, ctx.key, failures);
       const load = Promise.all([
+        loop(async () => {
+          const chunks = [{ seq: written, stream: 'stdout', at: new Date().toISOString(), text: `line ${written}\n` }];
+          const answer = await daemon.signed('POST', `/api/v1/daemon/executions/${executionId}/output`, { chunks });
+          if (answer.status === 200) written++;
+          else record('output', answer.status, answer.text);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }),
         loop(async () => {
           const answer = await call(front, 'POST', '/api/v1/configurations/validate', {
             token: ctx.key,
@@ -130,7 +156,10 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
       }
       loading = false;
       await load;
+      expect((await daemon.report(executionId, 'succeeded', { exitCode: 0 })).status).toBe(200);
+      const read = await reading;
       expect(failures).toEqual([]);
+      expect(read.seqs).toEqual(Array.from({ length: written }, (_, seq) => seq));
       expect(validates).toBeGreaterThan(0);
       expect(runs.length).toBeGreaterThan(0);
       const sql = connect(database.url);
@@ -150,10 +179,32 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
         await sql.end();
       }
       process.stdout.write(
-        `haproxy.test: ${validates} validates, ${versions.length} installs, ${runs.length} dispatches, ${failures.length} failed, across 3 restarts\n`,
+        `haproxy.test: ${validates} validates, ${versions.length} installs, ${runs.length} dispatches, ${written} output lines read over ${read.streams} streams, ${failures.length} failed, across 3 restarts\n`,
       );
     } finally {
       daemon.stop();
     }
   }, 180_000);
+
+  /**
+   * Reads an execution's output stream through HAProxy as EventSource would: when a stream ends
+   * before its `end` event (its hub drains), it waits the stream's `retry` and opens another with
+   * the last id received. The seqs of every output event, as they came, and how many streams.
+   */
+  async function follow(path: string, token: string, failures: string[]) {
+    const seqs: number[] = [];
+    let lastEventId: string | undefined;
+    for (let streams = 1; ; streams++) {
+      const stream = await openStream(front, path, token, lastEventId === undefined ? {} : { lastEventId });
+      if (stream.status !== 200) failures.push(`stream: ${stream.status}`);
+      await stream.ended;
+      for (const event of stream.events) {
+        if (event.event === 'end') return { seqs, streams };
+        if (event.event !== 'output') continue;
+        seqs.push((JSON.parse(event.data) as { seq: number }).seq);
+        lastEventId = event.id;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  }
 });
