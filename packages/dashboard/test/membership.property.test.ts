@@ -13,12 +13,13 @@ import { hubOn } from '../../server/test/support/hub.js';
 import { openStream, type Stream } from '../../server/test/support/sse.js';
 import { cookieOf, form, page, PASSWORD, setUpOwner, type Hub } from './support/hub-pages.js';
 
-const SEQUENCES = 120;
+/** Enough for the seed below to meet every case the test must meet (checked at its end). */
+const SEQUENCES = 60;
 /**
  * The sequences' seed: fixed, so that the cases the test must meet (below) are met on every run,
  * and a failure is reproduced by running again; HUB_PROPERTY_SEED explores others.
  */
-const SEED = Number(process.env.HUB_PROPERTY_SEED ?? 20_261_129);
+const SEED = Number(process.env.HUB_PROPERTY_SEED ?? 1);
 /** The device page's limit of decisions that decide nothing, per account (docs/decisions.md). */
 const DEVICE_FAILURES = 10;
 /** Each person's own client address (the hub trusts the loopback proxy), so only their own guesses count against them. */
