@@ -24,8 +24,18 @@ const NETWORK = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-/** postgres.js's codes for a connection that did not open in time, closed, or was ended. */
-const CLIENT = new Set(['CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
+/**
+ * postgres.js's codes for a connection that did not open in time, closed, or was ended; and (our
+ * patch) for a multi-host DATABASE_URL none of whose hosts is writable: a primary stopped, its
+ * replica not promoted yet (a failover under way).
+ */
+const CLIENT = new Set([
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'TARGET_SESSION_ATTRS',
+]);
 /** SQLSTATEs of a server going away or refusing sessions: shutting down, crashed, starting, out of connection slots. */
 const SERVER = new Set(['57P01', '57P02', '57P03', '53300']);
 /** SQLSTATEs of the hub's own bounds: statement_timeout, idle_in_transaction_session_timeout. */

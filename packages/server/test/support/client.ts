@@ -20,6 +20,8 @@ export async function call(
     raw?: string;
     contentType?: string;
     headers?: Record<string, string>;
+    /** Aborts the request (a client's patience: AbortSignal.timeout). */
+    signal?: AbortSignal;
   } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
@@ -28,7 +30,7 @@ export async function call(
   if (options.raw !== undefined) body = options.raw;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-  const response = await fetch(`${hub.url}${path}`, { method, headers, body });
+  const response = await fetch(`${hub.url}${path}`, { method, headers, body, signal: options.signal });
   const text = await response.text();
   let parsed: unknown;
   try {

@@ -1,7 +1,7 @@
 // A PostgreSQL cluster of a test's own (initdb into a temporary directory), which the test may
 // stop and start at will: the machine's PostgreSQL and the embedded one are left alone.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, chmodSync, chownSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,15 +50,23 @@ export interface Cluster {
   destroy(): Promise<void>;
 }
 
+/** A cluster's directory, owned by the account PostgreSQL runs as, and how to run its programs as that account. */
+export interface ClusterDirectory {
+  base: string;
+  data: string;
+  logFile: string;
+  /** Runs `command` as the account PostgreSQL runs as (`postgres` when root, else this one). */
+  as(command: string, args: string[]): Promise<{ stdout: string; stderr: string }>;
+}
+
 /**
- * A fresh cluster on a free loopback port, trust authentication, no Unix socket. As root, it runs
- * as the `postgres` account (PostgreSQL refuses root), so its directory is made reachable by it.
+ * An empty data directory in a temporary one. As root, PostgreSQL runs as the `postgres` account
+ * (it refuses root), so the directories are made reachable by it.
  */
-export async function startCluster(bin: string): Promise<Cluster> {
+export async function clusterDirectory(): Promise<ClusterDirectory> {
   const asRoot = process.getuid?.() === 0;
   const base = mkdtempSync(join(tmpdir(), 'hub-faults-'));
   const data = join(base, 'data');
-  const logFile = join(base, 'postgres.log');
   mkdirSync(data, { mode: 0o700 });
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
@@ -67,11 +75,23 @@ export async function startCluster(bin: string): Promise<Cluster> {
     chownSync(base, Number(stdout.trim()), Number(group.trim()));
     chownSync(data, Number(stdout.trim()), Number(group.trim()));
   }
-  const as = (command: string, args: string[]) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args);
-  await as(join(bin, 'initdb'), [
-    '-D',
+  return {
+    base,
     data,
+    logFile: join(base, 'postgres.log'),
+    as: (command, args) => (asRoot ? run('runuser', ['-u', 'postgres', '--', command, ...args]) : run(command, args)),
+  };
+}
+
+/**
+ * A fresh cluster on a free loopback port, trust authentication, no Unix socket. `settings` are
+ * appended to its postgresql.conf (not given on pg_ctl's command line, which goes through a shell).
+ */
+export async function startCluster(bin: string, settings: Record<string, string> = {}): Promise<Cluster> {
+  const directory = await clusterDirectory();
+  await directory.as(join(bin, 'initdb'), [
+    '-D',
+    directory.data,
     '-U',
     'postgres',
     '--auth=trust',
@@ -80,6 +100,20 @@ export async function startCluster(bin: string): Promise<Cluster> {
     '--no-sync',
     '--no-instructions',
   ]);
+  appendSettings(directory, settings);
+  return runCluster(bin, directory);
+}
+
+/** Appends `settings` to the cluster's postgresql.conf (a later line wins over an earlier one). */
+export function appendSettings(directory: ClusterDirectory, settings: Record<string, string>): void {
+  const lines = Object.entries(settings).map(([name, value]) => `${name} = '${value.replace(/'/g, "''")}'\n`);
+  // Appending keeps the file's owner (the postgres account when root).
+  if (lines.length > 0) appendFileSync(join(directory.data, 'postgresql.conf'), lines.join(''));
+}
+
+/** Starts PostgreSQL on the data directory (initdb's, or a base backup's) on a free loopback port. */
+export async function runCluster(bin: string, directory: ClusterDirectory): Promise<Cluster> {
+  const { data, logFile, as } = directory;
   const port = await freePort();
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=60`;
   const pgCtl = join(bin, 'pg_ctl');
@@ -110,7 +144,7 @@ export async function startCluster(bin: string): Promise<Cluster> {
     },
     destroy: async () => {
       await as(pgCtl, ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
-      rmSync(base, { recursive: true, force: true });
+      rmSync(directory.base, { recursive: true, force: true });
     },
   };
 }
