@@ -8,13 +8,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MACHINE_POSTGRES } from './hub.js';
+import { MACHINE_POSTGRES, PGBOUNCER_PASSWORD } from './hub.js';
 import { freePort } from './prometheus.js';
 
 const BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? 'pgbouncer';
 export const DEPLOY_INI = fileURLToPath(new URL('../../../../deploy/pgbouncer.ini', import.meta.url));
-/** The password the hubs give PgBouncer (deploy/pgbouncer.ini checks it with SCRAM). */
-const PASSWORD = 'hub-test-pgbouncer';
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -59,7 +57,7 @@ export async function startPgBouncer(): Promise<Bouncer> {
   const dir = mkdtempSync(join(tmpdir(), 'hub-pgbouncer-'));
   const port = await freePort();
   const file = (name: string) => join(dir, name);
-  writeFileSync(file('users.txt'), `"${user}" "${PASSWORD}"\n`);
+  writeFileSync(file('users.txt'), `"${user}" "${PGBOUNCER_PASSWORD}"\n`);
   writeFileSync(file('pgbouncer.ini'), testIni({ port, user, dir }));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -81,7 +79,7 @@ export async function startPgBouncer(): Promise<Bouncer> {
       via.hostname = '127.0.0.1';
       via.port = String(port);
       via.username = user;
-      via.password = PASSWORD;
+      via.password = PGBOUNCER_PASSWORD;
       return via.toString();
     },
     log: () => readLog(file('pgbouncer.log')),
