@@ -4,6 +4,7 @@
 // pooler and polls instead (and says so), or LISTENs on HUB_LISTEN_DATABASE_URL, a direct
 // connection. A dispatch on one hub reaches a daemon long-polling on another either way.
 import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
@@ -44,6 +45,26 @@ describe('hubs through PgBouncer in transaction pooling', () => {
     await Promise.all([polling, other, listening].map((hub) => hub?.stop()));
     await bouncer?.stop();
     await database?.drop();
+  });
+
+  it('runs on deploy/pgbouncer.ini: transaction pooling, its limits, and a port of its own', async () => {
+    const consoleUrl = new URL(bouncer.through(database.url));
+    consoleUrl.pathname = '/pgbouncer';
+    // PgBouncer's admin console answers simple queries only (so no type look-up either).
+    const admin = postgres(consoleUrl.toString(), { max: 1, fetch_types: false, onnotice: () => {} });
+    try {
+      const rows = (await admin.unsafe('SHOW CONFIG').simple()) as unknown as { key: string; value: string }[];
+      const config = Object.fromEntries(rows.map((row) => [row.key, row.value]));
+      expect(config).toMatchObject({
+        pool_mode: 'transaction',
+        max_client_conn: '1000',
+        default_pool_size: '20',
+        auth_type: 'scram-sha-256',
+        listen_port: String(bouncer.port),
+      });
+    } finally {
+      await admin.end();
+    }
   });
 
   it('says how it hears notifications: polling through the pooler, LISTEN on HUB_LISTEN_DATABASE_URL', () => {

@@ -12,7 +12,18 @@ export type DatabaseKind = 'embedded' | 'external';
 
 /** The machine's PostgreSQL (the databases `postgres` and `test` exist there). */
 export const MACHINE_POSTGRES = process.env.HUB_TEST_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-export const databases: DatabaseKind[] = ['embedded', 'external'];
+
+/**
+ * The port of the one PgBouncer (deploy/pgbouncer.ini) of vitest's `pgbouncer` pass, set by
+ * support/pgbouncer-setup.ts: the hubs started on the machine's PostgreSQL then reach it through
+ * PgBouncer in transaction pooling (see `pooled`).
+ */
+const PGBOUNCER_PORT = process.env.HUB_TEST_PGBOUNCER_PORT;
+/** The password the hubs give the tests' PgBouncer (deploy/pgbouncer.ini checks it with SCRAM). */
+export const PGBOUNCER_PASSWORD = 'hub-test-pgbouncer';
+
+/** Through PgBouncer only the machine's PostgreSQL is of interest: an embedded one has no pooler. */
+export const databases: DatabaseKind[] = PGBOUNCER_PORT === undefined ? ['embedded', 'external'] : ['external'];
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
@@ -80,6 +91,7 @@ export async function startHub(
       // Stopped at once on SIGTERM; the drain's own tests set HUB_DRAIN_SECONDS.
       HUB_DRAIN_SECONDS: '0',
       ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+      ...pooled(options.databaseUrl, options.env),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,6 +148,23 @@ export async function hubOn(
       rmSync(hub.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * In the `pgbouncer` pass, a hub on the machine's PostgreSQL (and not set up by its test for a
+ * pooler of its own) goes through the shared PgBouncer in transaction pooling, with LISTEN on a
+ * direct connection, as README's "Running several hubs" says to run it. The hub's `databaseUrl`
+ * stays the direct one, for the test's own queries.
+ */
+function pooled(url: string | undefined, env: Record<string, string> | undefined): Record<string, string> {
+  if (PGBOUNCER_PORT === undefined || url === undefined || env?.HUB_DATABASE_POOLING !== undefined) return {};
+  const direct = new URL(url);
+  if (direct.host !== new URL(MACHINE_POSTGRES).host) return {};
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = PGBOUNCER_PORT;
+  via.password = PGBOUNCER_PASSWORD;
+  return { DATABASE_URL: via.toString(), HUB_DATABASE_POOLING: 'transaction', HUB_LISTEN_DATABASE_URL: url };
 }
 
 /** Whether a process with this pid exists (one of another account's answers EPERM to a signal 0). */

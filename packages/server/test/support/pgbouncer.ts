@@ -1,15 +1,18 @@
-// A PgBouncer in transaction pooling (Debian's package) on a free loopback port, in front of the
-// machine's PostgreSQL, for the hubs of pgbouncer.test.ts. As root it runs as the `postgres`
-// account (PgBouncer refuses root), so its directory is made reachable by it.
+// A PgBouncer (Debian's package) on a free loopback port, in front of the machine's PostgreSQL,
+// configured by deploy/pgbouncer.ini as it is: the file written here %includes it and then sets
+// again only what a test must. As root it runs as the `postgres` account (PgBouncer refuses
+// root), so its directory is made reachable by it.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MACHINE_POSTGRES } from './hub.js';
+import { fileURLToPath } from 'node:url';
+import { MACHINE_POSTGRES, PGBOUNCER_PASSWORD } from './hub.js';
 import { freePort } from './prometheus.js';
 
 const BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? 'pgbouncer';
+export const DEPLOY_INI = fileURLToPath(new URL('../../../../deploy/pgbouncer.ini', import.meta.url));
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -22,37 +25,40 @@ const accepts = (port: number) =>
   });
 
 export interface Bouncer {
-  /** `url` with its host and port replaced by PgBouncer's. */
+  port: number;
+  /** `url` with its host and port replaced by PgBouncer's, and the password PgBouncer asks for. */
   through(url: string): string;
   log(): string;
   stop(): Promise<void>;
 }
 
-export async function startPgBouncer(): Promise<Bouncer> {
+/**
+ * The lines after the %include: the deploy file ends in its [pgbouncer] section, and they stay in
+ * it. A second [pgbouncer] header would start that section again from PgBouncer's defaults (1.18
+ * does so), losing the deploy file's settings; so the database line, in [databases], comes first.
+ */
+export function testIni(options: { port: number; user: string; dir: string }): string {
   const target = new URL(MACHINE_POSTGRES);
+  return [
+    '[databases]',
+    // Every database (each test makes its own) on the machine's PostgreSQL.
+    `* = host=${target.hostname} port=${target.port || 5432}`,
+    `%include ${DEPLOY_INI}`,
+    `listen_port = ${options.port}`,
+    `auth_file = ${join(options.dir, 'users.txt')}`,
+    `logfile = ${join(options.dir, 'pgbouncer.log')}`,
+    `pidfile = ${join(options.dir, 'pgbouncer.pid')}`,
+    '',
+  ].join('\n');
+}
+
+export async function startPgBouncer(): Promise<Bouncer> {
+  const user = decodeURIComponent(new URL(MACHINE_POSTGRES).username) || 'postgres';
   const dir = mkdtempSync(join(tmpdir(), 'hub-pgbouncer-'));
   const port = await freePort();
   const file = (name: string) => join(dir, name);
-  writeFileSync(file('users.txt'), '"postgres" ""\n');
-  writeFileSync(
-    file('pgbouncer.ini'),
-    [
-      '[databases]',
-      `* = host=${target.hostname} port=${target.port || 5432}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${file('users.txt')}`,
-      'pool_mode = transaction',
-      'max_client_conn = 500',
-      'default_pool_size = 20',
-      `logfile = ${file('pgbouncer.log')}`,
-      `pidfile = ${file('pgbouncer.pid')}`,
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(file('users.txt'), `"${user}" "${PGBOUNCER_PASSWORD}"\n`);
+  writeFileSync(file('pgbouncer.ini'), testIni({ port, user, dir }));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     chmodSync(dir, 0o777);
@@ -67,10 +73,13 @@ export async function startPgBouncer(): Promise<Bouncer> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
+    port,
     through(url) {
       const via = new URL(url);
       via.hostname = '127.0.0.1';
       via.port = String(port);
+      via.username = user;
+      via.password = PGBOUNCER_PASSWORD;
       return via.toString();
     },
     log: () => readLog(file('pgbouncer.log')),
