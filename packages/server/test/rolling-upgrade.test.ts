@@ -177,7 +177,9 @@ describe('a rolling upgrade from the previous release to main, under load', () =
       expect(step.code, step.output).toBe(0);
       expect(step.output).toContain('016_webhooks.sql');
 
-      let endpointInstalls = 0;
+      // What the last old instance wrote on the migrated schema, with an endpoint listening.
+      let oldVersion = 0;
+      let oldRun = '';
       for (let i = 0; i < 3; i++) {
         const server = `hub${i + 1}`;
         // Out of rotation first: the old release has no drain, and closes its idle keep-alive
@@ -207,15 +209,20 @@ describe('a rolling upgrade from the previous release to main, under load', () =
           expect(keys.status, keys.text).toBe(201);
           const endpoint = await call(hubs[0] as RunningHub, 'POST', '/api/v1/webhook-endpoints', {
             token: keys.body.secret,
-            body: { url: (receiver as WebhookReceiver).url, events: ['configuration.installed', 'run.completed'] },
+            body: {
+              url: (receiver as WebhookReceiver).url,
+              events: ['configuration.installed', 'run.started', 'run.completed'],
+            },
           });
           expect(endpoint.status, endpoint.text).toBe(201);
           (receiver as WebhookReceiver).secret(endpoint.body.secret as string);
           const lastOld = hubs[2] as RunningHub;
           const installed = await install(lastOld);
           expect(installed.status, installed.text).toBe(201);
-          endpointInstalls = installed.body.version as number;
-          expect((await dispatch(lastOld)).status).toBe(200);
+          oldVersion = installed.body.version as number;
+          const dispatched = await dispatch(lastOld);
+          expect(dispatched.status, dispatched.text).toBe(200);
+          oldRun = dispatched.body.triggerRunId as string;
         }
       }
       // A little load on main alone, then the end.
@@ -239,15 +246,24 @@ describe('a rolling upgrade from the previous release to main, under load', () =
       const finished = await sql<{ status: string }[]>`
         select status from trigger_runs where id = any(${completed}::uuid[])`;
       expect(finished.map((row) => row.status)).toEqual(completed.map(() => 'succeeded'));
-      // The old instance's install went through 016's trigger, and main delivered the event.
-      const [event] = await sql<{ count: number }[]>`
-        select count(*)::int as count from webhook_events
-        where type = 'configuration.installed' and (data ->> 'version')::int = ${endpointInstalls}`;
-      expect(event?.count).toBe(1);
+      // The old instance's install and dispatch went through 016's triggers (on configuration_revisions,
+      // and at commit on trigger_runs), and main's workers delivered the events.
+      const events = await sql<{ type: string }[]>`
+        select type from webhook_events
+        where (type = 'configuration.installed' and (data ->> 'version')::int = ${oldVersion}
+          and data ->> 'projectSlug' = ${ctx.project})
+          or (type = 'run.started' and data ->> 'triggerRunId' = ${oldRun}) order by type`;
+      expect(events.map((row) => row.type)).toEqual(['configuration.installed', 'run.started']);
+      const delivered = (receiver as WebhookReceiver).received;
       await eventually(
-        async () => (receiver as WebhookReceiver).of('configuration.installed').map((each) => each.event.data.version),
-        (delivered) => delivered.includes(endpointInstalls),
-        'the old instance install delivered',
+        async () => [
+          delivered.some(
+            (each) => each.event.type === 'configuration.installed' && each.event.data.version === oldVersion,
+          ),
+          delivered.some((each) => each.event.type === 'run.started' && each.event.data.triggerRunId === oldRun),
+        ],
+        (found) => found.every(Boolean),
+        "the old instance's events delivered",
       );
       expect((receiver as WebhookReceiver).refused).toEqual([]);
       // Applied by main's step (its release recorded), the old release's own before it (none recorded).
