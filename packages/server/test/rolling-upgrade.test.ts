@@ -14,7 +14,8 @@ import { RELEASE } from '../src/release.js';
 import { call, setUp, type Answer } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { startHaproxy, type RunningHaproxy } from './support/haproxy.js';
-import { connect, freshDatabase, startHub, type RunningHub } from './support/hub.js';
+import { postgresBinaries, startCluster, type Cluster } from './support/cluster.js';
+import { connect, startHub, type RunningHub } from './support/hub.js';
 import { oldRelease, type OldRelease } from './support/old-release.js';
 import { eventually } from './support/poll.js';
 import { freePort } from './support/prometheus.js';
@@ -49,7 +50,7 @@ function migrateStep(databaseUrl: string): Promise<{ code: number | null; output
 
 describe('a rolling upgrade from the previous release to main, under load', () => {
   let old: OldRelease;
-  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let database: Cluster | undefined;
   let haproxy: RunningHaproxy | undefined;
   let receiver: WebhookReceiver | undefined;
   const hubs: RunningHub[] = [];
@@ -71,7 +72,12 @@ describe('a rolling upgrade from the previous release to main, under load', () =
 
   beforeAll(async () => {
     old = await oldRelease();
-    database = await freshDatabase();
+    // A cluster of its own: three instances of each release hold up to 45 connections, which the
+    // machine's PostgreSQL (100) does not have to spare while other tests and benches run on it.
+    const bin = postgresBinaries();
+    if (bin === undefined)
+      throw new Error('no PostgreSQL binaries (initdb, pg_ctl) for the drill to start a cluster with');
+    database = await startCluster(bin);
     for (let i = 0; i < 3; i++) {
       ports.push(await freePort());
       // One at a time: the first migrates (to the old release's schema).
@@ -91,13 +97,14 @@ describe('a rolling upgrade from the previous release to main, under load', () =
     await haproxy?.stop();
     await Promise.all(hubs.map((hub) => hub.stop()));
     await receiver?.close();
-    await database?.drop();
+    await database?.destroy();
   });
 
   it('fails no request, keeps every acknowledged write, and old instances work on the migrated schema', async () => {
     const proxy = haproxy as RunningHaproxy;
     const front = { url: proxy.url, adminToken };
-    const sql = connect(database.url);
+    const url = (database as Cluster).url;
+    const sql = connect(url);
     const migrations = async () =>
       sql<{ name: string; release: string | null }[]>`select name, release from schema_migrations order by name`;
     // The old release's schema: no 016, and no release column yet (main's migrate adds it).
@@ -113,6 +120,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
     const completed: string[] = [];
     let validates = 0;
     let heartbeats = 0;
+    let peakConnections = 0;
     let loading = true;
     const record = (what: string, answer: Answer) =>
       failures.push(`${what}: ${answer.status} ${answer.text.slice(0, 200)}`);
@@ -157,6 +165,13 @@ describe('a rolling upgrade from the previous release to main, under load', () =
         else record('heartbeat', answer);
         await sleep(300);
       }),
+      // The most connections the hubs hold at once (for the cluster's max_connections, 60).
+      loop(async () => {
+        const [row] = await sql<{ count: number }[]>`
+          select count(*)::int as count from pg_stat_activity where backend_type = 'client backend'`;
+        peakConnections = Math.max(peakConnections, row?.count ?? 0);
+        await sleep(500);
+      }),
       // The daemon long-polls for work and runs each assignment to success at once.
       loop(async () => {
         const next = await daemon.next(2);
@@ -173,7 +188,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
     try {
       await sleep(2_000);
       // The expand step, while the old release serves.
-      const step = await migrateStep(database.url);
+      const step = await migrateStep(url);
       expect(step.code, step.output).toBe(0);
       expect(step.output).toContain('016_webhooks.sql');
 
@@ -191,7 +206,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
         const leaving = hubs[i] as RunningHub;
         expect(await leaving.stop()).toBe(0);
         expect(leaving.output()).toContain('"stopping"');
-        hubs[i] = await startHub({ databaseUrl: database.url, env: mainEnv(ports[i] as number) });
+        hubs[i] = await startHub({ databaseUrl: url, env: mainEnv(ports[i] as number) });
         await proxy.command(`enable server hubs/${server}`);
         await eventually(
           () => proxy.status(server),
@@ -277,6 +292,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
       process.stdout.write(
         `rolling-upgrade.test: ${validates} validates, ${versions.length} installs, ${runs.length} dispatches, ` +
           `${completed.length} runs completed by the daemon, ${heartbeats} heartbeats, ${failures.length} failed, ` +
+          `${peakConnections} database connections at most, ` +
           `old release ${old.commit.slice(0, 12)} replaced by main one instance at a time\n`,
       );
     } finally {
