@@ -71,12 +71,13 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   };
 }
 
+/** `main`: another build's packages/server/dist/main.js (the rolling-upgrade drill's old release). */
 export async function startHub(
-  options: { databaseUrl?: string; dataDir?: string; env?: Record<string, string> } = {},
+  options: { databaseUrl?: string; dataDir?: string; env?: Record<string, string>; main?: string } = {},
 ): Promise<RunningHub> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hub-test-'));
   const adminToken = `hub_admin_test_${randomBytes(16).toString('hex')}`;
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [options.main ?? MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
