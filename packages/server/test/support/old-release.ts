@@ -32,20 +32,34 @@ async function git(repository: string, args: string[]): Promise<string> {
   return (await run('git', ['-C', repository, ...args])).stdout.trim();
 }
 
-/** The commit before NEWEST_MIGRATION's; a clear error when the clone's history does not reach it. */
+/**
+ * The commit before NEWEST_MIGRATION's. A shallow clone is deepened first (git fetch --unshallow,
+ * from wherever it was cloned); a clear error when the history still does not reach it.
+ */
 async function oldCommit(repository: string): Promise<string> {
+  const found = await parentOfNewest(repository);
+  if (found !== '') return found;
+  const shallow = (await git(repository, ['rev-parse', '--is-shallow-repository']).catch(() => '')) === 'true';
+  if (shallow) {
+    progress('a shallow clone: fetching the rest of its history (git fetch --unshallow)');
+    await git(repository, ['fetch', '--quiet', '--unshallow']).catch((error: Error) => progress(error.message));
+    const deepened = await parentOfNewest(repository);
+    if (deepened !== '') return deepened;
+  }
+  throw new Error(
+    `The rolling-upgrade drill runs the hub from the commit before ${NEWEST_MIGRATION} was added, and this ` +
+      `clone's history does not reach it${shallow ? ' (a shallow clone, and git fetch --unshallow failed)' : ''}: ` +
+      `fetch the full history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) and run it again.`,
+  );
+}
+
+async function parentOfNewest(repository: string): Promise<string> {
   const added = await git(repository, ['log', '--diff-filter=A', '--format=%H', '--', NEWEST_MIGRATION]).catch(
     () => '',
   );
   const parent =
     added === '' ? '' : await git(repository, ['rev-parse', '--verify', `${added}^{commit}^`]).catch(() => '');
-  if (parent !== '') return parent;
-  const shallow = (await git(repository, ['rev-parse', '--is-shallow-repository']).catch(() => '')) === 'true';
-  throw new Error(
-    `The rolling-upgrade drill runs the hub from the commit before ${NEWEST_MIGRATION} was added, and this ` +
-      `clone's history does not reach it${shallow ? ' (a shallow clone)' : ''}: fetch the full history ` +
-      `(git fetch --unshallow, or actions/checkout with fetch-depth: 0) and run it again.`,
-  );
+  return parent;
 }
 
 /** Runs a command in `cwd`, its output kept for the error should it fail. */
