@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres, { type Sql } from 'postgres';
+import { inject } from 'vitest';
 
 export type DatabaseKind = 'embedded' | 'external';
 
@@ -18,7 +19,16 @@ export const MACHINE_POSTGRES = process.env.HUB_TEST_POSTGRES ?? 'postgres://pos
  * support/pgbouncer-setup.ts: the hubs started on the machine's PostgreSQL then reach it through
  * PgBouncer in transaction pooling (see `pooled`).
  */
-const PGBOUNCER_PORT = process.env.HUB_TEST_PGBOUNCER_PORT;
+const PGBOUNCER_PORT = pgbouncerPort();
+
+function pgbouncerPort(): string | undefined {
+  try {
+    return (inject('hubTestPgbouncerPort') as number | undefined)?.toString();
+  } catch {
+    // Imported outside a test worker (a global setup, by way of support/pgbouncer.ts): no pass.
+    return undefined;
+  }
+}
 /** The password the hubs give the tests' PgBouncer (deploy/pgbouncer.ini checks it with SCRAM). */
 export const PGBOUNCER_PASSWORD = 'hub-test-pgbouncer';
 
@@ -159,8 +169,8 @@ export async function hubOn(
  */
 function pooled(url: string | undefined, env: Record<string, string> | undefined): Record<string, string> {
   if (PGBOUNCER_PORT === undefined || url === undefined || env?.HUB_DATABASE_POOLING !== undefined) return {};
-  const direct = new URL(url);
-  if (direct.host !== new URL(MACHINE_POSTGRES).host) return {};
+  // A multi-host URL (the failover drill's) is no URL to node, and not the machine's PostgreSQL.
+  if (!URL.canParse(url) || new URL(url).host !== new URL(MACHINE_POSTGRES).host) return {};
   const via = new URL(url);
   via.hostname = '127.0.0.1';
   via.port = PGBOUNCER_PORT;

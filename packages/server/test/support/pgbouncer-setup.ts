@@ -1,11 +1,20 @@
 // vitest's `pgbouncer` pass (vitest.config.ts): one PgBouncer on deploy/pgbouncer.ini for all its
-// test files, whose hubs go through it (support/hub.ts). Its port reaches the test workers as an
-// environment variable: they are started after this runs, with its environment.
+// test files, whose hubs go through it (support/hub.ts). Its port reaches this project's workers
+// alone through vitest's provide/inject: an environment variable set here would reach every
+// project's workers, and send the whole suite through PgBouncer.
+import type { TestProject } from 'vitest/node';
 import { startPgBouncer } from './pgbouncer.js';
 
-export default async function setup(): Promise<() => Promise<void>> {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The port of the `pgbouncer` pass's PgBouncer; not provided in any other project. */
+    hubTestPgbouncerPort: number;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const bouncer = await startPgBouncer();
-  process.env.HUB_TEST_PGBOUNCER_PORT = String(bouncer.port);
+  project.provide('hubTestPgbouncerPort', bouncer.port);
   return async () => {
     // A pass whose hubs all bypassed the pooler would prove nothing: PgBouncer logs each login.
     const logins = bouncer.log().match(/login attempt: db=hub_test_/g)?.length ?? 0;
