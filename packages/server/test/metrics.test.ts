@@ -10,19 +10,9 @@ import { TestDaemon } from './support/daemon.js';
 import { hubOn } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { sampleValue as value, samples, startPrometheus } from './support/prometheus.js';
+import { fixTestsConfiguration } from './support/documents.js';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
 
 describe('GET /metrics (external PostgreSQL)', () => {
   let hub: Awaited<ReturnType<typeof hubOn>>;
@@ -50,7 +40,7 @@ describe('GET /metrics (external PostgreSQL)', () => {
     await daemon.heartbeat();
     const installed = await call(hub, 'POST', '/api/v1/configurations/install', {
       token: ctx.key,
-      body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+      body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
     });
     expect(installed.status, installed.text).toBe(201);
   }, 120_000);

@@ -10,18 +10,7 @@ import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
 import { freshDatabase, startHub, type RunningHub } from './support/hub.js';
 import { startPgBouncer, type Bouncer } from './support/pgbouncer.js';
-
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
+import { fixTestsConfiguration } from './support/documents.js';
 
 describe('hubs through PgBouncer in transaction pooling', () => {
   let bouncer: Bouncer;
@@ -80,7 +69,7 @@ describe('hubs through PgBouncer in transaction pooling', () => {
     expect((await daemon.heartbeat()).status).toBe(200);
     const installed = await call(polling, 'POST', '/api/v1/configurations/install', {
       token: ctx.key,
-      body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+      body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
     });
     expect(installed.status, installed.text).toBe(201);
     expect((await call(other, 'GET', '/api/v1/projects', { token: ctx.key })).body.projects).toHaveLength(1);

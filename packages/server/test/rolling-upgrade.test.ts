@@ -20,18 +20,8 @@ import { oldRelease, type OldRelease } from './support/old-release.js';
 import { eventually } from './support/poll.js';
 import { freePort } from './support/prometheus.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { fixTestsConfiguration } from './support/documents.js';
 
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `hub-server migrate` of main's build, as its own step; its output. */
@@ -133,7 +123,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
     const install = async (hub: { url: string }) => {
       const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
         token: ctx.key,
-        body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+        body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
       });
       if (answer.status === 201) versions.push(answer.body.version as number);
       else record('install', answer);
@@ -152,7 +142,7 @@ describe('a rolling upgrade from the previous release to main, under load', () =
       loop(async () => {
         const answer = await call(front, 'POST', '/api/v1/configurations/validate', {
           token: ctx.key,
-          body: { projectSlug: ctx.project, yaml: CONFIGURATION },
+          body: { projectSlug: ctx.project, yaml: fixTestsConfiguration },
         });
         if (answer.status === 200) validates++;
         else record('validate', answer);

@@ -10,18 +10,8 @@ import { connect, freshDatabase, hubOn, startHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { RetentionRepository } from '../src/retention/policy.js';
+import { fixTestsConfiguration } from './support/documents.js';
 
-const CONFIGURATION = `
-environments:
-  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
-triggers:
-  - name: fix-tests
-    max_runtime: 1h
-    on: { manual.run: {} }
-    filters: { from_users: [dev-lead] }
-    steps:
-      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
-`;
 const SCOPES = [
   'projects:read',
   'configuration:install',
@@ -72,7 +62,7 @@ async function endpoint(hub: Hub, org: Org, receiver: WebhookReceiver, events: s
 async function install(hub: Hub, org: Org) {
   const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
     token: org.key,
-    body: { projectSlug: org.project, yaml: CONFIGURATION },
+    body: { projectSlug: org.project, yaml: fixTestsConfiguration },
   });
   expect(answer.status, answer.text).toBe(201);
   return answer.body as { versionId: string; version: number };
@@ -486,7 +476,7 @@ describe('a hub killed between attempts', () => {
         (
           await call(first, 'POST', '/api/v1/configurations/install', {
             token: org.key,
-            body: { projectSlug: org.project, yaml: CONFIGURATION },
+            body: { projectSlug: org.project, yaml: fixTestsConfiguration },
           })
         ).status,
       ).toBe(201);

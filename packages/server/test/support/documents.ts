@@ -17,3 +17,19 @@ export const exampleDaemons = [
   { name: 'dev-box', runtimes: [{ provider: 'claude', modes: ['edit'] }] },
   { name: 'build-box', runtimes: [{ provider: 'codex', models: ['gpt-5'] }, { provider: 'claude' }] },
 ];
+
+/**
+ * One manual trigger, `fix-tests`, that `dev-lead` may dispatch, on the daemon `dev-box`: what the
+ * drills and the metrics and webhook tests dispatch under load.
+ */
+export const fixTestsConfiguration = `
+environments:
+  - { name: box, kind: daemon, daemon: dev-box, cwd: /tmp/work }
+triggers:
+  - name: fix-tests
+    max_runtime: 1h
+    on: { manual.run: {} }
+    filters: { from_users: [dev-lead] }
+    steps:
+      - { id: fix, environment: box, agent: { provider: claude }, prompt: [{ text: "Fix. {{ prompt }}" }] }
+`;
