@@ -205,7 +205,7 @@ try {
 
   const ratio = /** @type {number} */ (throughput[1]?.rps) / /** @type {number} */ (throughput[0]?.rps);
   console.log(
-    `PgBouncer benchmark: ${database.note}; PgBouncer ${bouncer.version} on deploy/pgbouncer.ini (transaction pooling, default_pool_size 20); node ${process.version}, loopback`,
+    `PgBouncer benchmark: ${database.note}; PgBouncer ${bouncer.version()} on deploy/pgbouncer.ini (transaction pooling, default_pool_size 20); node ${process.version}, loopback`,
   );
   console.log('');
   console.log(

@@ -1,9 +1,11 @@
 // @ts-check
-// A PgBouncer (Debian's package) for bench/pgbouncer.bench.js, on deploy/pgbouncer.ini as it is:
-// the file written here %includes it and sets again only what the bench must, as the tests'
-// packages/server/test/support/pgbouncer.ts does (see there, and the deploy file's last lines,
-// for why the settings follow the %include without a section header). As root it runs as the
-// `postgres` account: PgBouncer refuses root.
+// A PgBouncer (Debian's package) on a free loopback port, on deploy/pgbouncer.ini as it is, for
+// bench/pgbouncer.bench.js and the tests (packages/server/test/support/pgbouncer.ts). The file
+// written here %includes the deploy file and then sets again only its port, auth file, log and
+// pid file. Those lines stay in the deploy file's last section, [pgbouncer]: a second
+// [pgbouncer] header would start that section again from PgBouncer's defaults (1.18 does so),
+// losing the deploy file's settings; so the database line, in [databases], comes first. As root
+// it runs as the `postgres` account: PgBouncer refuses root.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -14,6 +16,7 @@ import { postgres } from './database.js';
 
 const BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path)) ?? 'pgbouncer';
 const DEPLOY_INI = fileURLToPath(new URL('../deploy/pgbouncer.ini', import.meta.url));
+/** The password PgBouncer asks of its clients (deploy/pgbouncer.ini checks it with SCRAM). */
 const PASSWORD = 'hub-bench-pgbouncer';
 
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,17 +45,18 @@ const accepts = (port) =>
 
 /**
  * PgBouncer in front of the PostgreSQL of `databaseUrl` (every database there): `through(url)` is
- * `url` by way of it, `servers()` its server connections to `database` (SHOW SERVERS), `stop()`
- * stops it and removes its files.
+ * `url` by way of it (with `password`), `servers()` its server connections to `database` (SHOW
+ * SERVERS), `stop()` stops it and removes its files.
  * @param {string} databaseUrl
+ * @param {string} [password]
  */
-export async function startPgBouncer(databaseUrl) {
+export async function startPgBouncer(databaseUrl, password = PASSWORD) {
   const target = new URL(databaseUrl);
   const user = decodeURIComponent(target.username) || 'postgres';
   const dir = mkdtempSync(join(tmpdir(), 'hub-bench-pgbouncer-'));
   const port = await freePort();
   const file = (/** @type {string} */ name) => join(dir, name);
-  writeFileSync(file('users.txt'), `"${user}" "${PASSWORD}"\n`);
+  writeFileSync(file('users.txt'), `"${user}" "${password}"\n`);
   writeFileSync(
     file('pgbouncer.ini'),
     [
@@ -86,7 +90,7 @@ export async function startPgBouncer(databaseUrl) {
     via.hostname = '127.0.0.1';
     via.port = String(port);
     via.username = user;
-    via.password = PASSWORD;
+    via.password = password;
     return via.toString();
   };
   const adminUrl = new URL(through(databaseUrl));
@@ -96,7 +100,7 @@ export async function startPgBouncer(databaseUrl) {
   return {
     port,
     /** As `pgbouncer --version` says it, e.g. "1.18.0". */
-    version: /PgBouncer (\S+)/.exec(execFileSync(BINARY, ['--version'], { encoding: 'utf8' }))?.[1] ?? '?',
+    version: () => /PgBouncer (\S+)/.exec(execFileSync(BINARY, ['--version'], { encoding: 'utf8' }))?.[1] ?? '?',
     through,
     log,
     /** @param {string} database */
