@@ -106,8 +106,7 @@ export class Wakeups {
 
   /** Ends every wait at once (their long-polls answer), and stops listening. */
   async close(): Promise<void> {
-    this.closed = true;
-    for (const states of this.watching.values()) for (const state of states) fire(state);
+    this.drain();
     await this.unlisten?.();
   }
 }
