@@ -5,27 +5,22 @@
 // client, every write the hub acknowledged is in the database (versions without gaps, every
 // dispatched run), and a reader of the output stream, resuming with Last-Event-ID each time a
 // stream ends, gets every line the daemon sent exactly once, in order.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, setUp } from './support/client.js';
 import { TestDaemon } from './support/daemon.js';
+import { startHaproxy, type RunningHaproxy } from './support/haproxy.js';
 import { connect, freshDatabase, startHub, type RunningHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { freePort } from './support/prometheus.js';
 import { openStream } from './support/sse.js';
 import { fixTestsConfiguration } from './support/documents.js';
 
-const CONFIG = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy';
-
 describe('three hubs behind HAProxy, restarted one at a time under load', () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   const hubs: RunningHub[] = [];
   const ports: number[] = [];
-  let haproxy: ChildProcess | undefined;
+  let haproxy: RunningHaproxy | undefined;
   let front: { url: string; adminToken: string };
   const adminToken = `hub_admin_test_${randomBytes(16).toString('hex')}`;
   const env = (port: number) => ({
@@ -43,18 +38,8 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
       // One at a time: the first migrates.
       hubs.push(await startHub({ databaseUrl: database.url, env: env(ports[i] as number) }));
     }
-    const bind = await freePort();
-    haproxy = spawn(HAPROXY, ['-db', '-f', CONFIG], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HUB_BIND: `127.0.0.1:${bind}`,
-        HUB_1: `127.0.0.1:${ports[0]}`,
-        HUB_2: `127.0.0.1:${ports[1]}`,
-        HUB_3: `127.0.0.1:${ports[2]}`,
-      },
-      stdio: 'ignore',
-    });
-    front = { url: `http://127.0.0.1:${bind}`, adminToken };
+    haproxy = await startHaproxy([`127.0.0.1:${ports[0]}`, `127.0.0.1:${ports[1]}`, `127.0.0.1:${ports[2]}`]);
+    front = { url: haproxy.url, adminToken };
     await eventually(
       () => call(front, 'GET', '/readyz').catch(() => ({ status: 0 })),
       (answer) => answer.status === 200,
@@ -62,7 +47,7 @@ describe('three hubs behind HAProxy, restarted one at a time under load', () => 
     );
   }, 120_000);
   afterAll(async () => {
-    haproxy?.kill('SIGTERM');
+    await haproxy?.stop();
     await Promise.all(hubs.map((hub) => hub.stop()));
     await database?.drop();
   });
