@@ -10,11 +10,14 @@ import { WebhookReceiver } from '../../server/test/support/webhook-receiver.js';
 import { hub as runHub, start, type Running } from './support/cli.js';
 import { isRunning } from './support/processes.js';
 
-const AGENT = `import { writeFileSync } from 'node:fs';
+// The agent writes what it saw to a temporary file and renames it, so the test never reads it half-written.
+const AGENT = `import { renameSync, writeFileSync } from 'node:fs';
 let prompt = '';
 for await (const chunk of process.stdin) prompt += chunk;
 const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('HUB_')));
-writeFileSync(process.env.OUT_DIR + '/' + process.env.HUB_EXECUTION_ID + '.json', JSON.stringify({ prompt, env, argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid }));
+const seen = process.env.OUT_DIR + '/' + process.env.HUB_EXECUTION_ID + '.json';
+writeFileSync(seen + '.tmp', JSON.stringify({ prompt, env, argv: process.argv.slice(2), cwd: process.cwd(), pid: process.pid }));
+renameSync(seen + '.tmp', seen);
 console.log('agent says hello');
 await new Promise((resolve) => setTimeout(resolve, Number(process.env.HUB_INPUT_SLEEP_MS ?? 0)));
 process.exit(Number(process.env.HUB_INPUT_EXIT ?? 0));
