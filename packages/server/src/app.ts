@@ -22,7 +22,7 @@ import { operatorHandlers, projectHandlers } from './projects/index.js';
 import { operatorLinkHandlers } from './github/link/index.js';
 import { documentationHandlers } from './openapi/reference.js';
 import { DEFAULT_TIMING, daemonProtocolHandlers, dispatcherOf, runHandlers, sendOutput } from './runs/index.js';
-import { countRequests, metricsRoute } from './metrics/index.js';
+import { countAnswer, metricsRoute } from './metrics/index.js';
 import { schemaHandlers } from './openapi/schemas.js';
 import { triggerHandlers } from './triggers/index.js';
 import { githubWebhookHandlers } from './github/index.js';
@@ -41,10 +41,9 @@ export function createApp(hub: Hub): Express {
   app.set('query parser', 'simple');
   // Unset, req.ip is the socket's peer: throttling counts what the hub itself sees.
   if (hub.options.trustProxy !== undefined) app.set('trust proxy', hub.options.trustProxy);
-  app.use(requestContext(hub.log));
   // HUB_METRICS=off: nothing counts requests, and GET /metrics is the 404 of any unknown page.
   const metrics = hub.options.metrics !== false;
-  if (metrics) app.use(countRequests());
+  app.use(requestContext(hub.log, metrics ? countAnswer : undefined));
   app.use(securityHeaders());
   // While the database is known to be away, the API answers 503 at once instead of trying it.
   if (hub.health !== undefined) app.use(databaseGate(hub.health, apiNeedsDatabase));

@@ -147,6 +147,24 @@ describe('GET /metrics (external PostgreSQL)', () => {
     expect(moved('hub_http_requests_total', { operation: 'metrics', status: '200' })).toBe(1);
   });
 
+  it('counts every answer across its batches: 1,100 (over two batches of 512) are 1,100 in the counter and the histogram', async () => {
+    const before = await scrape();
+    for (let sent = 0; sent < 1_100; sent += 50)
+      await Promise.all(
+        Array.from({ length: 50 }, async () =>
+          expect((await call(hub, 'GET', '/api/v1/projects', { token: ctx.key })).status).toBe(200),
+        ),
+      );
+    const after = await scrape();
+    const moved = (name: string) =>
+      value(after, name, { operation: 'listProjects', status: '200' }) -
+      value(before, name, { operation: 'listProjects', status: '200' });
+    expect(moved('hub_http_requests_total')).toBe(1_100);
+    const timed = (text: string) =>
+      value(text, 'hub_http_request_duration_seconds_count', { operation: 'listProjects' });
+    expect(timed(after) - timed(before)).toBe(1_100);
+  });
+
   it('times an assignment once, when first taken: a redelivery of it is not counted again', async () => {
     const before = await scrape();
     const dispatched = await call(hub, 'POST', '/api/v1/manual-runs', {

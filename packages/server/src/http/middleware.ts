@@ -1,29 +1,33 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { setContext } from './context.js';
 import type { Logger } from './logger.js';
 import { isUuid } from '@hub/schemas';
 
-/** X-Request-Id on every response: the client's if it sent a UUID, else a new one; and one log line per request. */
-export function requestContext(log: Logger): RequestHandler {
+/** Told of each answer once it is sent, with the seconds it took from the request (metrics/routes.ts). */
+export type AnswerObserver = (req: Request, res: Response, seconds: number) => void;
+
+/**
+ * X-Request-Id on every response: the client's if it sent a UUID, else a new one; one log line per
+ * request; and `observe` told of each answer. One clock and one `finish` listener serve both.
+ */
+export function requestContext(log: Logger, observe?: AnswerObserver): RequestHandler {
   return (req, res, next) => {
     const given = req.get('x-request-id');
     const requestId = given !== undefined && isUuid(given) ? given.toLowerCase() : randomUUID();
     setContext(req, { requestId });
     res.setHeader('X-Request-Id', requestId);
-    if (!log.enabled('info')) {
+    const logged = log.enabled('info');
+    if (!logged && observe === undefined) {
       next();
       return;
     }
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on('finish', () => {
-      log.info('request', {
-        requestId,
-        method: req.method,
-        path: loggedPath(req.path),
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      });
+      const ms = performance.now() - started;
+      observe?.(req, res, ms / 1000);
+      if (logged)
+        log.info('request', { requestId, method: req.method, path: loggedPath(req.path), status: res.statusCode, ms });
     });
     next();
   };

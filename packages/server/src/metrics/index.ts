@@ -7,4 +7,4 @@ export {
   scheduleTicks,
   registry,
 } from './registry.js';
-export { countRequests, metricsRoute, type MetricsOptions } from './routes.js';
+export { countAnswer, metricsRoute, type MetricsOptions } from './routes.js';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Sql } from 'postgres';
 import { contextOf } from '../http/context.js';
 import type { DatabaseHealth } from '../db/health.js';
@@ -60,36 +60,56 @@ export function metricsRoute(options: MetricsOptions): RequestHandler {
     } catch {
       databaseUp.set(0);
     }
+    countAnswersSoFar();
     res.type(registry.contentType).send(await registry.metrics());
   };
 }
 
+/** Answers kept per operation and status before they are handed to prom-client (and at each scrape). */
+const BATCH = 512;
+
+interface Answers {
+  requests: { inc(by: number): void };
+  duration: { observe(seconds: number): void };
+  seconds: Float64Array;
+  count: number;
+}
+
+const answered = new Map<string, Answers>();
+
+function handOver(answers: Answers): void {
+  if (answers.count === 0) return;
+  answers.requests.inc(answers.count);
+  for (let i = 0; i < answers.count; i++) answers.duration.observe(answers.seconds[i] as number);
+  answers.count = 0;
+}
+
+/** Hands every answer kept so far to prom-client: called right before a scrape reads the registry. */
+export function countAnswersSoFar(): void {
+  for (const answers of answered.values()) handOver(answers);
+}
+
 /**
- * Counts each answer by operation and status, and times it (mounted first). The labelled children are
- * looked up once per operation and status (both from a bounded set: the document's operationIds and
- * HTTP codes) and kept, so that a request costs two clock reads, a counter and an observation.
+ * Counts each answer by operation and status, and times it (given to `requestContext`, which owns
+ * the clock and the `finish` listener). An answer costs a map lookup and a store: answers are kept
+ * per operation and status (both from a bounded set: the document's operationIds and HTTP codes)
+ * and handed to prom-client in batches, and before each scrape, so that /metrics misses none.
  */
-export function countRequests(): RequestHandler {
-  const counted = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
-  return (req, res, next) => {
-    const start = process.hrtime.bigint();
-    res.on('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const operation = contextOf(req).operationId ?? (req.path.startsWith('/api/') ? 'unmatched' : 'page');
-      const key = `${operation} ${res.statusCode}`;
-      let children = counted.get(key);
-      if (children === undefined) {
-        children = {
-          requests: httpRequests.labels(operation, String(res.statusCode)),
-          duration: httpDuration.labels(operation),
-        };
-        counted.set(key, children);
-      }
-      children.requests.inc();
-      children.duration.observe(seconds);
-    });
-    next();
-  };
+export function countAnswer(req: Request, res: Response, seconds: number): void {
+  const operation = contextOf(req).operationId ?? (req.path.startsWith('/api/') ? 'unmatched' : 'page');
+  const key = `${operation} ${res.statusCode}`;
+  let answers = answered.get(key);
+  if (answers === undefined) {
+    answers = {
+      requests: httpRequests.labels(operation, String(res.statusCode)),
+      duration: httpDuration.labels(operation),
+      seconds: new Float64Array(BATCH),
+      count: 0,
+    };
+    answered.set(key, answers);
+  }
+  answers.seconds[answers.count++] = seconds;
+  if (answers.count === BATCH) handOver(answers);
 }
 
 function bearerIs(req: Request, token: string): boolean {
