@@ -40,7 +40,18 @@ describe.skipIf(BIN === undefined)(
         hubs.push(await startHub({ databaseUrl: pair.url('hub'), env: { HUB_LOG_LEVEL: 'info' } }));
     }, 120_000);
     afterAll(async () => {
-      await Promise.all(hubs.map((hub) => hub.stop()));
+      // Once, beside a CPU-bound process, this hook outlasted its 120 s: what a hub still stopping
+      // after 60 s printed says which part of its stop waits.
+      const slow = setTimeout(() => {
+        for (const hub of hubs)
+          if (hub.process.exitCode === null)
+            console.error(`failover.test: a hub still stopping after 60 s; its output:\n${hub.output().slice(-6000)}`);
+      }, 60_000);
+      try {
+        await Promise.all(hubs.map((hub) => hub.stop()));
+      } finally {
+        clearTimeout(slow);
+      }
       await pair?.destroy();
     });
 
