@@ -9,25 +9,13 @@ import { TestDaemon } from './support/daemon.js';
 import { connect, freshDatabase, hubOn, startHub } from './support/hub.js';
 import { eventually } from './support/poll.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { fixTestsConfiguration } from './support/documents.js';
-import { ENV, SCOPES, endpoint, install, organization, type Hub, type Org } from './support/webhooks.js';
+import { ENV, SCOPES, endpoint, install, organization, webhookHub, type Hub, type Org } from './support/webhooks.js';
 
 describe('outbound webhooks when something fails (external PostgreSQL)', () => {
+  const { hub: current, receiver } = webhookHub();
   let hub: Hub;
-  const receivers: WebhookReceiver[] = [];
-  const receiver = async (...args: Parameters<typeof WebhookReceiver.start>) => {
-    const made = await WebhookReceiver.start(...args);
-    receivers.push(made);
-    return made;
-  };
-
-  beforeAll(async () => {
-    hub = await hubOn('external', ENV);
-  }, 120_000);
-  afterAll(async () => {
-    for (const each of receivers) expect(each.refused).toEqual([]);
-    await Promise.all(receivers.map((each) => each.close()));
-    await hub?.close();
+  beforeAll(() => {
+    hub = current();
   });
 
   it('a receiver that never answers delays no delivery to another endpoint', async () => {
@@ -180,21 +168,9 @@ describe('a hub killed between attempts', () => {
     let second: Awaited<ReturnType<typeof startHub>> | undefined;
     const sql = connect(database.url);
     try {
-      const org = await setUp(first, { scopes: SCOPES });
-      await TestDaemon.enroll(first, org.key, 'dev-box');
-      const made = await call(first, 'POST', '/api/v1/webhook-endpoints', {
-        token: org.key,
-        body: { url: target.url, events: ['configuration.installed'] },
-      });
-      target.secret(made.body.secret as string);
-      expect(
-        (
-          await call(first, 'POST', '/api/v1/configurations/install', {
-            token: org.key,
-            body: { projectSlug: org.project, yaml: fixTestsConfiguration },
-          })
-        ).status,
-      ).toBe(201);
+      const org = await organization(first);
+      await endpoint(first, org, target, ['configuration.installed']);
+      await install(first, org);
       // The first attempt answered 500 and was recorded: the next is due in about 3 s.
       await eventually(
         async () => (await sql<{ count: number }[]>`select count(*)::int as count from webhook_attempts`)[0]?.count,

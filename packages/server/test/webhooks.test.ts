@@ -3,30 +3,17 @@
 // runs as they arrive, retries that keep the webhook-id, giving up, and retention. What happens
 // when receivers, hubs or installs fail: webhooks-failures.test.ts.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectProblem, setUp } from './support/client.js';
-import { hubOn } from './support/hub.js';
 import { eventually } from './support/poll.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
 import { RetentionRepository } from '../src/retention/policy.js';
-import { ENV, SCOPES, endpoint, install, metric, organization, scrape, type Hub } from './support/webhooks.js';
+import { SCOPES, endpoint, install, metric, organization, scrape, webhookHub, type Hub } from './support/webhooks.js';
 
 describe('outbound webhooks (external PostgreSQL)', () => {
+  const { hub: current, receiver } = webhookHub();
   let hub: Hub;
-  const receivers: WebhookReceiver[] = [];
-  const receiver = async (...args: Parameters<typeof WebhookReceiver.start>) => {
-    const made = await WebhookReceiver.start(...args);
-    receivers.push(made);
-    return made;
-  };
-
-  beforeAll(async () => {
-    hub = await hubOn('external', ENV);
-  }, 120_000);
-  afterAll(async () => {
-    for (const each of receivers) expect(each.refused).toEqual([]);
-    await Promise.all(receivers.map((each) => each.close()));
-    await hub?.close();
+  beforeAll(() => {
+    hub = current();
   });
 
   it('registers endpoints for keys with webhooks:manage: the secret once, never again', async () => {

@@ -85,7 +85,7 @@ function handOver(answers: Answers): void {
 }
 
 /** Hands every answer kept so far to prom-client: called right before a scrape reads the registry. */
-export function countAnswersSoFar(): void {
+function countAnswersSoFar(): void {
   for (const answers of answered.values()) handOver(answers);
 }
 

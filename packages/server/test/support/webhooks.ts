@@ -1,11 +1,11 @@
 // What the webhook tests share: the scopes and settings of their hubs, an organization whose key
 // manages webhooks, an endpoint on a loopback receiver, an install, and the delivery counters.
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { call, setUp } from './client.js';
 import { TestDaemon } from './daemon.js';
 import { fixTestsConfiguration } from './documents.js';
-import type { hubOn } from './hub.js';
-import type { WebhookReceiver } from './webhook-receiver.js';
+import { hubOn, type RunningHub } from './hub.js';
+import { WebhookReceiver } from './webhook-receiver.js';
 
 export const SCOPES = [
   'projects:read',
@@ -24,6 +24,31 @@ export const ENV = {
 
 export type Hub = Awaited<ReturnType<typeof hubOn>>;
 
+/**
+ * For a describe block: one hub on a fresh database of the machine's PostgreSQL with the webhook
+ * settings, and receivers made by `receiver`, each of which must have refused nothing by the end.
+ */
+export function webhookHub(): { hub: () => Hub; receiver: typeof WebhookReceiver.start } {
+  let hub: Hub | undefined;
+  const receivers: WebhookReceiver[] = [];
+  beforeAll(async () => {
+    hub = await hubOn('external', ENV);
+  }, 120_000);
+  afterAll(async () => {
+    for (const each of receivers) expect(each.refused).toEqual([]);
+    await Promise.all(receivers.map((each) => each.close()));
+    await hub?.close();
+  });
+  return {
+    hub: () => hub as Hub,
+    receiver: async (...args) => {
+      const made = await WebhookReceiver.start(...args);
+      receivers.push(made);
+      return made;
+    },
+  };
+}
+
 export async function scrape(hub: Hub): Promise<string> {
   const answer = await call(hub, 'GET', '/metrics');
   expect(answer.status).toBe(200);
@@ -38,13 +63,13 @@ export function metric(text: string, name: string, result: string): number {
 export type Org = Awaited<ReturnType<typeof setUp>>;
 
 /** An organization whose key manages webhooks, with the daemon its configuration names enrolled. */
-export async function organization(hub: Hub): Promise<Org & { daemon: TestDaemon }> {
+export async function organization(hub: RunningHub): Promise<Org & { daemon: TestDaemon }> {
   const org = await setUp(hub, { scopes: SCOPES });
   const daemon = await TestDaemon.enroll(hub, org.key, 'dev-box');
   return { ...org, daemon };
 }
 
-export async function endpoint(hub: Hub, org: Org, receiver: WebhookReceiver, events: string[]) {
+export async function endpoint(hub: RunningHub, org: Org, receiver: WebhookReceiver, events: string[]) {
   const answer = await call(hub, 'POST', '/api/v1/webhook-endpoints', {
     token: org.key,
     body: { url: receiver.url, events, description: 'test receiver' },
@@ -54,7 +79,7 @@ export async function endpoint(hub: Hub, org: Org, receiver: WebhookReceiver, ev
   return answer.body as { id: string; secret: string };
 }
 
-export async function install(hub: Hub, org: Org) {
+export async function install(hub: RunningHub, org: Org) {
   const answer = await call(hub, 'POST', '/api/v1/configurations/install', {
     token: org.key,
     body: { projectSlug: org.project, yaml: fixTestsConfiguration },
