@@ -19,6 +19,7 @@ import { chooseListener } from './db/listener.js';
 import { migrate, pendingMigrations } from './db/migrate.js';
 import { migrateCommand, USAGE } from './migrate-command.js';
 import { setupLink } from './setup-link.js';
+import { Parts } from './parts.js';
 import { RELEASE } from './release.js';
 import { RetentionRepository, startSweeper } from './retention/index.js';
 import { AssignmentNotices, DEFAULT_TIMING, ExecutionRepository, OUTPUT_CHANNEL, Wakeups } from './runs/index.js';
@@ -44,7 +45,7 @@ const config = readConfig(process.env);
 const log = createLogger(parseLevel(config.logLevel));
 
 /** What has been started, to stop in reverse order. */
-const running: { name: string; stop: () => Promise<unknown> }[] = [];
+const running = new Parts();
 let ready = false;
 let stopRequested: string | undefined;
 let stopRequestedAt = 0;
@@ -76,15 +77,7 @@ async function stop(reason: string, code: number): Promise<void> {
   drainFor = reason === 'SIGTERM' ? config.drainSeconds : 0;
   const began = performance.now();
   log.info('stopping', { reason });
-  for (const { name, stop: stopOne } of running.reverse()) {
-    const partBegan = performance.now();
-    try {
-      await stopOne();
-    } catch (error) {
-      log.error('stopping failed', { name, error: String(error) });
-    }
-    log.debug('stopped part', { name, ms: Math.round(performance.now() - partBegan) });
-  }
+  await running.stopAll(log);
   log.info('stopped', { ms: Math.round(performance.now() - began) });
   process.exit(code);
 }
@@ -99,9 +92,9 @@ async function stopNow(signal: NodeJS.Signals): Promise<void> {
   process.exit(128 + constants.signals[signal]);
 }
 
-/** Registers a started part, to be stopped on exit; gives up starting if a signal came meanwhile. */
-function started(name: string, stopOne: () => Promise<unknown>): void {
-  running.push({ name, stop: stopOne });
+/** Registers a started part, to be stopped on exit (Parts); gives up starting if a signal came meanwhile. */
+function started(name: string, stopOne: () => Promise<unknown>, options: { bounded?: boolean } = {}): void {
+  running.add(name, stopOne, options);
   phase(name);
 }
 
@@ -136,7 +129,8 @@ async function main(): Promise<void> {
   if (url === undefined) {
     const password = await dataDirSecret(config.dataDir, 'postgres-password', makeDatabasePassword);
     const embedded = await startEmbedded(config.dataDir, password.value, log);
-    started('embedded PostgreSQL', embedded.stop);
+    // Unbounded: its stop sends SIGQUIT after a while, and the hub exits once PostgreSQL has.
+    started('embedded PostgreSQL', embedded.stop, { bounded: false });
     url = embedded.url;
     // For operators (psql "$(cat .hub-data/database-url)") and tests; the port changes each start.
     await writeFile(join(config.dataDir, 'database-url'), `${url}\n`, { mode: 0o600 });
@@ -260,7 +254,9 @@ async function main(): Promise<void> {
   // The first thing a stop does: no new connections, and no more keep-alive.
   started('new connections', async () => drain.stopAccepting());
   // Before that, on SIGTERM, the drain (http/shutdown.ts, drainBeforeStop).
-  started('drain', () => drainBeforeStop(drainFor, { hub, drain, waits: [wakeups, outputWakeups], log }));
+  started('drain', () => drainBeforeStop(drainFor, { hub, drain, waits: [wakeups, outputWakeups], log }), {
+    bounded: false,
+  });
 
   log.info('hub listening', { url: origin, database: config.databaseUrl === undefined ? 'embedded' : 'external' });
   const tokenLine = admin.created
