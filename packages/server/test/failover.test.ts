@@ -40,8 +40,8 @@ describe.skipIf(BIN === undefined)(
         hubs.push(await startHub({ databaseUrl: pair.url('hub'), env: { HUB_LOG_LEVEL: 'info' } }));
     }, 120_000);
     afterAll(async () => {
-      // Once, beside a CPU-bound process, this hook outlasted its 120 s: what a hub still stopping
-      // after 60 s printed says which part of its stop waits.
+      // Once, beside a CPU-bound process, this hook outlasted its 120 s (a hub stopped for 39 minutes):
+      // what a hub still stopping after 60 s printed says which part of its stop waits.
       const slow = setTimeout(() => {
         for (const hub of hubs)
           if (hub.process.exitCode === null)
@@ -52,6 +52,11 @@ describe.skipIf(BIN === undefined)(
       } finally {
         clearTimeout(slow);
       }
+      // A part that did not stop within the hub's bound (a query left waiting on a connection of
+      // the stopped primary?) is named in its log: worth seeing, though the hub exited.
+      for (const hub of hubs)
+        for (const line of hub.output().split('\n'))
+          if (line.includes('did not stop in time')) console.error(`failover.test: ${line}`);
       await pair?.destroy();
     });
 
