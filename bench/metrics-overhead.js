@@ -17,10 +17,14 @@ import { createDatabase } from './database.js';
 import { startProcess } from './process.js';
 import { quantile } from './report.js';
 
-/** Rounds, each with a fresh pair of hubs; per round and endpoint, TURNS measured turns, each TURN_S of load on either hub, after WARMUP_S of unmeasured load. */
-const ROUNDS = 4;
-const TURNS = 2;
-const TURN_S = 5;
+/**
+ * Rounds, each with a fresh pair of hubs; per round and endpoint, TURNS measured turns, each TURN_S
+ * of load on either hub, after WARMUP_S of unmeasured load. A longer run on a noisy machine:
+ * METRICS_ROUNDS, METRICS_TURNS, METRICS_TURN_S.
+ */
+const ROUNDS = Number(process.env.METRICS_ROUNDS ?? 4);
+const TURNS = Number(process.env.METRICS_TURNS ?? 2);
+const TURN_S = Number(process.env.METRICS_TURN_S ?? 5);
 const WARMUP_S = 2;
 const HEARTBEAT_MS = 5_000;
 const CONFIGURATION = `
