@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { generateConfiguration } from './generate.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { startProcess } from './process.js';
-import { cleanupOnExit } from './report.js';
+import { cleanupOnExit, quantile } from './report.js';
 
 const CONNECTIONS = 32;
 const DURATION_S = 10;
@@ -213,10 +213,12 @@ try {
   console.log(
     `metrics on / off: ${overhead.rounds} rounds, each with a fresh pair of hubs (HUB_METRICS=on, off; started on first, then off first), ${overhead.turns} turns of ${overhead.turnS} s on each per endpoint, alternating, after ${overhead.warmupS} s of warm-up; on / off is the median of the turns' ratios`,
   );
-  console.log('endpoint                     on req/s  off req/s  on / off   target   non-2xx (on, off)  turns');
+  console.log(
+    'endpoint                     on req/s  off req/s  on / off   target   non-2xx (on, off)  turns: lowest, quartiles, highest',
+  );
   for (const row of overhead.rows) {
     console.log(
-      `${row.name.padEnd(28)} ${row.on.toFixed(0).padStart(8)} ${row.off.toFixed(0).padStart(10)} ${row.median.toFixed(3).padStart(9)}   >= 0.97  ${verdict(row.median >= 0.97).padEnd(6)}  ${`${row.failed.on}, ${row.failed.off}`.padEnd(17)}  ${row.ratios.map((/** @type {number} */ r) => r.toFixed(2)).join(' ')}`,
+      `${row.name.padEnd(28)} ${row.on.toFixed(0).padStart(8)} ${row.off.toFixed(0).padStart(10)} ${row.median.toFixed(3).padStart(9)}   >= 0.97  ${verdict(row.median >= 0.97).padEnd(6)}  ${`${row.failed.on}, ${row.failed.off}`.padEnd(17)}  ${[0, 0.25, 0.75, 1].map((q) => quantile(row.ratios, q).toFixed(2)).join(' ')}`,
     );
   }
   console.log('');
