@@ -31,7 +31,7 @@ export class Parts {
     for (const { name, stop, bounded } of this.running.reverse()) {
       const began = performance.now();
       if (bounded) deadline ??= began + STOP_MS;
-      const boundMs = deadline === undefined || !bounded ? Infinity : Math.max(deadline - began, LATE_PART_MS);
+      const boundMs = bounded ? Math.max((deadline as number) - began, LATE_PART_MS) : Infinity;
       try {
         if (!(await within(stop(), boundMs))) {
           log.error('a part did not stop in time; the hub exits without waiting for it', {
